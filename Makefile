@@ -1,0 +1,16 @@
+# fairseq-hier: `make demo` and `make test` on a fresh machine (both run the idempotent install step).
+SHELL := /bin/bash
+PY := $(if $(VIRTUAL_ENV),$(VIRTUAL_ENV),$(CURDIR)/.venv)/bin/python
+
+.PHONY: install demo test benchmark
+install:
+	bash scripts/install.sh
+
+demo: install
+	bash examples/demo/run_demo.sh
+
+test: install
+	$(PY) -m pytest -q tests
+
+benchmark: install
+	$(PY) benchmarks/efficiency.py

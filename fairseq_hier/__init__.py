@@ -1,0 +1,18 @@
+"""fairseq-hier: hierarchical Transformers for long and multi-document inputs.
+
+Load with ``--user-dir path/to/fairseq_hier`` or after ``pip install -e .`` with
+``--user-dir $(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')``.
+Importing the package registers, by name:
+
+- task ``hierarchical_summarization`` (fairseq_hier/tasks/hierarchical_summarization.py)
+- models/architectures ``pht``, ``pht_1layer``, ``vht``, ``vht_1layer``
+  (fairseq_hier/models/hierarchical_transformer.py)
+"""
+
+from . import compat
+
+compat.patch_checkpoint_loading()
+
+from . import models, tasks  # noqa: E402,F401  (registration side effects)
+
+__version__ = "0.1.0"

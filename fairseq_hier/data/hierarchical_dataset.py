@@ -1,0 +1,246 @@
+"""Paired dataset of (ranked paragraphs, summary) over standard ``fairseq-preprocess`` output.
+
+One data-bin serves both kinds of model, so comparisons are like for like:
+
+- ``hierarchical`` layout (``pht``, ``vht``): ``src_tokens`` is ``B x P x L``, paragraph p of
+  example b in row ``[b, p]``, right-padded; absent paragraphs are all padding. Paragraphs are
+  cut as :mod:`fairseq_hier.data.paragraphs` describes (``max_paragraphs`` x
+  ``max_paragraph_tokens``).
+- ``flat`` layout (fairseq's ``transformer`` and other flat models): the same kept paragraphs,
+  joined by the separator symbol, cut to ``max_source_positions - 1`` tokens, then EOS:
+  ``src_tokens`` is ``B x S``.
+
+Batch keys (collater):
+    id                      B
+    nsentences, ntokens     ints (ntokens = target tokens)
+    net_input.src_tokens    B x P x L  (hierarchical) or B x S (flat), padded with pad
+    net_input.src_lengths   B          source tokens kept per example
+    net_input.prev_output_tokens  B x T  target shifted right (EOS first)
+    target                  B x T
+"""
+
+import logging
+
+import numpy as np
+import torch
+from fairseq.data import FairseqDataset, data_utils
+
+from .paragraphs import segment, summarize_errors
+
+logger = logging.getLogger(__name__)
+
+LAYOUTS = ("hierarchical", "flat")
+_CHUNK_TOKENS = 20_000_000  # tokens segmented at once by the up-front scan (~0.5 GB of temporaries)
+
+
+def _token_buffer(dataset, start: int, stop: int):
+    """Tokens of examples [start, stop) as one numpy array, plus their lengths."""
+    sizes = np.asarray(dataset.sizes[start:stop], dtype=np.int64)
+    if hasattr(dataset, "_bin_buffer") and hasattr(dataset, "_index"):
+        # MMapIndexedDataset: examples are contiguous in the .bin file (fast path)
+        ptr = int(dataset._index._pointers[start]) if stop > start else 0
+        dtype = dataset._index.dtype
+        buf = np.frombuffer(dataset._bin_buffer, dtype=dtype, count=int(sizes.sum()),
+                            offset=ptr)
+        return buf.astype(np.int64), sizes
+    parts = [dataset[i].numpy() for i in range(start, stop)]
+    return (np.concatenate(parts) if parts else np.zeros(0, np.int64)), sizes
+
+
+class HierarchicalSummarizationDataset(FairseqDataset):
+    """Sources as ranked paragraphs (see module docstring); targets as in LanguagePairDataset.
+
+    Args:
+        src, tgt: indexed datasets of the binarized source and target lines
+        src_dict, tgt_dict: fairseq dictionaries
+        separator: index of the paragraph-boundary symbol in ``src_dict``
+        max_paragraphs, max_paragraph_tokens: the hierarchical cut
+        max_source_positions: the flat cut (EOS included)
+        src_path, tgt_path: file names used in error messages
+        split: split name used in log lines
+    """
+
+    def __init__(self, src, tgt, src_dict, tgt_dict, separator, max_paragraphs,
+                 max_paragraph_tokens, max_source_positions, src_path, tgt_path, split,
+                 layout="hierarchical", shuffle=True):
+        if len(src) != len(tgt):
+            raise ValueError(
+                f"source/target count mismatch in split '{split}': {src_path} has {len(src)} "
+                f"examples, {tgt_path} has {len(tgt)}"
+            )
+        self.src, self.tgt = src, tgt
+        self.src_dict, self.tgt_dict = src_dict, tgt_dict
+        self.separator = separator
+        self.max_paragraphs = max_paragraphs
+        self.max_paragraph_tokens = max_paragraph_tokens
+        self.max_source_positions = max_source_positions
+        self.split = split
+        self.shuffle = shuffle
+        self.tgt_sizes = np.asarray(tgt.sizes, dtype=np.int64)
+        self._check_targets(tgt_path)
+        self._scan_sources(src_path)
+        self.layout = layout
+
+    # ------------------------------------------------------------------ up-front checks
+    def _check_targets(self, tgt_path):
+        empty = np.flatnonzero(self.tgt_sizes <= 1)  # only EOS
+        if len(empty):
+            lines = ", ".join(str(i + 1) for i in empty[:10])
+            raise ValueError(f"{len(empty)} empty target summaries in {tgt_path}; line(s) {lines}")
+
+    def _scan_sources(self, src_path):
+        """Segment every example once: validate, record sizes, log what the cuts remove."""
+        n = len(self.src)
+        self.num_paragraphs = np.zeros(n, np.int64)
+        self.max_paragraph_len = np.zeros(n, np.int64)
+        kept = np.zeros(n, np.int64)
+        totals = dict(empty=0, cut_paragraphs=0, cut_tokens=0, cut_examples=0)
+        errors = []
+        sizes = np.asarray(self.src.sizes, dtype=np.int64)
+        start = 0
+        while start < n:
+            stop = start + max(1, int(np.searchsorted(np.cumsum(sizes[start:]), _CHUNK_TOKENS)))
+            stop = min(stop, n)
+            seg = self._segment(*_token_buffer(self.src, start, stop))
+            self.num_paragraphs[start:stop] = seg.num_paragraphs
+            self.max_paragraph_len[start:stop] = seg.max_paragraph_len
+            kept[start:stop] = seg.kept_tokens
+            totals["empty"] += int(seg.empty_paragraphs.sum())
+            totals["cut_paragraphs"] += int(seg.cut_paragraphs.sum())
+            totals["cut_tokens"] += int(seg.cut_tokens.sum())
+            totals["cut_examples"] += int(((seg.cut_paragraphs > 0) | (seg.cut_tokens > 0)).sum())
+            errors.extend(seg.error)
+            start = stop
+        if any(errors):
+            raise ValueError(summarize_errors(errors, src_path))
+        self.src_lengths = kept
+        # flat layout: kept paragraphs joined by separators, then EOS
+        self.flat_sizes_uncut = kept + np.maximum(self.num_paragraphs - 1, 0) + 1
+        self.flat_sizes = np.minimum(self.flat_sizes_uncut, self.max_source_positions)
+        flat_cut = self.flat_sizes_uncut - self.flat_sizes
+        logger.info(
+            f"[{self.split}] {n} examples; hierarchical cut to {self.max_paragraphs} paragraphs x "
+            f"{self.max_paragraph_tokens} tokens: {totals['cut_examples']} examples cut, "
+            f"{totals['cut_paragraphs']} paragraphs cut, {totals['cut_tokens']} tokens cut; "
+            f"{totals['empty']} empty paragraphs dropped"
+        )
+        logger.info(
+            f"[{self.split}] flat layout (concatenation cut to --max-source-positions "
+            f"{self.max_source_positions}): {int((flat_cut > 0).sum())} examples cut, "
+            f"{int(flat_cut.sum())} more tokens cut"
+        )
+        self.cut_stats = dict(totals, flat_cut_examples=int((flat_cut > 0).sum()),
+                              flat_cut_tokens=int(flat_cut.sum()))
+
+    def _segment(self, tokens, lengths):
+        return segment(tokens, lengths, self.separator, self.src_dict.eos(),
+                       self.max_paragraphs, self.max_paragraph_tokens)
+
+    # ------------------------------------------------------------------ layout
+    @property
+    def layout(self):
+        return self._layout
+
+    @layout.setter
+    def layout(self, value):
+        if value not in LAYOUTS:
+            raise ValueError(f"source layout must be one of {LAYOUTS}, got {value!r}")
+        self._layout = value
+        if value == "hierarchical":
+            # size for filtering = longest paragraph (per-paragraph positions); cost = P x L
+            self.src_sizes = self.max_paragraph_len
+            self.src_num_tokens = self.num_paragraphs * self.max_paragraph_len
+        else:
+            self.src_sizes = self.flat_sizes
+            self.src_num_tokens = self.flat_sizes
+
+    # ------------------------------------------------------------------ examples
+    def paragraphs(self, index):
+        """The kept paragraphs of one example: ``P_i x L_i`` LongTensor padded with pad."""
+        tokens = self.src[index].numpy().astype(np.int64)
+        seg = self._segment(tokens, np.array([len(tokens)]))
+        out = np.full((int(seg.num_paragraphs[0]), int(seg.max_paragraph_len[0])),
+                      self.src_dict.pad(), dtype=np.int64)
+        out[seg.paragraph[seg.keep], seg.position[seg.keep]] = tokens[seg.keep]
+        return torch.from_numpy(out)
+
+    def flat_source(self, index):
+        """Kept paragraphs joined by the separator, cut to ``max_source_positions``, plus EOS."""
+        rows = self.paragraphs(index)
+        pad, sep = self.src_dict.pad(), self.separator
+        # P x L -> P x (L + 1) with a separator column, flattened, padding and last sep removed
+        with_sep = torch.cat([rows, rows.new_full((rows.size(0), 1), sep)], dim=1).view(-1)
+        flat = with_sep[with_sep.ne(pad)][:-1][: self.max_source_positions - 1]
+        return torch.cat([flat, flat.new_tensor([self.src_dict.eos()])])
+
+    def __getitem__(self, index):
+        source = self.paragraphs(index) if self.layout == "hierarchical" else self.flat_source(index)
+        return {"id": index, "source": source, "target": self.tgt[index]}
+
+    def __len__(self):
+        return len(self.src)
+
+    def collater(self, samples):
+        if len(samples) == 0:
+            return {}
+        pad, eos = self.src_dict.pad(), self.src_dict.eos()
+        ids = torch.LongTensor([s["id"] for s in samples])
+        if self.layout == "hierarchical":
+            src_tokens = self._collate_paragraphs([s["source"] for s in samples], pad)
+            src_lengths = src_tokens.ne(pad).long().sum((1, 2))
+        else:
+            src_tokens = data_utils.collate_tokens([s["source"] for s in samples], pad, eos)
+            src_lengths = src_tokens.ne(pad).long().sum(1)
+        target = data_utils.collate_tokens([s["target"] for s in samples], pad, eos)
+        prev_output_tokens = data_utils.collate_tokens(
+            [s["target"] for s in samples], pad, eos, move_eos_to_beginning=True
+        )
+        return {
+            "id": ids,
+            "nsentences": len(samples),
+            "ntokens": int(target.ne(pad).sum()),
+            "net_input": {
+                "src_tokens": src_tokens,
+                "src_lengths": src_lengths,
+                "prev_output_tokens": prev_output_tokens,
+            },
+            "target": target,
+        }
+
+    @staticmethod
+    def _collate_paragraphs(blocks, pad):
+        """List of ``P_i x L_i`` -> ``B x P x L`` padded with pad (absent paragraphs: all pad)."""
+        num_p = max(b.size(0) for b in blocks)
+        num_l = max(b.size(1) for b in blocks)
+        out = blocks[0].new_full((len(blocks), num_p, num_l), pad)
+        for i, b in enumerate(blocks):
+            out[i, : b.size(0), : b.size(1)] = b
+        return out
+
+    # ------------------------------------------------------------------ sizes and order
+    def num_tokens(self, index):
+        return max(int(self.src_num_tokens[index]), int(self.tgt_sizes[index]))
+
+    def num_tokens_vec(self, indices):
+        return np.maximum(self.src_num_tokens[indices], self.tgt_sizes[indices])
+
+    def size(self, index):
+        return (int(self.src_sizes[index]), int(self.tgt_sizes[index]))
+
+    @property
+    def sizes(self):
+        return np.stack([self.src_sizes, self.tgt_sizes], axis=1)
+
+    def ordered_indices(self):
+        order = np.random.permutation(len(self)) if self.shuffle else np.arange(len(self))
+        order = order[np.argsort(self.tgt_sizes[order], kind="mergesort")]
+        return order[np.argsort(self.src_num_tokens[order], kind="mergesort")]
+
+    def filter_indices_by_size(self, indices, max_sizes):
+        return data_utils.filter_paired_dataset_indices_by_size(
+            self.src_sizes, self.tgt_sizes, indices, max_sizes
+        )
+
+    @property
+    def supports_prefetch(self):
+        return False

@@ -1,0 +1,164 @@
+"""Split binarized source lines into ranked paragraphs, vectorised over many examples at once.
+
+A raw source line is ``title <P> paragraph_1 <P> paragraph_2 ...``: the title, then the ranked
+paragraphs, joined by the paragraph-boundary symbol (``<P>`` by default, a normal dictionary
+entry). ``fairseq-preprocess`` appends EOS to every line.
+
+The rules (documented in the task's help and the README):
+- the title is concatenated before the first paragraph (Ma & Zong 2020, Sec. 4.3: "concatenate
+  the title before the first paragraph"), so it shares paragraph 0's token budget; an empty title
+  is allowed;
+- empty paragraphs (two separators in a row, a leading or trailing separator) are dropped and
+  counted;
+- each example keeps its first ``max_paragraphs`` non-empty paragraphs, each cut to its first
+  ``max_paragraph_tokens`` tokens; cut paragraphs and tokens are counted;
+- an example with no paragraph (no separator at all: title only), or whose paragraphs are all
+  empty, or whose line holds nothing but separators, is an error found up front.
+
+One function, :func:`segment`, implements these rules for any number of examples; the dataset
+uses it once over the whole split (statistics and validation, in chunks) and again per example.
+
+Legend: N examples, M total tokens of the chunk (EOS included).
+"""
+
+from dataclasses import dataclass, field
+from typing import Dict, List
+
+import numpy as np
+
+# error kinds, in the order they are reported
+NO_TOKENS = "the line holds only paragraph separators (or nothing)"
+NO_PARAGRAPH = "no paragraph: the line has a title but no paragraph separator"
+ALL_EMPTY = "every paragraph is empty (only separators after the title)"
+NO_EOS = "the binarized line does not end with EOS"
+
+
+@dataclass
+class Segmentation:
+    """Result of :func:`segment` for N examples with M tokens in total.
+
+    Per token (M): ``keep`` (token kept in the hierarchical layout), ``paragraph`` (rank of its
+    paragraph within its example, after dropping empty ones) and ``position`` (index inside that
+    paragraph). Per example (N): counts used for sizes and logging, and ``error`` ('' if valid).
+    """
+
+    keep: np.ndarray
+    paragraph: np.ndarray
+    position: np.ndarray
+    num_paragraphs: np.ndarray  # kept paragraphs
+    max_paragraph_len: np.ndarray  # longest kept paragraph, after the cut
+    kept_tokens: np.ndarray
+    empty_paragraphs: np.ndarray
+    cut_paragraphs: np.ndarray
+    cut_tokens: np.ndarray  # tokens in cut paragraphs + tokens beyond max_paragraph_tokens
+    error: List[str] = field(default_factory=list)
+
+
+def segment(
+    tokens: np.ndarray,
+    lengths: np.ndarray,
+    sep: int,
+    eos: int,
+    max_paragraphs: int,
+    max_paragraph_tokens: int,
+) -> Segmentation:
+    """Segment N concatenated binarized source lines (``tokens``: M, ``lengths``: N)."""
+    tokens = np.asarray(tokens, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    n, m = len(lengths), len(tokens)
+    starts = np.cumsum(lengths) - lengths  # N
+    example = np.repeat(np.arange(n), lengths)  # M: example id of each token
+
+    # EOS closes each line; it is not part of any paragraph
+    last = starts + lengths - 1
+    has_eos = np.zeros(n, dtype=bool)
+    nonempty_line = lengths > 0
+    has_eos[nonempty_line] = tokens[last[nonempty_line]] == eos
+    is_eos = np.zeros(m, dtype=bool)
+    is_eos[last[has_eos]] = True
+
+    is_sep = tokens == sep
+    is_text = ~is_sep & ~is_eos
+    # segment id: 0 = title, k = k-th paragraph (number of separators before, per example)
+    sep_cum = np.cumsum(is_sep)
+    sep_before_line = np.zeros(n, dtype=np.int64)
+    sep_before_line[nonempty_line] = (sep_cum - is_sep)[starts[nonempty_line]]
+    segment_id = sep_cum - sep_before_line[example]  # M
+    num_seps = np.bincount(example[is_sep], minlength=n)
+    # the title (segment 0) is concatenated before the first paragraph: slot = paragraph slot
+    slot = np.maximum(segment_id - 1, 0)
+
+    # one row per (example, slot); example i owns num_seps[i] + 1 rows (the last is spare)
+    slot_base = np.cumsum(num_seps + 1) - (num_seps + 1)  # N
+    slot_key = slot_base[example] + slot  # M
+    num_slots = int((num_seps + 1).sum())
+    slot_tokens = np.bincount(slot_key[is_text], minlength=num_slots)
+    slot_example = np.repeat(np.arange(n), num_seps + 1)
+    slot_index = np.arange(num_slots) - slot_base[slot_example]
+    real_slot = slot_index < np.maximum(num_seps, 1)[slot_example]
+    slot_nonempty = (slot_tokens > 0) & real_slot
+    # rank of each non-empty slot inside its example (empty paragraphs are dropped)
+    before = np.cumsum(slot_nonempty) - slot_nonempty
+    rank_of_slot = before - before[slot_base][slot_example]
+    paragraphs_total = np.bincount(slot_example[slot_nonempty], minlength=n)
+    paragraph_slots = np.bincount(slot_example[real_slot], minlength=n)
+
+    paragraph = rank_of_slot[slot_key]  # M
+    # position = number of text tokens before it in its slot (separators do not count)
+    text_before = np.cumsum(is_text) - is_text
+    position = text_before - _first_value_of(slot_key, text_before, is_text, num_slots)[slot_key]
+    keep = is_text & (paragraph < max_paragraphs) & (position < max_paragraph_tokens)
+
+    num_paragraphs = np.minimum(paragraphs_total, max_paragraphs)
+    kept_len = np.bincount(slot_key[keep], minlength=num_slots)
+    max_paragraph_len = np.zeros(n, dtype=np.int64)
+    np.maximum.at(max_paragraph_len, slot_example, kept_len)
+    kept_tokens = np.bincount(example[keep], minlength=n)
+    text_tokens = np.bincount(example[is_text], minlength=n)
+
+    errors = [""] * n
+    for i in np.flatnonzero(~has_eos):
+        errors[i] = NO_EOS
+    for i in np.flatnonzero(has_eos & (text_tokens == 0)):
+        errors[i] = NO_TOKENS
+    for i in np.flatnonzero((text_tokens > 0) & (num_seps == 0)):
+        errors[i] = errors[i] or NO_PARAGRAPH
+    # all paragraphs empty: nothing after the title
+    title_tokens = np.bincount(example[is_text & (segment_id == 0)], minlength=n)
+    all_empty = (text_tokens > 0) & (num_seps > 0) & (text_tokens == title_tokens)
+    for i in np.flatnonzero(all_empty):
+        errors[i] = errors[i] or ALL_EMPTY
+
+    return Segmentation(
+        keep=keep,
+        paragraph=paragraph,
+        position=position,
+        num_paragraphs=num_paragraphs,
+        max_paragraph_len=max_paragraph_len,
+        kept_tokens=kept_tokens,
+        empty_paragraphs=paragraph_slots - paragraphs_total,
+        cut_paragraphs=paragraphs_total - num_paragraphs,
+        cut_tokens=text_tokens - kept_tokens,
+        error=errors,
+    )
+
+
+def _first_value_of(key: np.ndarray, value: np.ndarray, valid: np.ndarray, size: int) -> np.ndarray:
+    """For each key, the smallest ``value`` among the valid entries with that key."""
+    first = np.full(size, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, key[valid], value[valid])
+    return first
+
+
+def summarize_errors(errors: List[str], path: str, limit: int = 10) -> str:
+    """Format per-example errors as one message naming the file and 1-based line numbers."""
+    by_kind: Dict[str, List[int]] = {}
+    for i, e in enumerate(errors):
+        if e:
+            by_kind.setdefault(e, []).append(i + 1)
+    parts = []
+    for kind, lines in by_kind.items():
+        shown = ", ".join(str(x) for x in lines[:limit])
+        more = f" (and {len(lines) - limit} more)" if len(lines) > limit else ""
+        parts.append(f"  {len(lines)} example(s): {kind}; line(s) {shown}{more}")
+    return f"invalid source examples in {path}:\n" + "\n".join(parts)

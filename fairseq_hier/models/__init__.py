@@ -1,0 +1,1 @@
+from . import hierarchical_transformer  # noqa: F401

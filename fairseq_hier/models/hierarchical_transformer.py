@@ -1,0 +1,290 @@
+"""Parallel and vertical hierarchical Transformers, PHT and VHT (Ma & Zong 2020, paper 000;
+PHT details in Chaudhary, paper 001).
+
+Encoder (shared by all paragraphs, Eq. 1): fairseq's TransformerEncoder over every paragraph,
+paragraphs folded into the batch axis; only present paragraphs are encoded. PHT adds multi-head
+attention pooling (Eq. 2-5) and the ranking encoding (Eq. 6) to get static paragraph embeddings.
+Decoder: fairseq-style incremental decoder whose layers are
+:class:`~fairseq_hier.modules.hierarchical_decoder_layer.PHTDecoderLayer` or
+:class:`~fairseq_hier.modules.hierarchical_decoder_layer.VHTDecoderLayer`.
+
+The decoder returns, per target step, the paragraph-attention distribution ``B x T x P``
+(heads averaged, layers summed then normalised: 001 footnote 3) as ``extra["attn"][0]``, so
+fairseq's SequenceGenerator stores it per hypothesis and analysis code can read it.
+
+Legend: B batch, P paragraphs, L tokens per paragraph, T target steps, C model dim, V vocab.
+Masks: True = padding / absent paragraph.
+"""
+
+import argparse
+import logging
+from dataclasses import dataclass, field, fields
+from typing import Dict, List, Optional
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from fairseq import utils
+from fairseq.dataclass import ChoiceEnum, FairseqDataclass
+from fairseq.models import (
+    FairseqEncoder,
+    FairseqEncoderDecoderModel,
+    FairseqIncrementalDecoder,
+    register_model,
+    register_model_architecture,
+)
+from fairseq.models.transformer import Embedding, TransformerConfig, TransformerEncoderBase
+from fairseq.modules import FairseqDropout, PositionalEmbedding
+from torch import Tensor
+
+from ..modules.hierarchical_decoder_layer import PHTDecoderLayer, VHTDecoderLayer
+from ..modules.multihead_pooling import MultiHeadPooling
+from ..modules.rank_encoding import RankEncoding
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class HierarchicalTransformerConfig(FairseqDataclass):
+    """Defaults are the papers' settings (000 Sec. 4.2, 001 Sec. 5.2)."""
+
+    encoder_embed_dim: int = field(default=256, metadata={"help": "model dimension d"})
+    encoder_ffn_embed_dim: int = field(default=1024, metadata={"help": "FFN hidden size"})
+    encoder_layers: int = field(default=3, metadata={"help": "layers of the shared token encoder"})
+    encoder_attention_heads: int = field(default=4, metadata={"help": "encoder attention heads"})
+    decoder_embed_dim: int = field(default=256, metadata={"help": "decoder dimension (= encoder)"})
+    decoder_ffn_embed_dim: int = field(default=1024, metadata={"help": "decoder FFN hidden size"})
+    decoder_layers: int = field(default=3, metadata={"help": "decoder layers"})
+    decoder_attention_heads: int = field(
+        default=4, metadata={"help": "heads of the self, word-level and paragraph-level attentions"})
+    pooling_heads: int = field(default=4, metadata={"help": "heads of multi-head attention pooling (PHT)"})
+    dropout: float = field(default=0.3, metadata={"help": "dropout on every sub-layer output"})
+    attention_dropout: float = field(default=0.0, metadata={"help": "dropout on attention weights"})
+    activation_dropout: float = field(default=0.0, metadata={"help": "dropout inside the FFN"})
+    activation_fn: ChoiceEnum(utils.get_available_activation_fns()) = field(
+        default="relu", metadata={"help": "FFN activation"})
+    untie_embeddings: bool = field(
+        default=False, metadata={"help": "do not share the token embeddings of encoder, decoder and "
+                                         "output layer (the papers share them)"})
+    no_scale_embedding: bool = field(default=False, metadata={"help": "do not scale embeddings by sqrt(d)"})
+    max_source_positions: int = field(
+        default=1024, metadata={"help": "max tokens per paragraph (positions are sinusoidal, so "
+                                        "longer paragraphs work at test time)"})
+    max_target_positions: int = field(default=1024, metadata={"help": "max target length"})
+
+
+def config_from_args(args) -> HierarchicalTransformerConfig:
+    """Namespace (legacy archs) or DictConfig -> our dataclass; unset fields keep paper defaults."""
+    cfg = HierarchicalTransformerConfig()
+    for f in fields(cfg):
+        value = getattr(args, f.name, None)
+        if value is not None:
+            setattr(cfg, f.name, value)
+    return cfg
+
+
+def fairseq_transformer_config(cfg: HierarchicalTransformerConfig) -> TransformerConfig:
+    """The fairseq TransformerConfig our reused fairseq blocks read (built safely from a namespace)."""
+    ns = argparse.Namespace(**{f.name: getattr(cfg, f.name) for f in fields(cfg)})
+    ns.share_all_embeddings = not cfg.untie_embeddings
+    ns.encoder_learned_pos = ns.decoder_learned_pos = False  # sinusoidal (000 Eq. 1)
+    ns.encoder_normalize_before = ns.decoder_normalize_before = False  # post-LN as in the papers
+    return TransformerConfig.from_namespace(ns)
+
+
+class HierarchicalEncoder(FairseqEncoder):
+    """Shared token encoder over every paragraph (Eq. 1), plus paragraph embeddings for PHT.
+
+    Output dict (fairseq style, lists of tensors):
+        encoder_out             [L x B x P x C]  context-aware word embeddings C_p (0 if absent)
+        encoder_padding_mask    [B x P x L]
+        paragraph_out           [P x B x C]      static paragraph embeddings + ranking (PHT) / []
+        paragraph_padding_mask  [B x P]          True = absent paragraph
+    """
+
+    def __init__(self, cfg: TransformerConfig, dictionary, embed_tokens, pool_heads: Optional[int]):
+        super().__init__(dictionary)
+        self.padding_idx = embed_tokens.padding_idx
+        self.token_encoder = TransformerEncoderBase(cfg, dictionary, embed_tokens)
+        c = cfg.encoder.embed_dim
+        self.pooling = None
+        if pool_heads:
+            self.pooling = MultiHeadPooling(c, pool_heads, cfg.encoder.ffn_embed_dim,
+                                            cfg.dropout, cfg.activation_dropout)
+            self.rank_encoding = RankEncoding(c)
+
+    def forward(self, src_tokens: Tensor, src_lengths: Optional[Tensor] = None, **kwargs):
+        """src_tokens: ``B x P x L`` paragraphs (absent paragraphs all padding)."""
+        if src_tokens.dim() != 3:
+            raise ValueError(f"hierarchical encoder expects B x P x L src_tokens, got shape "
+                             f"{tuple(src_tokens.shape)} (is the task's --source-layout flat?)")
+        b, p, l = src_tokens.shape
+        padding_mask = src_tokens.eq(self.padding_idx)  # B x P x L
+        present = ~padding_mask.all(-1)  # B x P
+        rows = present.view(-1).nonzero().squeeze(1)  # indices into B*P of present paragraphs
+        # encode only present paragraphs: B x P x L -> N x L
+        out = self.token_encoder(src_tokens.view(b * p, l).index_select(0, rows))
+        states = out["encoder_out"][0]  # L x N x C
+        words = states.new_zeros(l, b * p, states.size(-1)).index_copy(1, rows, states)
+        result = {
+            "encoder_out": [words.view(l, b, p, -1)],  # L x (B*P) x C -> L x B x P x C
+            "encoder_padding_mask": [padding_mask],
+            "paragraph_out": [],
+            "paragraph_padding_mask": [~present],
+        }
+        if self.pooling is not None:
+            pooled = self.pooling(states, out["encoder_padding_mask"][0])  # N x C
+            phi = pooled.new_zeros(b * p, pooled.size(-1)).index_copy(0, rows, pooled)
+            phi = phi.view(b, p, -1) + self.rank_encoding(p)  # Eq. 6: Phi := Phi + R
+            result["paragraph_out"] = [phi.transpose(0, 1)]  # B x P x C -> P x B x C
+        return result
+
+    @torch.jit.export
+    def reorder_encoder_out(self, encoder_out: Dict[str, List[Tensor]], new_order: Tensor):
+        """Select examples (beam expansion / reordering) on each tensor's batch axis."""
+        batch_dim = {"encoder_out": 1, "encoder_padding_mask": 0, "paragraph_out": 1,
+                     "paragraph_padding_mask": 0}
+        return {k: [t.index_select(batch_dim[k], new_order) for t in v]
+                for k, v in encoder_out.items()}
+
+    def max_positions(self):
+        return self.token_encoder.max_positions()
+
+
+class HierarchicalDecoder(FairseqIncrementalDecoder):
+    """Token embeddings + sinusoidal positions, a stack of hierarchical layers, output projection."""
+
+    def __init__(self, cfg: TransformerConfig, dictionary, embed_tokens, layer_cls):
+        super().__init__(dictionary)
+        c = cfg.decoder.embed_dim
+        self.embed_tokens = embed_tokens
+        self.padding_idx = embed_tokens.padding_idx
+        self.embed_scale = 1.0 if cfg.no_scale_embedding else c ** 0.5
+        self.embed_positions = PositionalEmbedding(cfg.max_target_positions, c, self.padding_idx,
+                                                   learned=False)
+        self.dropout_module = FairseqDropout(cfg.dropout, module_name=self.__class__.__name__)
+        self.layers = nn.ModuleList([layer_cls(cfg) for _ in range(cfg.decoder.layers)])
+        self.max_target_positions = cfg.max_target_positions
+        if cfg.share_all_embeddings:
+            self.output_projection = None
+        else:
+            self.output_projection = nn.Linear(c, len(dictionary), bias=False)
+            nn.init.normal_(self.output_projection.weight, mean=0, std=c ** -0.5)
+
+    def forward(self, prev_output_tokens, encoder_out=None, incremental_state=None,
+                features_only=False, src_lengths=None, return_all_hiddens=False, **kwargs):
+        """prev_output_tokens: ``B x T`` -> (logits ``B x T x V``, {"attn": [B x T x P], ...})."""
+        x, extra = self.extract_features(prev_output_tokens, encoder_out, incremental_state)
+        if not features_only:
+            x = self.output_layer(x)
+        return x, extra
+
+    def extract_features(self, prev_output_tokens, encoder_out, incremental_state=None, **kwargs):
+        positions = self.embed_positions(prev_output_tokens, incremental_state=incremental_state)
+        if incremental_state is not None:  # only the last step is new
+            prev_output_tokens = prev_output_tokens[:, -1:]
+            positions = positions[:, -1:]
+        x = self.embed_scale * self.embed_tokens(prev_output_tokens) + positions
+        x = self.dropout_module(x).transpose(0, 1)  # B x T x C -> T x B x C
+        self_attn_padding_mask = prev_output_tokens.eq(self.padding_idx)
+        if not self_attn_padding_mask.any():
+            self_attn_padding_mask = None
+        future_mask = None
+        if incremental_state is None:
+            t = x.size(0)
+            future_mask = torch.triu(utils.fill_with_neg_inf(x.new_zeros(t, t)), 1)
+        attn_sum = None
+        inner_states = [x]
+        for layer in self.layers:
+            x, paragraph_attn = layer(x, encoder_out, incremental_state, future_mask,
+                                      self_attn_padding_mask)
+            attn_sum = paragraph_attn if attn_sum is None else attn_sum + paragraph_attn
+            inner_states.append(x)
+        # layers summed, then normalised over paragraphs (001 footnote 3); B x T x P
+        attn = attn_sum / attn_sum.sum(-1, keepdim=True).clamp(min=1e-12)
+        return x.transpose(0, 1), {"attn": [attn], "inner_states": inner_states}
+
+    def output_layer(self, features):
+        if self.output_projection is None:
+            return F.linear(features, self.embed_tokens.weight)
+        return self.output_projection(features)
+
+    def max_positions(self):
+        return self.max_target_positions
+
+
+class HierarchicalTransformerModel(FairseqEncoderDecoderModel):
+    """Base of PHT and VHT: reads ``B x P x L`` sources (see the task's ``--source-layout``)."""
+
+    hierarchical_source = True
+    decoder_layer_cls = None
+    pooling = False
+
+    @classmethod
+    def add_args(cls, parser):
+        from fairseq.dataclass.utils import gen_parser_from_dataclass
+
+        # no defaults on the parser, so that architecture presets can set theirs
+        gen_parser_from_dataclass(parser, HierarchicalTransformerConfig(), delete_default=True)
+
+    @classmethod
+    def build_model(cls, args, task):
+        hier_cfg = config_from_args(args)
+        cfg = fairseq_transformer_config(hier_cfg)
+        src_dict, tgt_dict = task.source_dictionary, task.target_dictionary
+        c = hier_cfg.encoder_embed_dim
+        if hier_cfg.decoder_embed_dim != c:
+            raise ValueError(f"--decoder-embed-dim ({hier_cfg.decoder_embed_dim}) must equal "
+                             f"--encoder-embed-dim ({c}) in hierarchical Transformers")
+        encoder_embed = Embedding(len(src_dict), c, src_dict.pad())
+        if hier_cfg.untie_embeddings:
+            decoder_embed = Embedding(len(tgt_dict), c, tgt_dict.pad())
+        else:
+            if src_dict != tgt_dict:
+                raise ValueError("shared embeddings need one dictionary: run fairseq-preprocess "
+                                 "with --joined-dictionary, or pass --untie-embeddings")
+            decoder_embed = encoder_embed
+        encoder = HierarchicalEncoder(cfg, src_dict, encoder_embed,
+                                      hier_cfg.pooling_heads if cls.pooling else None)
+        decoder = HierarchicalDecoder(cfg, tgt_dict, decoder_embed, cls.decoder_layer_cls)
+        return cls(encoder, decoder)
+
+    def max_positions(self):
+        return (self.encoder.max_positions(), self.decoder.max_positions())
+
+
+@register_model("pht")
+class PHTModel(HierarchicalTransformerModel):
+    """Parallel hierarchical Transformer (000 Sec. 3.1, 001 Sec. 3)."""
+
+    decoder_layer_cls = PHTDecoderLayer
+    pooling = True
+
+
+@register_model("vht")
+class VHTModel(HierarchicalTransformerModel):
+    """Vertical hierarchical Transformer (000 Sec. 3.2): no pooling, vertical decoder."""
+
+    decoder_layer_cls = VHTDecoderLayer
+    pooling = False
+
+
+def _papers_defaults(args):
+    """Fill every unset option with the dataclass default (the papers' settings)."""
+    for f in fields(HierarchicalTransformerConfig):
+        if getattr(args, f.name, None) is None:
+            setattr(args, f.name, getattr(HierarchicalTransformerConfig, f.name))
+
+
+def _one_layer(args):
+    """The 1-layer variants of 000 Table 2."""
+    for name in ("encoder_layers", "decoder_layers"):
+        if getattr(args, name, None) is None:
+            setattr(args, name, 1)
+    _papers_defaults(args)
+
+
+register_model_architecture("pht", "pht")(_papers_defaults)
+register_model_architecture("vht", "vht")(_papers_defaults)
+register_model_architecture("pht", "pht_1layer")(_one_layer)
+register_model_architecture("vht", "vht_1layer")(_one_layer)

@@ -1,0 +1,129 @@
+"""Decoder layers of the parallel and vertical hierarchical Transformers (Ma & Zong 2020, 000).
+
+Both reuse fairseq's TransformerDecoderLayerBase for part I (masked self-attention + LayerNorm)
+and part III (FFN + LayerNorm) and replace part II, the cross attention:
+
+- :class:`PHTDecoderLayer` (000 Eq. 7-10, 001 Eq. 7-10): paragraph-level attention over the
+  static paragraph embeddings and word-level attention inside every paragraph run in parallel;
+  the word-level context vectors are fused with the paragraph attention weights:
+  ``X^int = sum_p A^para_p X^word_p`` and ``X^II = LayerNorm(X^I + X^para + X^int)``.
+- :class:`VHTDecoderLayer` (000 Eq. 11-13): word-level attention inside every paragraph first
+  (dynamic paragraph embeddings ``X_t^word``), ranking encoding added, then paragraph-level
+  attention per target step over them: ``X^II = LayerNorm(X^I + X^para)``.
+
+Dropout follows 000 Sec. 4.2 ("dropout ... to the output of each sub-layer"), post-LayerNorm as
+in the papers. The paragraph attention returned is averaged over heads (000 footnote 5).
+
+Legend: T target steps, B batch (x beam), P paragraphs, L tokens per paragraph, C model dim.
+Masks: True = padding / absent paragraph.
+"""
+
+from typing import Dict, Optional, Tuple
+
+import torch
+from fairseq.modules import LayerNorm, MultiheadAttention
+from fairseq.modules.transformer_layer import TransformerDecoderLayerBase
+from torch import Tensor
+
+from .paragraph_attention import ParagraphWordAttention, fold_queries, word_attention_mask
+from .rank_encoding import RankEncoding
+
+IncrementalState = Optional[Dict[str, Dict[str, Optional[Tensor]]]]
+
+
+class _HierarchicalDecoderLayer(TransformerDecoderLayerBase):
+    """Shared parts I and III; subclasses implement part II in :meth:`cross_attention`."""
+
+    def __init__(self, cfg):
+        super().__init__(cfg, no_encoder_attn=True)
+        heads = cfg.decoder.attention_heads
+        self.word_attn = ParagraphWordAttention(self.embed_dim, heads, dropout=cfg.attention_dropout)
+        self.cross_attn_layer_norm = LayerNorm(self.embed_dim)
+
+    def forward(self, x: Tensor, encoder_out: Dict[str, list], incremental_state: IncrementalState,
+                self_attn_mask: Optional[Tensor], self_attn_padding_mask: Optional[Tensor]
+                ) -> Tuple[Tensor, Tensor]:
+        """x: ``T x B x C`` -> (``T x B x C``, paragraph attention ``B x T x P``)."""
+        # part I: masked self-attention
+        residual = x
+        x, _ = self.self_attn(query=x, key=x, value=x, key_padding_mask=self_attn_padding_mask,
+                              incremental_state=incremental_state, need_weights=False,
+                              attn_mask=self_attn_mask)
+        x = self.self_attn_layer_norm(residual + self.dropout_module(x))
+        # part II: hierarchical cross attention
+        x, paragraph_attn = self.cross_attention(x, encoder_out, incremental_state)
+        # part III: feed-forward
+        residual = x
+        x = self.activation_fn(self.fc1(x))
+        x = self.fc2(self.activation_dropout_module(x))
+        x = self.final_layer_norm(residual + self.dropout_module(x))
+        return x, paragraph_attn
+
+    def word_context(self, x: Tensor, encoder_out: Dict[str, list],
+                     incremental_state: IncrementalState) -> Tensor:
+        """Word-level attention inside every paragraph (Eq. 8): ``T x B x C`` -> ``T x B x P x C``."""
+        words = encoder_out["encoder_out"][0]  # L x B x P x C
+        seq_len, b, p, c = words.shape
+        folded = words.reshape(seq_len, b * p, c)  # L x B x P x C -> L x (B*P) x C
+        context = self.word_attn(
+            query=fold_queries(x, p), key=folded, value=folded,  # T x (B*P) x C
+            key_padding_mask=word_attention_mask(encoder_out["encoder_padding_mask"][0]),
+            num_paragraphs=p, incremental_state=incremental_state)
+        return context.view(x.size(0), b, p, c)  # T x (B*P) x C -> T x B x P x C
+
+    def cross_attention(self, x, encoder_out, incremental_state):
+        raise NotImplementedError
+
+
+class PHTDecoderLayer(_HierarchicalDecoderLayer):
+    """Parallel hierarchical decoder layer (000 Eq. 7-10)."""
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.paragraph_attn = MultiheadAttention(
+            self.embed_dim, cfg.decoder.attention_heads, dropout=cfg.attention_dropout,
+            encoder_decoder_attention=True)
+
+    def cross_attention(self, x, encoder_out, incremental_state):
+        paragraphs = encoder_out["paragraph_out"][0]  # P x B x C, ranking encoding included
+        # Eq. 7: X^para (T x B x C), A^para (B x T x P, heads averaged; absent paragraphs -> 0)
+        x_para, a_para = self.paragraph_attn(
+            query=x, key=paragraphs, value=paragraphs,
+            key_padding_mask=encoder_out["paragraph_padding_mask"][0],
+            incremental_state=incremental_state, static_kv=True, need_weights=True)
+        x_word = self.word_context(x, encoder_out, incremental_state)  # Eq. 8: T x B x P x C
+        x_int = torch.einsum("tbpc,btp->tbc", x_word, a_para.type_as(x_word))  # Eq. 9
+        x = self.cross_attn_layer_norm(x + self.dropout_module(x_para + x_int))  # Eq. 10
+        return x, a_para
+
+
+class VHTDecoderLayer(_HierarchicalDecoderLayer):
+    """Vertical hierarchical decoder layer (000 Eq. 11-13)."""
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.paragraph_attn = MultiheadAttention(
+            self.embed_dim, cfg.decoder.attention_heads, dropout=cfg.attention_dropout,
+            encoder_decoder_attention=True)
+        self.rank_encoding = RankEncoding(self.embed_dim)
+        self.dynamic_layer_norm = LayerNorm(self.embed_dim)
+
+    def cross_attention(self, x, encoder_out, incremental_state):
+        t, b, c = x.shape
+        x_word = self.word_context(x, encoder_out, incremental_state)  # T x B x P x C
+        p = x_word.size(2)
+        # Eq. 11: dynamic paragraph embeddings + ranking encoding (then dropout + LayerNorm, as
+        # in the authors' code, so their scale matches the decoder state)
+        dynamic = self.dynamic_layer_norm(self.dropout_module(x_word + self.rank_encoding(p)))
+        # Eq. 12: one paragraph attention per target step: queries 1 x (T*B) x C,
+        # keys T x B x P x C -> P x (T*B) x C; no cache, the keys change at every step
+        keys = dynamic.permute(2, 0, 1, 3).reshape(p, t * b, c)
+        absent = encoder_out["paragraph_padding_mask"][0]  # B x P
+        x_para, a_para = self.paragraph_attn(
+            query=x.reshape(1, t * b, c), key=keys, value=keys,
+            key_padding_mask=absent.unsqueeze(0).expand(t, b, p).reshape(t * b, p),
+            need_weights=True)
+        x_para = x_para.view(t, b, c)  # 1 x (T*B) x C -> T x B x C
+        a_para = a_para.view(t, b, p).transpose(0, 1)  # (T*B) x 1 x P -> B x T x P
+        x = self.cross_attn_layer_norm(x + self.dropout_module(x_para))  # Eq. 13
+        return x, a_para

@@ -1,0 +1,1 @@
+from . import hierarchical_summarization  # noqa: F401

