@@ -12,6 +12,7 @@ Importing the package registers, by name:
 from . import compat
 
 compat.patch_checkpoint_loading()
+compat.patch_ngram_blocking()
 
 from . import models, tasks  # noqa: E402,F401  (registration side effects)
 
