@@ -25,7 +25,7 @@ from fairseq.modules import LayerNorm, MultiheadAttention
 from fairseq.modules.transformer_layer import TransformerDecoderLayerBase
 from torch import Tensor
 
-from .paragraph_attention import ParagraphWordAttention, fold_queries, word_attention_mask
+from .paragraph_attention import ParagraphWordAttention
 from .rank_encoding import RankEncoding
 
 IncrementalState = Optional[Dict[str, Dict[str, Optional[Tensor]]]]
@@ -60,16 +60,14 @@ class _HierarchicalDecoderLayer(TransformerDecoderLayerBase):
         return x, paragraph_attn
 
     def word_context(self, x: Tensor, encoder_out: Dict[str, list],
-                     incremental_state: IncrementalState) -> Tensor:
-        """Word-level attention inside every paragraph (Eq. 8): ``T x B x C`` -> ``T x B x P x C``."""
-        words = encoder_out["encoder_out"][0]  # L x B x P x C
-        seq_len, b, p, c = words.shape
-        folded = words.reshape(seq_len, b * p, c)  # L x B x P x C -> L x (B*P) x C
-        context = self.word_attn(
-            query=fold_queries(x, p), key=folded, value=folded,  # T x (B*P) x C
-            key_padding_mask=word_attention_mask(encoder_out["encoder_padding_mask"][0]),
-            num_paragraphs=p, incremental_state=incremental_state)
-        return context.view(x.size(0), b, p, c)  # T x (B*P) x C -> T x B x P x C
+                     incremental_state: IncrementalState,
+                     paragraph_weights: Optional[Tensor] = None) -> Tensor:
+        """Word-level attention inside every paragraph (Eq. 8): ``T x B x C`` -> ``T x B x P x C``,
+        or ``T x B x C`` fused with ``paragraph_weights`` (``B x T x P``, Eq. 9)."""
+        return self.word_attn(x, encoder_out["encoder_out"][0],  # L x B x P x C
+                              encoder_out["encoder_padding_mask"][0],  # B x P x L
+                              paragraph_weights=paragraph_weights,
+                              incremental_state=incremental_state)
 
     def cross_attention(self, x, encoder_out, incremental_state):
         raise NotImplementedError
@@ -91,8 +89,8 @@ class PHTDecoderLayer(_HierarchicalDecoderLayer):
             query=x, key=paragraphs, value=paragraphs,
             key_padding_mask=encoder_out["paragraph_padding_mask"][0],
             incremental_state=incremental_state, static_kv=True, need_weights=True)
-        x_word = self.word_context(x, encoder_out, incremental_state)  # Eq. 8: T x B x P x C
-        x_int = torch.einsum("tbpc,btp->tbc", x_word, a_para.type_as(x_word))  # Eq. 9
+        # Eq. 8-9: word-level attention per paragraph, fused by A^para -> T x B x C
+        x_int = self.word_context(x, encoder_out, incremental_state, paragraph_weights=a_para)
         x = self.cross_attn_layer_norm(x + self.dropout_module(x_para + x_int))  # Eq. 10
         return x, a_para
 
