@@ -13,6 +13,7 @@ from . import compat
 
 compat.patch_checkpoint_loading()
 compat.patch_ngram_blocking()
+compat.patch_batch_by_size()
 
 from . import models, tasks  # noqa: E402,F401  (registration side effects)
 

@@ -17,14 +17,24 @@ a no-op since fairseq commit 8ca4813 (facebookresearch/fairseq#5206, still open)
 last n-1 entries of the whole pre-allocated token buffer (padding) instead of the last n-1
 generated tokens. :func:`patch_ngram_blocking` replaces that one method with a vectorised,
 correct version; the CUDA extension path is untouched.
+
+fairseq-fixed's compiled ``batch_by_size`` (Cython 3 build) drops the last partial batch whenever
+``--required-batch-size-multiple`` > 1 and the number of examples is not a multiple of it (e.g.
+20 examples, batch 8, multiple 8 -> 16 batched): examples vanish silently from training,
+validation and fairseq-generate. :func:`patch_batch_by_size` checks the result and, when
+examples are missing, rebatches with a plain-Python version of fairseq's own algorithm.
 """
 
 import inspect
+import logging
 import types
+
+import numpy as np
 
 import torch
 
 _MARK = "_fairseq_hier_checkpoint_torch"
+logger = logging.getLogger(__name__)
 
 
 def _torch_load_accepts_weights_only() -> bool:
@@ -89,3 +99,50 @@ def patch_ngram_blocking() -> None:
     from fairseq.ngram_repeat_block import NGramRepeatBlock
 
     NGramRepeatBlock._no_repeat_ngram = _no_repeat_ngram
+
+
+def _batch_by_size_python(indices, num_tokens, max_tokens, max_sentences, bsz_mult):
+    """fairseq's batching algorithm (data_utils_fast.batch_by_size_*) in plain Python."""
+    max_tokens = max_tokens if max_tokens and max_tokens > 0 else float("inf")
+    max_sentences = max_sentences if max_sentences and max_sentences > 0 else float("inf")
+    batches, batch, lens = [], [], []
+    for idx, n in zip(indices.tolist(), num_tokens.tolist()):
+        if n > max_tokens:
+            raise ValueError(f"sentence at index {idx} of size {n} exceeds max_tokens limit of {max_tokens}!")
+        if batch and (len(batch) + 1 > max_sentences or max(max(lens), n) * (len(batch) + 1) > max_tokens):
+            keep = max(bsz_mult * (len(batch) // bsz_mult), len(batch) % bsz_mult)
+            batches.append(np.array(batch[:keep], dtype=np.int64))
+            batch, lens = batch[keep:], lens[keep:]
+        batch.append(idx)
+        lens.append(n)
+    if batch:
+        batches.append(np.array(batch, dtype=np.int64))
+    return batches
+
+
+def patch_batch_by_size() -> None:
+    """Keep every example when fairseq's compiled batching drops a partial batch. Idempotent."""
+    from fairseq.data import data_utils
+
+    original = data_utils.batch_by_size
+    if getattr(original, "_fairseq_hier", False):
+        return
+
+    def batch_by_size(indices, num_tokens_fn, num_tokens_vec=None, max_tokens=None,
+                      max_sentences=None, required_batch_size_multiple=1, fixed_shapes=None):
+        batches = original(indices, num_tokens_fn, num_tokens_vec, max_tokens, max_sentences,
+                           required_batch_size_multiple, fixed_shapes)
+        indices = np.asarray(indices, dtype=np.int64)
+        if fixed_shapes is not None or sum(len(b) for b in batches) == len(indices):
+            return batches
+        if num_tokens_vec is None:
+            num_tokens_vec = np.fromiter((num_tokens_fn(i) for i in indices), np.int64, len(indices))
+        else:
+            num_tokens_vec = np.asarray(num_tokens_vec, dtype=np.int64)
+        logger.info(f"fairseq's compiled batch_by_size kept {sum(len(b) for b in batches)} of "
+                    f"{len(indices)} examples; rebatching in Python so none is dropped")
+        return _batch_by_size_python(indices, num_tokens_vec, max_tokens, max_sentences,
+                                     required_batch_size_multiple)
+
+    batch_by_size._fairseq_hier = True
+    data_utils.batch_by_size = batch_by_size

@@ -45,3 +45,19 @@ def test_ngram_blocking_bans_exactly_the_repeating_tokens(n):
         got = set(torch.nonzero(torch.isinf(out[row])).view(-1).tolist())
         assert got == expected
     assert any(brute_force_banned(tokens[r, : step + 1].tolist(), n) for r in range(k))
+
+
+@pytest.mark.parametrize("n,max_sentences,multiple", [(20, 8, 8), (7, 4, 8), (33, 3, 4), (1, 2, 2)])
+def test_batching_keeps_every_example(n, max_sentences, multiple):
+    """fairseq-fixed's compiled batch_by_size drops the last partial batch; ours keeps it."""
+    import numpy as np
+    from fairseq.data import data_utils
+
+    batches = data_utils.batch_by_size(np.arange(n, dtype=np.int64), lambda i: 10,
+                                       num_tokens_vec=np.full(n, 10, dtype=np.int64),
+                                       max_sentences=max_sentences,
+                                       required_batch_size_multiple=multiple)
+    assert sorted(np.concatenate(batches).tolist()) == list(range(n))
+    assert all(len(b) <= max_sentences for b in batches)
+    full = [len(b) for b in batches[:-1]]
+    assert all(k % multiple == 0 or k == max_sentences for k in full)

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Step 3: train PHT with the papers' settings (000 Sec. 4.2, 001 Sec. 5.2): 3+3 layers, d=256,
+# FFN 1024, 4 heads, dropout 0.3, top 30 paragraphs x 100 tokens, batch 16, Adam (0.9, 0.98, 1e-9)
+# with the Noam schedule and 16,000 warm-up steps (Noam's peak lr d^-0.5 * warmup^-0.5 = 4.94e-4
+# with fairseq's inverse_sqrt), ~600k updates, a checkpoint every 20k updates.
+# usage: train_pht.sh DATA_BIN SAVE_DIR [extra fairseq-train args, e.g. --arch vht]
+set -euo pipefail
+[[ $# -ge 2 ]] || { echo "usage: $0 DATA_BIN SAVE_DIR [fairseq-train args...]" >&2; exit 2; }
+DATA=$1; SAVE=$2; shift 2
+USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
+fairseq-train "$DATA" --user-dir "$USER_DIR" --task hierarchical_summarization \
+  --max-paragraphs 30 --max-paragraph-tokens 100 --arch pht \
+  --optimizer adam --adam-betas '(0.9, 0.98)' --adam-eps 1e-9 --lr 4.94e-4 \
+  --lr-scheduler inverse_sqrt --warmup-updates 16000 --criterion cross_entropy \
+  --batch-size 16 --max-update 600000 --save-dir "$SAVE" \
+  --save-interval-updates 20000 --validate-interval-updates 20000 --keep-interval-updates 5 \
+  --skip-invalid-size-inputs-valid-test "$@"
