@@ -10,8 +10,8 @@ VENV=${VIRTUAL_ENV:-$ROOT/.venv}
 export PATH="$VENV/bin:$PATH"
 WORK=${WORK:-$ROOT/demo_work}
 SEED=${SEED:-1}
-TRAIN=${TRAIN:-4000}
-UPDATES=${UPDATES:-1200}
+TRAIN=${TRAIN:-3000}
+UPDATES=${UPDATES:-450}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 mkdir -p "$WORK"
 
@@ -41,9 +41,9 @@ for ARCH in transformer pht vht; do
     echo "== training $ARCH ($UPDATES updates)"
     fairseq-train "$WORK/data-bin" "${TASK[@]}" --arch "$ARCH" "${MODEL[@]}" "${EXTRA[@]}" \
       --optimizer adam --adam-betas '(0.9, 0.98)' --lr 1e-3 --lr-scheduler inverse_sqrt \
-      --warmup-updates 200 --criterion label_smoothed_cross_entropy --label-smoothing 0.1 \
-      --max-tokens 8000 --max-update "$UPDATES" --save-dir "$CK" --no-epoch-checkpoints \
-      --validate-interval-updates 400 --save-interval-updates 400 --keep-interval-updates 1 \
+      --warmup-updates 100 --criterion label_smoothed_cross_entropy --label-smoothing 0.1 \
+      --batch-size 32 --max-update "$UPDATES" --save-dir "$CK" --no-epoch-checkpoints \
+      --validate-interval-updates 150 --save-interval-updates 150 --keep-interval-updates 1 \
       --log-interval 100 --seed "$SEED" --num-workers 0 --no-progress-bar 2>&1 \
       | tee "$CK/train.log" | grep -E "\| (train|valid) \||done training"
   fi

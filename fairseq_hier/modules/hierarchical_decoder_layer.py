@@ -32,12 +32,15 @@ IncrementalState = Optional[Dict[str, Dict[str, Optional[Tensor]]]]
 
 
 class _HierarchicalDecoderLayer(TransformerDecoderLayerBase):
-    """Shared parts I and III; subclasses implement part II in :meth:`cross_attention`."""
+    """Shared parts I and III and the two cross attentions; subclasses wire part II in
+    :meth:`cross_attention`."""
 
     def __init__(self, cfg):
         super().__init__(cfg, no_encoder_attn=True)
-        heads = cfg.decoder.attention_heads
-        self.word_attn = ParagraphWordAttention(self.embed_dim, heads, dropout=cfg.attention_dropout)
+        heads, dropout = cfg.decoder.attention_heads, cfg.attention_dropout
+        self.word_attn = ParagraphWordAttention(self.embed_dim, heads, dropout=dropout)
+        self.paragraph_attn = MultiheadAttention(self.embed_dim, heads, dropout=dropout,
+                                                 encoder_decoder_attention=True)
         self.cross_attn_layer_norm = LayerNorm(self.embed_dim)
 
     def forward(self, x: Tensor, encoder_out: Dict[str, list], incremental_state: IncrementalState,
@@ -76,12 +79,6 @@ class _HierarchicalDecoderLayer(TransformerDecoderLayerBase):
 class PHTDecoderLayer(_HierarchicalDecoderLayer):
     """Parallel hierarchical decoder layer (000 Eq. 7-10)."""
 
-    def __init__(self, cfg):
-        super().__init__(cfg)
-        self.paragraph_attn = MultiheadAttention(
-            self.embed_dim, cfg.decoder.attention_heads, dropout=cfg.attention_dropout,
-            encoder_decoder_attention=True)
-
     def cross_attention(self, x, encoder_out, incremental_state):
         paragraphs = encoder_out["paragraph_out"][0]  # P x B x C, ranking encoding included
         # Eq. 7: X^para (T x B x C), A^para (B x T x P, heads averaged; absent paragraphs -> 0)
@@ -100,9 +97,6 @@ class VHTDecoderLayer(_HierarchicalDecoderLayer):
 
     def __init__(self, cfg):
         super().__init__(cfg)
-        self.paragraph_attn = MultiheadAttention(
-            self.embed_dim, cfg.decoder.attention_heads, dropout=cfg.attention_dropout,
-            encoder_decoder_attention=True)
         self.rank_encoding = RankEncoding(self.embed_dim)
         self.dynamic_layer_norm = LayerNorm(self.embed_dim)
 
