@@ -48,7 +48,7 @@ def test_invalid_examples_are_reported():
 @pytest.fixture(scope="module")
 def bad_bin(tmp_path_factory):
     """valid = good; valid1 = separator-only line + empty paragraphs; valid2 = title-only line;
-    valid3 = one target line too many."""
+    valid3 = one target line too many; valid4 = an empty summary."""
     raw = write_toy_corpus(tmp_path_factory.mktemp("badraw"))
     good_src = (raw / "valid.src").read_text().splitlines()
     good_tgt = (raw / "valid.tgt").read_text().splitlines()
@@ -56,11 +56,12 @@ def bad_bin(tmp_path_factory):
         "bad1": (good_src[:2] + ["<P> <P>", "title a <P> <P> b c <P>"], good_tgt[:4]),
         "bad2": (good_src[:3] + ["just a title"], good_tgt[:4]),
         "bad3": (good_src[:4], good_tgt[:5]),
+        "bad4": (good_src[:3], good_tgt[:1] + [""] + good_tgt[2:3]),
     }
     for name, (src, tgt) in variants.items():
         (raw / f"{name}.src").write_text("\n".join(src) + "\n")
         (raw / f"{name}.tgt").write_text("\n".join(tgt) + "\n")
-    prefixes = ",".join(str(raw / n) for n in ("valid", "bad1", "bad2", "bad3"))
+    prefixes = ",".join(str(raw / n) for n in ("valid", "bad1", "bad2", "bad3", "bad4"))
     return preprocess(raw, tmp_path_factory.mktemp("badbin") / "data-bin", validpref=prefixes)
 
 
@@ -74,13 +75,14 @@ def train_on(data, subset, tmp_path):
     ("valid2", r"1 example\(s\): no paragraph: the line has a title but no paragraph separator; line\(s\) 4"),
     ("valid3", r"source/target count mismatch in split 'valid3': .*valid3\.src-tgt\.src has 4 "
                r"examples, .*valid3\.src-tgt\.tgt has 5"),
+    ("valid4", r"1 empty target summaries in .*valid4\.src-tgt\.tgt; line\(s\) 2"),
 ])
 def test_bad_inputs_fail_before_training(bad_bin, tmp_path, subset, expected):
     proc = train_on(bad_bin, subset, tmp_path)
     assert proc.returncode != 0
     assert __import__("re").search(expected, proc.stdout), proc.stdout[-2000:]
     assert "begin training epoch" not in proc.stdout
-    assert f"invalid source examples in {bad_bin}/{subset}.src-tgt.src" in proc.stdout or subset == "valid3"
+    assert f"invalid source examples in {bad_bin}/{subset}.src-tgt.src" in proc.stdout or subset in ("valid3", "valid4")
 
 
 def test_separator_missing_from_dictionary_is_named(tmp_path):

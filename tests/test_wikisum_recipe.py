@@ -7,10 +7,8 @@ import os
 import random
 import re
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
 import torch
 
 from conftest import BIN, ROOT, SMALL_MODEL
@@ -96,7 +94,6 @@ def test_converter_title_placement_and_counts(tmp_path):
     assert ref.count(" <q> ") == 1 and "<t>" not in ref and ref == ref.lower()
 
 
-@pytest.mark.skipif(not (BIN / "rouge").exists(), reason="rouge console script not installed")
 def test_recipe_end_to_end(tmp_path):
     model = spm_model(tmp_path)
     prefix = write_shards(tmp_path / "data", model, {"train": [6, 6], "valid": [4], "test": [4]})

@@ -17,7 +17,7 @@ mkdir -p "$WORK"
 
 if [[ ! -f "$WORK/raw/test.tgt" ]]; then
   python -m fairseq_hier.cli.make_demo_corpus --out-dir "$WORK/raw" --seed "$SEED" \
-    --train "$TRAIN" --valid 200 --test 200
+    --train "$TRAIN" --valid 200 --test 200 --max-paragraphs 10 --max-paragraph-tokens 30
 fi
 if [[ ! -f "$WORK/data-bin/dict.src.txt" ]]; then
   fairseq-preprocess --source-lang src --target-lang tgt --trainpref "$WORK/raw/train" \

