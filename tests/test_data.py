@@ -95,3 +95,21 @@ def test_separator_missing_from_dictionary_is_named(tmp_path):
     proc = run_cli("fairseq-train", *train_args(data, "pht", tmp_path / "ck", 1), check=False)
     assert proc.returncode != 0
     assert "paragraph separator '<P>' (--paragraph-separator) is not in the source dictionary" in proc.stdout
+
+
+def test_chunked_scan_equals_single_pass(data_bin, monkeypatch):
+    """The up-front scan segments large splits in chunks; chunk boundaries change nothing."""
+    import fairseq_hier.data.hierarchical_dataset as hd
+    from fairseq_hier.tasks.hierarchical_summarization import (
+        HierarchicalSummarizationConfig, HierarchicalSummarizationTask)
+
+    task = HierarchicalSummarizationTask.setup_task(HierarchicalSummarizationConfig(
+        data=str(data_bin), max_paragraphs=3, max_paragraph_tokens=5))
+    results = []
+    for chunk in (10**9, 37):
+        monkeypatch.setattr(hd, "_CHUNK_TOKENS", chunk)
+        task.load_dataset("train")
+        ds = task.datasets["train"]
+        results.append((ds.num_paragraphs.copy(), ds.max_paragraph_len.copy(), ds.cut_stats))
+    assert all(np.array_equal(x, y) for x, y in zip(results[0][:2], results[1][:2]))
+    assert results[0][2] == results[1][2] and results[0][2]["cut_tokens"] > 0

@@ -96,11 +96,12 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         kept = np.zeros(n, np.int64)
         totals = dict(empty=0, cut_paragraphs=0, cut_tokens=0, cut_examples=0)
         errors = []
-        sizes = np.asarray(self.src.sizes, dtype=np.int64)
+        ends = np.cumsum(np.asarray(self.src.sizes, dtype=np.int64))  # token offset after each line
         start = 0
         while start < n:
-            stop = start + max(1, int(np.searchsorted(np.cumsum(sizes[start:]), _CHUNK_TOKENS)))
-            stop = min(stop, n)
+            # the next chunk: as many lines as fit in _CHUNK_TOKENS, at least one
+            done = ends[start - 1] if start else 0
+            stop = min(n, max(start + 1, int(np.searchsorted(ends, done + _CHUNK_TOKENS, "right"))))
             seg = self._segment(*_token_buffer(self.src, start, stop))
             self.num_paragraphs[start:stop] = seg.num_paragraphs
             self.max_paragraph_len[start:stop] = seg.max_paragraph_len
