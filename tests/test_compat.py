@@ -2,7 +2,6 @@
 checkpoint_utils) and fairseq's CPU n-gram blocking."""
 
 import argparse
-import itertools
 
 import pytest
 import torch

@@ -1,9 +1,11 @@
 """Paragraph segmentation rules and the bad inputs of the task, found before training starts."""
 
+import re
+
 import numpy as np
 import pytest
 
-from conftest import USER_DIR, preprocess, run_cli, train_args, write_toy_corpus
+from conftest import preprocess, run_cli, train_args, write_toy_corpus
 from fairseq_hier.data.paragraphs import ALL_EMPTY, NO_PARAGRAPH, NO_TOKENS, segment
 
 SEP, EOS = 7, 2
@@ -80,7 +82,7 @@ def train_on(data, subset, tmp_path):
 def test_bad_inputs_fail_before_training(bad_bin, tmp_path, subset, expected):
     proc = train_on(bad_bin, subset, tmp_path)
     assert proc.returncode != 0
-    assert __import__("re").search(expected, proc.stdout), proc.stdout[-2000:]
+    assert re.search(expected, proc.stdout), proc.stdout[-2000:]
     assert "begin training epoch" not in proc.stdout
     assert f"invalid source examples in {bad_bin}/{subset}.src-tgt.src" in proc.stdout or subset in ("valid3", "valid4")
 

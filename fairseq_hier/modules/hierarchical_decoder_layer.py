@@ -20,7 +20,6 @@ Masks: True = padding / absent paragraph.
 
 from typing import Dict, Optional, Tuple
 
-import torch
 from fairseq.modules import LayerNorm, MultiheadAttention
 from fairseq.modules.transformer_layer import TransformerDecoderLayerBase
 from torch import Tensor
