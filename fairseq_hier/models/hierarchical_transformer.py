@@ -111,7 +111,7 @@ class HierarchicalEncoder(FairseqEncoder):
         if pool_heads:
             self.pooling = MultiHeadPooling(c, pool_heads, cfg.encoder.ffn_embed_dim,
                                             cfg.dropout, cfg.activation_dropout)
-            self.rank_encoding = RankEncoding(c)
+        self.rank_encoding = RankEncoding(c)  # parameter-free (sinusoidal, not in checkpoints)
 
     def forward(self, src_tokens: Tensor, src_lengths: Optional[Tensor] = None, **kwargs):
         """src_tokens: ``B x P x L`` paragraphs (absent paragraphs all padding)."""
@@ -138,6 +138,19 @@ class HierarchicalEncoder(FairseqEncoder):
             phi = phi.view(b, p, -1) + self.rank_encoding(p)  # Eq. 6: Phi := Phi + R
             result["paragraph_out"] = [phi.transpose(0, 1)]  # B x P x C -> P x B x C
         return result
+
+    def paragraph_embeddings(self, encoder_out: Dict[str, List[Tensor]]) -> Tensor:
+        """``B x P x C`` paragraph representations, the input of attention prediction (001 Sec.
+        4.2.1). PHT: its paragraph embeddings Phi (Eq. 6, ranking encoding included). VHT has no
+        static paragraph embedding; we represent its paragraphs by the mean of their context-aware
+        word embeddings plus the same ranking encoding (our choice; absent paragraphs: R only)."""
+        if encoder_out["paragraph_out"]:
+            return encoder_out["paragraph_out"][0].transpose(0, 1)  # P x B x C -> B x P x C
+        words = encoder_out["encoder_out"][0]  # L x B x P x C
+        keep = (~encoder_out["encoder_padding_mask"][0]).permute(2, 0, 1).unsqueeze(-1)  # L x B x P x 1
+        keep = keep.to(words)
+        mean = (words * keep).sum(0) / keep.sum(0).clamp(min=1.0)  # B x P x C
+        return mean + self.rank_encoding(mean.size(1)).to(mean)
 
     @torch.jit.export
     def reorder_encoder_out(self, encoder_out: Dict[str, List[Tensor]], new_order: Tensor):

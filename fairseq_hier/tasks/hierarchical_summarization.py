@@ -18,6 +18,7 @@ ones (fairseq's ``transformer``: the concatenation of the same kept paragraphs, 
 import logging
 import os
 from dataclasses import dataclass, field
+from typing import Optional
 
 from fairseq import utils
 from fairseq.data import Dictionary, data_utils
@@ -26,10 +27,12 @@ from fairseq.tasks import FairseqTask, register_task
 from omegaconf import II
 
 from ..data.hierarchical_dataset import HierarchicalSummarizationDataset
+from ..generation.alignment import STRATEGIES
 
 logger = logging.getLogger(__name__)
 
 SOURCE_LAYOUT_CHOICES = ChoiceEnum(["auto", "hierarchical", "flat"])
+ALIGN_STRATEGY_CHOICES = ChoiceEnum(list(STRATEGIES))
 
 
 @dataclass
@@ -54,6 +57,41 @@ class HierarchicalSummarizationConfig(FairseqDataclass):
         default="auto", metadata={"help": "auto: hierarchical for hierarchical models (pht, vht), "
                                           "flat for any other model"})
     seed: int = II("common.seed")
+
+    # decoding (fairseq-generate); 001 Sec. 4-5, 000 Sec. 4.2
+    attention_alignment: bool = field(
+        default=False, metadata={"help": "rescore beam hypotheses by attention alignment (001 Eq. "
+                                         "17-18); needs --align-predictor (attalign) or "
+                                         "--align-ranker-scores (extprob)"})
+    align_strategy: ALIGN_STRATEGY_CHOICES = field(
+        default="attalign", metadata={"help": "attalign: eta_hat from the attention-prediction "
+                                              "model; extprob: eta_hat = normalised ranker scores; "
+                                              "strcov: structural coverage (001 Table 2)"})
+    align_beta: float = field(
+        default=0.8, metadata={"help": "beta of Eq. 17 (0.8 is the paper's WikiSum value; 0 gives "
+                                       "vanilla beam search)"})
+    align_predictor: Optional[str] = field(
+        default=None, metadata={"help": "checkpoint of the attention-prediction model "
+                                        "(fairseq-train --task attention_prediction)"})
+    align_ranker_scores: Optional[str] = field(
+        default=None, metadata={"help": "extprob: text file, one line per example of the decoded "
+                                        "split, one non-negative score per paragraph"})
+    align_epsilon: float = field(
+        default=1e-6, metadata={"help": "floor of min(eta_p(y), eta_hat_p) before the log of "
+                                        "Eq. 18, so zero-attention paragraphs stay finite"})
+    align_live_beams: bool = field(
+        default=False, metadata={"help": "also rank live beams at every step by the aligned score "
+                                         "(default: only finished hypotheses, as in the paper)"})
+    align_keep_paragraphs: int = field(
+        default=0, metadata={"help": "keep only the S paragraphs with the highest predicted "
+                                     "attention before decoding (001 Table 6); 0 = keep all"})
+    block_previous_tokens: int = field(
+        default=0, metadata={"help": "forbid repeating any of the previous N generated tokens "
+                                     "(the papers use 2)"})
+    block_previous_exceptions: str = field(
+        default=", \u2581,", metadata={"help": "space-separated symbols exempt from "
+                                                "--block-previous-tokens (default: the comma, "
+                                                "plain and sentencepiece)"})
 
 
 @register_task("hierarchical_summarization", dataclass=HierarchicalSummarizationConfig)
@@ -124,6 +162,19 @@ class HierarchicalSummarizationTask(FairseqTask):
         for ds in self.datasets.values():
             ds.layout = wanted
         logger.info(f"source layout: {wanted}")
+
+    def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
+        """fairseq's generator, or ours when any alignment / blocking option is set."""
+        from ..generation.options import alignment_generator_kwargs
+
+        ours = alignment_generator_kwargs(self, models, args)
+        if ours is None:
+            return super().build_generator(models, args, seq_gen_cls, extra_gen_cls_kwargs, **kwargs)
+        from ..generation.sequence_generator import AttentionAlignmentSequenceGenerator
+
+        extra = dict(extra_gen_cls_kwargs or {}, **ours)
+        return super().build_generator(models, args, AttentionAlignmentSequenceGenerator, extra,
+                                       **kwargs)
 
     def max_positions(self):
         return (self.cfg.max_source_positions, self.cfg.max_target_positions)

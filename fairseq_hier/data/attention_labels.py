@@ -1,0 +1,108 @@
+"""On-disk format of attention-alignment labels (001 Sec. 4.2.1), written by
+``fairseq-hier-extract-attention`` and read by the ``attention_prediction`` task.
+
+A label directory holds, for every extracted split, two fairseq memory-mapped indexed datasets
+(``.bin`` + ``.idx``, the same container as ``fairseq-preprocess`` output), one item per example
+in the split's example order (item i = line i + 1 of the raw files):
+
+    {split}.phi.{bin,idx}   P_i x C paragraph embeddings Phi (Eq. 6, ranking encoding included),
+                            flattened row-major; stored as float16 (the 16-bit patterns are kept
+                            in fairseq's uint16 container, whose reader would otherwise cast every
+                            item to int64)
+    {split}.eta.{bin,idx}   P_i gold paragraph-attention distribution eta (Eq. 14-16), float64
+    meta.json               embed_dim C, the PHT checkpoint and data-bin it came from, the
+                            paragraph cut, and the example count of every split
+
+P_i is the number of paragraphs the summarisation task kept for example i (so eta_i sums to 1
+over exactly the paragraphs the decoder could attend to).
+"""
+
+import json
+import os
+from typing import Dict
+
+import numpy as np
+import torch
+from fairseq.data.indexed_dataset import MMapIndexedDataset, MMapIndexedDatasetBuilder
+
+META = "meta.json"
+FEATURES, LABELS = "phi", "eta"
+
+
+def split_prefix(directory: str, split: str, kind: str) -> str:
+    return os.path.join(directory, f"{split}.{kind}")
+
+
+class FloatIndexedDataset(MMapIndexedDataset):
+    """fairseq's MMapIndexedDataset returning float32 items (uint16 containers hold float16)."""
+
+    def __getitem__(self, i):
+        ptr, size = self._index[i]
+        dtype = self._index.dtype
+        array = np.frombuffer(self._bin_buffer, dtype=dtype, count=size, offset=ptr)
+        if dtype == np.uint16:
+            array = array.view(np.float16)
+        return torch.from_numpy(array.astype(np.float32))
+
+
+class AttentionLabelWriter:
+    """Writes one split: ``add(phi, eta)`` per example, in example order, then ``finalize()``."""
+
+    def __init__(self, directory: str, split: str, embed_dim: int):
+        os.makedirs(directory, exist_ok=True)
+        self.directory, self.split, self.embed_dim = directory, split, embed_dim
+        self.count = 0
+        self._builders = {
+            FEATURES: MMapIndexedDatasetBuilder(split_prefix(directory, split, FEATURES) + ".bin",
+                                                dtype=np.uint16),
+            LABELS: MMapIndexedDatasetBuilder(split_prefix(directory, split, LABELS) + ".bin",
+                                              dtype=np.float64),
+        }
+
+    def add(self, phi: torch.Tensor, eta: torch.Tensor):
+        """phi: ``P x C``; eta: ``P`` (sums to 1)."""
+        if phi.dim() != 2 or phi.size(1) != self.embed_dim or eta.shape != phi.shape[:1]:
+            raise ValueError(f"example {self.count}: expected phi P x {self.embed_dim} and eta P, "
+                             f"got {tuple(phi.shape)} and {tuple(eta.shape)}")
+        bits = phi.detach().to("cpu", torch.float16).numpy().view(np.uint16).reshape(-1)
+        self._builders[FEATURES].add_item(torch.from_numpy(bits.astype(np.int32)))
+        self._builders[LABELS].add_item(eta.detach().to("cpu", torch.float64))
+        self.count += 1
+
+    def finalize(self):
+        for kind, builder in self._builders.items():
+            builder.finalize(split_prefix(self.directory, self.split, kind) + ".idx")
+
+
+def write_meta(directory: str, meta: Dict):
+    with open(os.path.join(directory, META), "w") as f:
+        json.dump(meta, f, indent=2, sort_keys=True)
+
+
+def read_meta(directory: str) -> Dict:
+    path = os.path.join(directory, META)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path} not found: is {directory} a label directory written by "
+                                f"fairseq-hier-extract-attention?")
+    with open(path) as f:
+        return json.load(f)
+
+
+def load_split(directory: str, split: str):
+    """-> (phi dataset, eta dataset, embed_dim) of one split, with sizes checked."""
+    meta = read_meta(directory)
+    datasets = []
+    for kind in (FEATURES, LABELS):
+        prefix = split_prefix(directory, split, kind)
+        if not MMapIndexedDataset.exists(prefix):
+            raise FileNotFoundError(f"split '{split}': {prefix}.{{bin,idx}} not found in {directory}")
+        datasets.append(FloatIndexedDataset(prefix))
+    phi, eta = datasets
+    c = int(meta["embed_dim"])
+    if len(phi) != len(eta):
+        raise ValueError(f"{directory}: {split}.phi has {len(phi)} examples, {split}.eta {len(eta)}")
+    bad = np.flatnonzero(np.asarray(phi.sizes) != np.asarray(eta.sizes) * c)
+    if len(bad):
+        raise ValueError(f"{directory}: {len(bad)} examples of split '{split}' have features that "
+                         f"are not P x {c} for their P labels (first: example {int(bad[0])})")
+    return phi, eta, c

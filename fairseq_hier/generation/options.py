@@ -1,0 +1,87 @@
+"""From the task's decoding options to the keyword arguments of our generator.
+
+Kept apart from the generator so that the task reads its own config (fairseq's GenerationConfig
+is closed) and every option is validated, with the flag named, before any batch is decoded.
+"""
+
+import logging
+from typing import Dict, Optional
+
+import torch
+from fairseq import checkpoint_utils
+
+from .ranker_scores import RankerScores
+
+logger = logging.getLogger(__name__)
+
+
+def _load_predictor(path: str, like: torch.nn.Module, embed_dim: int) -> torch.nn.Module:
+    """The attention-prediction model of ``path``, in eval mode, on the device/dtype of ``like``."""
+    try:
+        models, _ = checkpoint_utils.load_model_ensemble([path])
+    except FileNotFoundError:
+        raise FileNotFoundError(f"--align-predictor {path}: no such checkpoint") from None
+    predictor = models[0]
+    input_dim = getattr(predictor, "input_dim", None)
+    if input_dim is not None and input_dim != embed_dim:
+        raise ValueError(f"--align-predictor {path} reads {input_dim}-dim paragraph embeddings, "
+                         f"the summarisation model's are {embed_dim}-dim")
+    reference = next(like.parameters())
+    return predictor.to(device=reference.device, dtype=reference.dtype).eval()
+
+
+def alignment_generator_kwargs(task, models, args) -> Optional[Dict]:
+    """None when no option of ours is set (fairseq's generator is then used as is)."""
+    cfg = task.cfg
+    print_alignment = getattr(args, "print_alignment", None)
+    hierarchical = all(getattr(m, "hierarchical_source", False) for m in models)
+    wanted = (cfg.attention_alignment or cfg.align_keep_paragraphs > 0
+              or cfg.block_previous_tokens > 0 or (print_alignment and hierarchical))
+    if not wanted:
+        return None
+    if not hierarchical and (cfg.attention_alignment or cfg.align_keep_paragraphs):
+        raise ValueError("--attention-alignment / --align-keep-paragraphs need a hierarchical "
+                         "model (pht, vht): they use its paragraph attention")
+    if print_alignment and not hierarchical:
+        raise ValueError("--print-alignment together with --block-previous-tokens needs a "
+                         "hierarchical model (fairseq's alignment generator handles flat ones)")
+    strategy = str(cfg.align_strategy) if cfg.attention_alignment else None
+    if cfg.align_live_beams and strategy is None:
+        raise ValueError("--align-live-beams needs --attention-alignment")
+    if cfg.align_epsilon <= 0:
+        raise ValueError(f"--align-epsilon must be > 0, got {cfg.align_epsilon}")
+    if cfg.align_keep_paragraphs < 0:
+        raise ValueError(f"--align-keep-paragraphs must be >= 0, got {cfg.align_keep_paragraphs}")
+
+    predictor = ranker = None
+    needs_predictor = strategy == "attalign" or (cfg.align_keep_paragraphs and strategy != "extprob")
+    if needs_predictor:
+        if not cfg.align_predictor:
+            raise ValueError("--align-predictor PATH is required by --align-strategy attalign and "
+                             "by --align-keep-paragraphs (except with --align-strategy extprob)")
+        embed_dim = models[0].encoder.rank_encoding.embed_dim
+        predictor = _load_predictor(cfg.align_predictor, models[0], embed_dim)
+    if strategy == "extprob":
+        if not cfg.align_ranker_scores:
+            raise ValueError("--align-strategy extprob needs --align-ranker-scores FILE")
+        ranker = RankerScores(cfg.align_ranker_scores)
+        for split, dataset in task.datasets.items():  # fairseq-generate has loaded gen_subset
+            ranker.check(dataset.num_paragraphs, split)
+
+    allowed = []
+    if cfg.block_previous_tokens > 0:
+        dictionary = task.target_dictionary
+        for symbol in cfg.block_previous_exceptions.split():
+            if symbol in dictionary.indices:
+                allowed.append(dictionary.index(symbol))
+        logger.info(f"--block-previous-tokens {cfg.block_previous_tokens}: exempt symbols in the "
+                    f"dictionary: {[dictionary[i] for i in allowed]} (of "
+                    f"{cfg.block_previous_exceptions.split()})")
+    if strategy is not None:
+        logger.info(f"attention alignment: strategy {strategy}, beta {cfg.align_beta}, epsilon "
+                    f"{cfg.align_epsilon}, live beams {cfg.align_live_beams}")
+    return dict(strategy=strategy, beta=cfg.align_beta, predictor=predictor, ranker_scores=ranker,
+                epsilon=cfg.align_epsilon, live_beams=cfg.align_live_beams,
+                keep_paragraphs=cfg.align_keep_paragraphs,
+                block_previous=cfg.block_previous_tokens, block_allowed=allowed,
+                print_alignment=print_alignment if hierarchical else None)

@@ -1,0 +1,218 @@
+"""fairseq's SequenceGenerator with attention alignment (001 Sec. 4) and the papers' decoding rules.
+
+:class:`AttentionAlignmentSequenceGenerator` subclasses fairseq's generator and changes it only
+through its seams, so every other ``fairseq-generate`` option keeps its meaning (beam, nbest,
+lenpen, max-len-a/b, min-len, no-repeat-ngram-size, prefix-size, unnormalized, ...):
+
+- the ensemble wrapper (:class:`TrackingEnsembleModel`) computes eta_hat from the encoder output
+  (or takes the extProb scores) and keeps an :class:`~fairseq_hier.generation.alignment.AlignmentTracker`
+  in the generator's row order: it is reordered whenever fairseq reorders the encoder output and
+  updated with every step's paragraph attention, all as tensor ops;
+- ``finalize_hypos``: a finished hypothesis' score becomes ``log P / |y|^lenpen + beta * bonus``
+  (001 Eq. 17; lenpen 1 = the paper's |y|), so fairseq's final sort picks the aligned best;
+- optionally (``--align-live-beams``), :class:`AlignedBeamSearch` ranks the live candidates of
+  every step by the same score (bonus of the hypothesis so far); the cumulative log-probabilities
+  fairseq keeps are left untouched. Off by default: the paper and the authors' code rescore
+  finished hypotheses only ("when a hypothesis emits EOS"), which keeps the search itself equal
+  to vanilla beam search and makes beta=0 trivially identical to it;
+- the n-gram blocker hook also blocks the previous ``--block-previous-tokens`` tokens except a
+  configurable list (000 Sec. 4.2 / 001 Sec. 5.2: "block two tokens (except commas) before the
+  current step");
+- ``generate`` optionally keeps only the top-s paragraphs by eta_hat before decoding
+  (``--align-keep-paragraphs``, 001 Table 6) and fills fairseq's ``alignment`` field with the
+  paragraph attention for ``--print-alignment`` (soft: one distribution over paragraphs per
+  target token; hard: ``paragraph-token`` pairs of the most attended paragraph).
+
+Legend: B sentences, K beam, N = B*K rows, P paragraphs, L tokens per paragraph, V vocab.
+"""
+
+import logging
+from typing import Callable, Dict, List, Optional
+
+import torch
+import torch.nn as nn
+from fairseq import search
+from fairseq.sequence_generator import EnsembleModel, SequenceGenerator
+from torch import Tensor
+
+from .alignment import AlignmentTracker
+
+logger = logging.getLogger(__name__)
+
+
+class TrackingEnsembleModel(EnsembleModel):
+    """fairseq's EnsembleModel that also maintains an :class:`AlignmentTracker`.
+
+    ``target_fn(model, encoder_out, net_input)`` returns the ``B x P`` alignment target of the
+    batch (or None); it sees the first model of the ensemble (the attention is the ensemble's
+    average, as fairseq averages it)."""
+
+    def __init__(self, models, tracker: AlignmentTracker, target_fn: Callable):
+        super().__init__(models)
+        self.tracker = tracker
+        self.target_fn = target_fn
+
+    def forward_encoder(self, net_input: Dict[str, Tensor]):
+        encoder_outs = super().forward_encoder(net_input)
+        out = encoder_outs[0]
+        present = ~out["paragraph_padding_mask"][0]  # B x P
+        self.tracker.start(present, self.target_fn(self.single_model, out, net_input))
+        return encoder_outs
+
+    def reorder_encoder_out(self, encoder_outs, new_order):
+        self.tracker.reorder(new_order)
+        return super().reorder_encoder_out(encoder_outs, new_order)
+
+    def forward_decoder(self, tokens, encoder_outs, incremental_states, temperature: float = 1.0):
+        lprobs, attn = super().forward_decoder(tokens, encoder_outs, incremental_states, temperature)
+        self.tracker.update(attn)  # N x P, this step's paragraph attention
+        return lprobs, attn
+
+
+class AlignedBeamSearch(search.BeamSearch):
+    """Beam search whose candidates are ranked by ``cum log P + |y|^lenpen * beta * bonus`` (the
+    length-normalised Eq. 17 times the common length); returned scores stay cumulative log P."""
+
+    def __init__(self, tgt_dict, beam_bias: Callable[[int], Tensor]):
+        super().__init__(tgt_dict)
+        self.beam_bias = beam_bias
+
+    def step(self, step, lprobs, scores, prev_output_tokens=None, original_batch_idxs=None,
+             candidate_multiple: int = 2):
+        bsz, beam = lprobs.shape[:2]
+        bias = self.beam_bias(step).view(bsz, beam).to(lprobs)  # B x K
+        cand_scores, cand_indices, cand_beams = super().step(
+            step, lprobs + bias.unsqueeze(-1), scores, prev_output_tokens, original_batch_idxs,
+            candidate_multiple)
+        return cand_scores - bias.gather(1, cand_beams), cand_indices, cand_beams
+
+
+class PreviousTokenBlocker(nn.Module):
+    """fairseq's n-gram blocker hook, plus: forbid the previous ``n`` generated tokens, except
+    ``allowed`` ones (e.g. the comma). Called as ``blocker(tokens, lprobs, bsz, beam, step)``."""
+
+    def __init__(self, inner: Optional[nn.Module], n: int, allowed: List[int], pad: int):
+        super().__init__()
+        self.inner, self.n, self.pad = inner, n, pad
+        self.register_buffer("allowed", torch.tensor(sorted(set(allowed)), dtype=torch.long),
+                             persistent=False)
+
+    def forward(self, tokens: Tensor, lprobs: Tensor, bsz: int, beam_size: int, step: int):
+        if self.inner is not None:
+            lprobs = self.inner(tokens, lprobs, bsz, beam_size, step)
+        if step == 0:
+            return lprobs
+        # tokens: N x (step + 1), column 0 is BOS; the last n generated tokens, N x n
+        recent = tokens[:, max(1, step + 1 - self.n): step + 1]
+        recent = recent.masked_fill(torch.isin(recent, self.allowed.to(recent.device)), self.pad)
+        return lprobs.scatter(1, recent, float("-inf"))  # pad is never chosen anyway
+
+
+class AttentionAlignmentSequenceGenerator(SequenceGenerator):
+    """See the module docstring. ``strategy`` None disables alignment (decoding rules only)."""
+
+    def __init__(self, models, tgt_dict, strategy: Optional[str] = None, beta: float = 0.8,
+                 predictor: Optional[nn.Module] = None, ranker_scores=None, epsilon: float = 1e-6,
+                 live_beams: bool = False, keep_paragraphs: int = 0, block_previous: int = 0,
+                 block_allowed: Optional[List[int]] = None, print_alignment=None, **kwargs):
+        self.tracker = AlignmentTracker()
+        ensemble = TrackingEnsembleModel(models, self.tracker, self._alignment_target)
+        if live_beams:
+            if strategy is None:
+                raise ValueError("--align-live-beams needs --attention-alignment")
+            if kwargs.get("search_strategy") is not None and \
+                    type(kwargs["search_strategy"]) is not search.BeamSearch:
+                raise ValueError("--align-live-beams works with beam search only (not with "
+                                 "sampling, diverse or constrained search)")
+            kwargs["search_strategy"] = AlignedBeamSearch(tgt_dict, self._beam_bias)
+        super().__init__(ensemble, tgt_dict, **kwargs)
+        self.strategy, self.beta, self.epsilon = strategy, beta, epsilon
+        self.predictor, self.ranker_scores = predictor, ranker_scores
+        self.keep_paragraphs = keep_paragraphs
+        self.print_alignment = print_alignment
+        self._batch_target: Optional[Tensor] = None
+        if block_previous > 0:
+            self.repeat_ngram_blocker = PreviousTokenBlocker(
+                self.repeat_ngram_blocker, block_previous, block_allowed or [], self.pad)
+
+    # ------------------------------------------------------------------ targets
+    def _alignment_target(self, model, encoder_out, net_input) -> Optional[Tensor]:
+        """``B x P`` eta_hat for attalign (predicted), the ranker distribution for extprob."""
+        if self.strategy == "extprob":
+            return self._batch_target
+        if self.strategy == "attalign":
+            return self._predict(model, encoder_out)
+        return None
+
+    def _predict(self, model, encoder_out) -> Tensor:
+        """eta_hat from the attention-prediction model over the paragraph embeddings (B x P)."""
+        phi = model.encoder.paragraph_embeddings(encoder_out)  # B x P x C
+        absent = encoder_out["paragraph_padding_mask"][0]  # B x P
+        return self.predictor(phi.to(next(self.predictor.parameters())), absent).float()
+
+    def _beam_bias(self, step: int) -> Tensor:
+        """Live-beam ranking bias per row: ``|y|^lenpen * beta * bonus`` (|y| = step + 1)."""
+        length = (step + 1) ** self.len_penalty if self.normalize_scores else 1.0
+        return self.beta * length * self.tracker.bonus(self.strategy, self.epsilon)
+
+    # ------------------------------------------------------------------ scoring
+    def finalize_hypos(self, step, bbsz_idx, eos_scores, *args, **kwargs):
+        newly_finished = super().finalize_hypos(step, bbsz_idx, eos_scores, *args, **kwargs)
+        if self.strategy is not None:
+            # fairseq stored each finished hypothesis' "score" as eos_scores[i], a view of this
+            # (already length-normalised) tensor, and copied the raw value into the positional
+            # scores: adding in place gives score = log P / |y| + beta * bonus (Eq. 17) and
+            # leaves the per-token log-probabilities untouched.
+            eos_scores += self.beta * self.tracker.bonus(self.strategy, self.epsilon, bbsz_idx)
+        return newly_finished
+
+    # ------------------------------------------------------------------ batch level
+    @torch.no_grad()
+    def generate(self, models, sample: Dict[str, Dict[str, Tensor]], **kwargs):
+        net_input = sample["net_input"]
+        if net_input["src_tokens"].dim() != 3:
+            raise ValueError("attention alignment needs a hierarchical model (B x P x L sources)")
+        present = net_input["src_tokens"].ne(self.pad).any(-1)  # B x P
+        if self.strategy == "extprob":
+            self._batch_target = self.ranker_scores.batch(sample["id"], present)
+        if self.keep_paragraphs:
+            sample = self._keep_top_paragraphs(sample, present)
+        hypos = super().generate(models, sample, **kwargs)
+        if self.print_alignment:
+            self._fill_alignment(hypos)
+        return hypos
+
+    def _keep_top_paragraphs(self, sample, present):
+        """001 Table 6: keep the s paragraphs with the highest eta_hat (or ranker score for
+        extprob), in their original order; then decoding re-encodes the shorter source (so PHT's
+        ranking encoding and eta_hat are those of the compressed input)."""
+        net_input = sample["net_input"]
+        src = net_input["src_tokens"]  # B x P x L
+        s = self.keep_paragraphs
+        if src.size(1) <= s:
+            return sample
+        if self.strategy == "extprob":
+            weight = self._batch_target
+        else:
+            model = self.model.single_model
+            weight = self._predict(model, model.encoder(src, net_input["src_lengths"]))
+        weight = weight.masked_fill(~present, float("-inf"))
+        keep = weight.topk(s, dim=1).indices.sort(dim=1).values  # B x s, present ones first
+        kept = src.gather(1, keep.unsqueeze(-1).expand(-1, -1, src.size(2)))  # B x s x L
+        dropped = int(present.sum()) - int(kept.ne(self.pad).any(-1).sum())
+        logger.debug(f"--align-keep-paragraphs {s}: {dropped} paragraphs dropped in this batch")
+        if self._batch_target is not None:
+            target = self._batch_target.gather(1, keep) * kept.ne(self.pad).any(-1)
+            self._batch_target = target / target.sum(-1, keepdim=True)
+        new_input = dict(net_input, src_tokens=kept, src_lengths=kept.ne(self.pad).sum((1, 2)))
+        return dict(sample, net_input=new_input)
+
+    def _fill_alignment(self, hypos: List[List[Dict[str, Tensor]]]):
+        """fairseq's A- line format from each hypothesis' P x |y| paragraph attention."""
+        for sentence in hypos:  # output formatting only, after decoding
+            for hypo in sentence:
+                attention = hypo["attention"].t()  # |y| x P
+                if self.print_alignment == "hard":
+                    hypo["alignment"] = [(p, t) for t, p in enumerate(attention.argmax(-1).tolist())]
+                else:
+                    hypo["alignment"] = [[f"{v:.4f}" for v in row] for row in attention.tolist()]
