@@ -1,1 +1,2 @@
 from . import hierarchical_transformer  # noqa: F401
+from . import attention_predictor  # noqa: F401

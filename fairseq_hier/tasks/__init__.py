@@ -1,1 +1,2 @@
 from . import hierarchical_summarization  # noqa: F401
+from . import attention_prediction  # noqa: F401

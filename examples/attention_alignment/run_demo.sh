@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Attention alignment on the demo corpus (the three steps of README.md, then a ROUGE table of the
+# decoding strategies of 001 Table 2). Reuses the PHT of examples/demo/run_demo.sh (runs it first
+# if its checkpoint is missing). Steps whose outputs exist are skipped.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+VENV=${VIRTUAL_ENV:-$ROOT/.venv}
+export PATH="$VENV/bin:$PATH"
+WORK=${WORK:-$ROOT/demo_work}
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+PHT="$WORK/checkpoints/pht/checkpoint_last.pt"
+LABELS="$WORK/attention_labels"
+PRED="$WORK/checkpoints/attention_predictor"
+OUT="$WORK/alignment"
+TASK=(--user-dir "$ROOT/fairseq_hier" --task hierarchical_summarization --max-paragraphs 30
+      --max-paragraph-tokens 100 --max-source-positions 1024)
+[[ -f "$PHT" ]] || WORK="$WORK" bash examples/demo/run_demo.sh
+mkdir -p "$OUT"
+
+# 1. labels: teacher-forced PHT paragraph attention (eta) and paragraph embeddings (Phi)
+if [[ ! -f "$LABELS/meta.json" ]]; then
+  fairseq-hier-extract-attention "$WORK/data-bin" --path "$PHT" --destdir "$LABELS" \
+    --splits train valid test --batch-size 64 2>&1 | grep -E "examples ->"
+fi
+# 2. the attention-prediction model (001 Sec. 4.2.1: 2 layers, dropout 0.5, MSE)
+if [[ ! -f "$PRED/checkpoint_best.pt" ]] || ! grep -q "done training" "$PRED/train.log" 2>/dev/null; then
+  mkdir -p "$PRED"
+  fairseq-train "$LABELS" --user-dir "$ROOT/fairseq_hier" --task attention_prediction \
+    --arch attention_predictor --criterion attention_mse --input-dim 128 \
+    --encoder-ffn-embed-dim 512 --encoder-attention-heads 4 --optimizer adam --lr 5e-4 \
+    --batch-size 32 --max-epoch 12 --save-dir "$PRED" --no-epoch-checkpoints --num-workers 0 \
+    --log-interval 100 --seed 1 --no-progress-bar 2>&1 | tee "$PRED/train.log" \
+    | grep -E "\| valid \||done training"
+fi
+fairseq-validate "$LABELS" --user-dir "$ROOT/fairseq_hier" --task attention_prediction \
+  --path "$PRED/checkpoint_best.pt" --valid-subset test --batch-size 64 --num-workers 0 2>&1 \
+  | grep -E "\| test \|" | tee "$OUT/predictor_test.txt"
+python examples/attention_alignment/tfidf_ranker_scores.py "$WORK/raw/test.src" > "$OUT/test.scores"
+
+# 3. decode the test set with each strategy; identical rules otherwise (000/001 Sec. 4.2/5.2)
+RULES=(--beam 5 --no-repeat-ngram-size 3 --block-previous-tokens 2 --max-len-b 80
+       --batch-size 50 --required-batch-size-multiple 1 --num-workers 0)
+declare -A STRATEGY=(
+  [vanilla]=""
+  [attalign]="--attention-alignment --align-beta 0.8 --align-predictor $PRED/checkpoint_best.pt"
+  [strcov]="--attention-alignment --align-strategy strcov --align-beta 0.8"
+  [extprob]="--attention-alignment --align-strategy extprob --align-beta 0.8 --align-ranker-scores $OUT/test.scores"
+)
+N_TEST=$(wc -l < "$WORK/raw/test.tgt")
+for NAME in vanilla attalign strcov extprob; do
+  if [[ ! -f "$OUT/$NAME.hyp" ]]; then
+    echo "== decoding: $NAME"
+    # shellcheck disable=SC2086
+    fairseq-generate "$WORK/data-bin" "${TASK[@]}" --path "$PHT" "${RULES[@]}" ${STRATEGY[$NAME]} \
+      > "$OUT/$NAME.generate.log" 2>&1
+    python -m fairseq_hier.cli.hypotheses "$OUT/$NAME.generate.log" --expected "$N_TEST" \
+      -o "$OUT/$NAME.hyp"
+  fi
+done
+echo
+echo "== PHT decoding strategies, ROUGE F1 on the $N_TEST test examples (ROUGE-1.5.5)"
+python examples/demo/score_table.py "$WORK/raw/test.tgt" "vanilla=$OUT/vanilla.hyp" \
+  "strCov=$OUT/strcov.hyp" "extProb=$OUT/extprob.hyp" "attAlign=$OUT/attalign.hyp" \
+  | tee "$OUT/table.txt"

@@ -1,0 +1,1 @@
+from . import attention_mse  # noqa: F401

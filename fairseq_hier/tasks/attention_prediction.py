@@ -1,0 +1,78 @@
+"""Task ``attention_prediction``: train the attention-prediction model of 001 Sec. 4.2.1.
+
+Data: a label directory written by ``fairseq-hier-extract-attention`` (format in
+:mod:`fairseq_hier.data.attention_labels`): per split, the paragraph embeddings Phi of a trained
+PHT model and the gold paragraph-attention distribution eta. Typical use:
+
+    fairseq-train LABELS --user-dir fairseq_hier --task attention_prediction \\
+        --arch attention_predictor --criterion attention_mse --input-dim 256 --optimizer adam ...
+
+The task needs no dictionary and does not read the directory when it is set up, so a trained
+predictor loads with ``checkpoint_utils.load_model_ensemble([path])`` where the labels are absent.
+"""
+
+import logging
+import os
+from dataclasses import dataclass, field
+
+from fairseq.dataclass import FairseqDataclass
+from fairseq.tasks import FairseqTask, register_task
+
+from ..data.attention_labels import META, load_split, read_meta
+from ..data.attention_prediction_dataset import AttentionPredictionDataset
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class AttentionPredictionConfig(FairseqDataclass):
+    data: str = field(default="", metadata={"help": "label directory written by "
+                                                    "fairseq-hier-extract-attention"})
+
+
+@register_task("attention_prediction", dataclass=AttentionPredictionConfig)
+class AttentionPredictionTask(FairseqTask):
+    """Regression of eta from Phi; see the module docstring for the data."""
+
+    cfg: AttentionPredictionConfig
+
+    @classmethod
+    def setup_task(cls, cfg, **kwargs):
+        # the label directory is only needed by load_dataset (checkpoints load without it)
+        return cls(cfg)
+
+    def load_dataset(self, split, epoch=1, combine=False, **kwargs):
+        if not self.cfg.data:
+            raise ValueError("attention_prediction: pass the label directory (the data argument)")
+        phi, eta, embed_dim = load_split(self.cfg.data, split)
+        self.datasets[split] = AttentionPredictionDataset(
+            phi, eta, embed_dim, split=split, path=self.cfg.data, shuffle=(split != "test"))
+        logger.info(f"[{split}] {len(eta)} examples, {int(self.datasets[split].sizes.sum())} "
+                    f"paragraphs, embed_dim {embed_dim} ({self.cfg.data})")
+
+    def build_model(self, cfg, from_checkpoint=False):
+        self._check_embed_dim(cfg)
+        return super().build_model(cfg, from_checkpoint)
+
+    def _check_embed_dim(self, cfg):
+        """The labels' embed_dim must be the model's --input-dim (when the labels are here)."""
+        input_dim = getattr(cfg, "input_dim", None)
+        if not self.cfg.data or input_dim is None:
+            return
+        if not os.path.exists(os.path.join(self.cfg.data, META)):
+            return
+        embed_dim = int(read_meta(self.cfg.data)["embed_dim"])
+        if embed_dim != int(input_dim):
+            raise ValueError(f"--input-dim {input_dim} does not match embed_dim {embed_dim} in "
+                             f"{os.path.join(self.cfg.data, META)} (the PHT model dimension)")
+
+    def max_positions(self):
+        return None  # any number of paragraphs (the model has no positional parameters)
+
+    @property
+    def source_dictionary(self):
+        return None
+
+    @property
+    def target_dictionary(self):
+        return None
