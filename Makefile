@@ -8,9 +8,11 @@ install:
 
 demo: install
 	bash examples/demo/run_demo.sh
+	bash examples/attention_alignment/run_demo.sh
 
 test: install
 	$(PY) -m pytest -q tests
 
 benchmark: install
 	$(PY) benchmarks/efficiency.py
+	$(PY) benchmarks/alignment_speed.py

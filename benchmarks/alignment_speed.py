@@ -115,14 +115,16 @@ def main():
     times = {name: [] for name in generators}
     steps = {}
     time_once(generators["vanilla"], model, sample)  # warm-up
-    for _ in range(args.repeats):
-        for name, generator in generators.items():
-            seconds, hypos = time_once(generator, model, sample)
+    for repeat in range(args.repeats):
+        order = list(generators) if repeat % 2 == 0 else list(generators)[::-1]
+        for name in order:  # alternate the order too, so no decoder always runs first
+            seconds, hypos = time_once(generators[name], model, sample)
             times[name].append(seconds)
             steps[name] = sum(len(s[0]["tokens"]) for s in hypos)
     src = sample["net_input"]["src_tokens"]
     print(f"source {tuple(src.shape)} (B x P x L), beam {args.beam}, max len {max_len}, "
           f"{torch.get_num_threads()} threads, {args.repeats} alternating repeats")
+    print("ratio = median time / vanilla median; best-hyp tokens = tokens of the best hypotheses")
     base = statistics.median(times["vanilla"])
     print(f"{'decoder':<16}{'median s':>10}{'ratio':>8}{'best-hyp tokens':>17}")
     result = {}

@@ -35,7 +35,9 @@ if [[ ! -f "$PRED/checkpoint_best.pt" ]] || ! grep -q "done training" "$PRED/tra
 fi
 fairseq-validate "$LABELS" --user-dir "$ROOT/fairseq_hier" --task attention_prediction \
   --path "$PRED/checkpoint_best.pt" --valid-subset test --batch-size 64 --num-workers 0 2>&1 \
-  | grep -E "\| test \|" | tee "$OUT/predictor_test.txt"
+  | grep -E "\| test \|" | sed 's/.*valid on/predictor     valid on/' | tee "$OUT/predictor_test.txt"
+python examples/attention_alignment/predictor_baselines.py "$LABELS" --split test \
+  | tee -a "$OUT/predictor_test.txt"
 python examples/attention_alignment/tfidf_ranker_scores.py "$WORK/raw/test.src" > "$OUT/test.scores"
 
 # 3. decode the test set with each strategy; identical rules otherwise (000/001 Sec. 4.2/5.2)
@@ -46,9 +48,10 @@ declare -A STRATEGY=(
   [attalign]="--attention-alignment --align-beta 0.8 --align-predictor $PRED/checkpoint_best.pt"
   [strcov]="--attention-alignment --align-strategy strcov --align-beta 0.8"
   [extprob]="--attention-alignment --align-strategy extprob --align-beta 0.8 --align-ranker-scores $OUT/test.scores"
+  [attalign_top5]="--attention-alignment --align-beta 0.8 --align-predictor $PRED/checkpoint_best.pt --align-keep-paragraphs 5"
 )
 N_TEST=$(wc -l < "$WORK/raw/test.tgt")
-for NAME in vanilla attalign strcov extprob; do
+for NAME in vanilla attalign strcov extprob attalign_top5; do
   if [[ ! -f "$OUT/$NAME.hyp" ]]; then
     echo "== decoding: $NAME"
     # shellcheck disable=SC2086
@@ -61,5 +64,5 @@ done
 echo
 echo "== PHT decoding strategies, ROUGE F1 on the $N_TEST test examples (ROUGE-1.5.5)"
 python examples/demo/score_table.py "$WORK/raw/test.tgt" "vanilla=$OUT/vanilla.hyp" \
-  "strCov=$OUT/strcov.hyp" "extProb=$OUT/extprob.hyp" "attAlign=$OUT/attalign.hyp" \
+  "strCov=$OUT/strcov.hyp" "extProb=$OUT/extprob.hyp" "attAlign=$OUT/attalign.hyp" "attAlign,top-5=$OUT/attalign_top5.hyp" \
   | tee "$OUT/table.txt"

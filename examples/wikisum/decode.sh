@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Step 4-5: decode the test set with the papers' rules and score with official ROUGE-1.5.5.
 # Beam 5, average length normalisation (score / |y|: fairseq's default with --lenpen 1), at most
-# 200 tokens, trigram blocking. (Blocking the two previous tokens except the comma needs the
-# attention-alignment generator of a later release.)
+# 200 tokens, trigram blocking, no repeat of the two previous tokens except the comma ('▁,').
+# Attention alignment: pass its options as extra args (examples/attention_alignment/README.md).
 # usage: decode.sh WORK_DIR CHECKPOINT [extra fairseq-generate args]
 set -euo pipefail
 [[ $# -ge 2 ]] || { echo "usage: $0 WORK_DIR CHECKPOINT [fairseq-generate args...]" >&2; exit 2; }
@@ -14,6 +14,7 @@ N=$(wc -l < "$WORK/raw/test.ref")
 fairseq-generate "$WORK/data-bin" --user-dir "$USER_DIR" --task hierarchical_summarization \
   --max-paragraphs 30 --max-paragraph-tokens 100 --path "$CKPT" --gen-subset test \
   --beam 5 --lenpen 1.0 --max-len-a 0 --max-len-b 200 --no-repeat-ngram-size 3 \
+  --block-previous-tokens 2 --block-previous-exceptions "▁," \
   --post-process sentencepiece --batch-size "${BATCH:-32}" --required-batch-size-multiple 1 \
   "$@" > "$OUT/generate.log"
 python -m fairseq_hier.cli.hypotheses "$OUT/generate.log" --expected "$N" -o "$OUT/test.hyp.raw"

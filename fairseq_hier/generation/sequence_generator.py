@@ -116,7 +116,9 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
                  live_beams: bool = False, keep_paragraphs: int = 0, block_previous: int = 0,
                  block_allowed: Optional[List[int]] = None, print_alignment=None, **kwargs):
         self.tracker = AlignmentTracker()
-        ensemble = TrackingEnsembleModel(models, self.tracker, self._alignment_target)
+        # the tracker needs hierarchical models; decoding rules alone work with any model
+        ensemble = (models if strategy is None
+                    else TrackingEnsembleModel(models, self.tracker, self._alignment_target))
         if live_beams:
             if strategy is None:
                 raise ValueError("--align-live-beams needs --attention-alignment")
@@ -169,14 +171,16 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
     # ------------------------------------------------------------------ batch level
     @torch.no_grad()
     def generate(self, models, sample: Dict[str, Dict[str, Tensor]], **kwargs):
-        net_input = sample["net_input"]
-        if net_input["src_tokens"].dim() != 3:
-            raise ValueError("attention alignment needs a hierarchical model (B x P x L sources)")
-        present = net_input["src_tokens"].ne(self.pad).any(-1)  # B x P
-        if self.strategy == "extprob":
-            self._batch_target = self.ranker_scores.batch(sample["id"], present)
-        if self.keep_paragraphs:
-            sample = self._keep_top_paragraphs(sample, present)
+        if self.strategy is not None or self.keep_paragraphs:
+            src_tokens = sample["net_input"]["src_tokens"]
+            if src_tokens.dim() != 3:
+                raise ValueError("attention alignment needs a hierarchical model (B x P x L "
+                                 "sources)")
+            present = src_tokens.ne(self.pad).any(-1)  # B x P
+            if self.strategy == "extprob":
+                self._batch_target = self.ranker_scores.batch(sample["id"], present)
+            if self.keep_paragraphs:
+                sample = self._keep_top_paragraphs(sample, present)
         hypos = super().generate(models, sample, **kwargs)
         if self.print_alignment:
             self._fill_alignment(hypos)
