@@ -215,8 +215,10 @@ def test_aligned_generation_through_the_cli(pipeline, data_bin):
     common = [data_bin, "--path", pipeline["pht"], *GEN, "--attention-alignment",
               "--align-predictor", pipeline["predictor"]]
     out = run_cli("fairseq-generate", *common, "--align-beta", "0.8", "--print-alignment", "soft",
-                  "--block-previous-tokens", "2", "--block-previous-exceptions", "w3").stdout
-    hyps = _hypotheses(out)
+                  "--block-previous-tokens", "2", "--block-previous-exceptions", "w3",
+                  "--nbest", "2").stdout
+    assert len(re.findall(r"^H-\d+\t", out, re.M)) == 16  # --nbest still works
+    hyps = _hypotheses(out)  # the second best of each example (later lines win)
     assert sorted(hyps) == list(range(8))
     alignments = _token_lines(out, "A")
     for i, (_, text) in hyps.items():
