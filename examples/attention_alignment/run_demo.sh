@@ -48,10 +48,11 @@ declare -A STRATEGY=(
   [attalign]="--attention-alignment --align-beta 0.8 --align-predictor $PRED/checkpoint_best.pt"
   [strcov]="--attention-alignment --align-strategy strcov --align-beta 0.8"
   [extprob]="--attention-alignment --align-strategy extprob --align-beta 0.8 --align-ranker-scores $OUT/test.scores"
+  [attalign_live]="--attention-alignment --align-beta 0.8 --align-predictor $PRED/checkpoint_best.pt --align-live-beams"
   [attalign_top5]="--attention-alignment --align-beta 0.8 --align-predictor $PRED/checkpoint_best.pt --align-keep-paragraphs 5"
 )
 N_TEST=$(wc -l < "$WORK/raw/test.tgt")
-for NAME in vanilla attalign strcov extprob attalign_top5; do
+for NAME in vanilla attalign strcov extprob attalign_live attalign_top5; do
   if [[ ! -f "$OUT/$NAME.hyp" ]]; then
     echo "== decoding: $NAME"
     # shellcheck disable=SC2086
@@ -64,5 +65,6 @@ done
 echo
 echo "== PHT decoding strategies, ROUGE F1 on the $N_TEST test examples (ROUGE-1.5.5)"
 python examples/demo/score_table.py "$WORK/raw/test.tgt" "vanilla=$OUT/vanilla.hyp" \
-  "strCov=$OUT/strcov.hyp" "extProb=$OUT/extprob.hyp" "attAlign=$OUT/attalign.hyp" "attAlign,top-5=$OUT/attalign_top5.hyp" \
+  "strCov=$OUT/strcov.hyp" "extProb=$OUT/extprob.hyp" "attAlign=$OUT/attalign.hyp" "attAlign,live=$OUT/attalign_live.hyp" \
+  "attAlign,top-5=$OUT/attalign_top5.hyp" \
   | tee "$OUT/table.txt"
