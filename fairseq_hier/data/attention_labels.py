@@ -101,8 +101,11 @@ def load_split(directory: str, split: str):
     c = int(meta["embed_dim"])
     if len(phi) != len(eta):
         raise ValueError(f"{directory}: {split}.phi has {len(phi)} examples, {split}.eta {len(eta)}")
-    bad = np.flatnonzero(np.asarray(phi.sizes) != np.asarray(eta.sizes) * c)
+    phi_sizes, num_paragraphs = np.asarray(phi.sizes), np.asarray(eta.sizes)
+    bad = np.flatnonzero(phi_sizes != num_paragraphs * c)
     if len(bad):
-        raise ValueError(f"{directory}: {len(bad)} examples of split '{split}' have features that "
-                         f"are not P x {c} for their P labels (first: example {int(bad[0])})")
+        i = int(bad[0])
+        raise ValueError(f"{directory}: split '{split}', example {i}: Phi has {phi_sizes[i]} "
+                         f"values, expected P x C = {num_paragraphs[i]} x {c} ({len(bad)} such "
+                         f"examples)")
     return phi, eta, c

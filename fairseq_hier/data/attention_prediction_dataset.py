@@ -25,7 +25,9 @@ class AttentionPredictionDataset(FairseqDataset):
     """(Phi, eta) pairs of one split.
 
     Args:
-        phi: indexed dataset, item i = float32 1-D tensor of ``P_i * C`` values (row-major Phi)
+        phi: indexed dataset, item i = float32 1-D tensor of ``P_i * C`` values (row-major Phi),
+            as returned by :func:`~fairseq_hier.data.attention_labels.load_split` (which checks
+            the sizes)
         eta: indexed dataset, item i = float32 tensor of ``P_i`` values summing to 1
         embed_dim: C
         split: split name used in error messages
@@ -35,19 +37,10 @@ class AttentionPredictionDataset(FairseqDataset):
 
     def __init__(self, phi, eta, embed_dim: int, split: str = "", path: str = "",
                  shuffle: bool = True):
-        if len(phi) != len(eta):
-            raise ValueError(f"{path}: split '{split}' has {len(phi)} Phi items but {len(eta)} "
-                             f"eta items")
+        # the P x C shape of every item is checked where the files are opened (load_split)
         self.phi, self.eta, self.embed_dim = phi, eta, int(embed_dim)
         self.split, self.path, self.shuffle = split, path, shuffle
         self._sizes = np.asarray(eta.sizes, dtype=np.int64)  # P_i
-        phi_sizes = np.asarray(phi.sizes, dtype=np.int64)
-        bad = np.flatnonzero(phi_sizes != self._sizes * self.embed_dim)
-        if len(bad):
-            i = int(bad[0])
-            raise ValueError(f"{path}: split '{split}', example {i}: Phi has {phi_sizes[i]} "
-                             f"values, expected P x C = {self._sizes[i]} x {self.embed_dim} "
-                             f"({len(bad)} such examples)")
         empty = np.flatnonzero(self._sizes == 0)
         if len(empty):
             raise ValueError(f"{path}: split '{split}' has {len(empty)} examples without "

@@ -35,7 +35,7 @@ def alignment_generator_kwargs(task, models, args) -> Optional[Dict]:
     cfg = task.cfg
     print_alignment = getattr(args, "print_alignment", None)
     hierarchical = all(getattr(m, "hierarchical_source", False) for m in models)
-    wanted = (cfg.attention_alignment or cfg.align_keep_paragraphs > 0
+    wanted = (cfg.attention_alignment or cfg.align_keep_paragraphs > 0 or cfg.align_live_beams
               or cfg.block_previous_tokens > 0 or (print_alignment and hierarchical))
     if not wanted:
         return None
@@ -46,8 +46,6 @@ def alignment_generator_kwargs(task, models, args) -> Optional[Dict]:
         raise ValueError("--print-alignment together with --block-previous-tokens needs a "
                          "hierarchical model (fairseq's alignment generator handles flat ones)")
     strategy = str(cfg.align_strategy) if cfg.attention_alignment else None
-    if cfg.align_live_beams and strategy is None:
-        raise ValueError("--align-live-beams needs --attention-alignment")
     if cfg.align_epsilon <= 0:
         raise ValueError(f"--align-epsilon must be > 0, got {cfg.align_epsilon}")
     if cfg.align_keep_paragraphs < 0:

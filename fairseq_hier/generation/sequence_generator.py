@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 class TrackingEnsembleModel(EnsembleModel):
     """fairseq's EnsembleModel that also maintains an :class:`AlignmentTracker`.
 
-    ``target_fn(model, encoder_out, net_input)`` returns the ``B x P`` alignment target of the
+    ``target_fn(model, encoder_out)`` returns the ``B x P`` alignment target of the
     batch (or None); it sees the first model of the ensemble (the attention is the ensemble's
     average, as fairseq averages it)."""
 
@@ -56,7 +56,7 @@ class TrackingEnsembleModel(EnsembleModel):
         encoder_outs = super().forward_encoder(net_input)
         out = encoder_outs[0]
         present = ~out["paragraph_padding_mask"][0]  # B x P
-        self.tracker.start(present, self.target_fn(self.single_model, out, net_input))
+        self.tracker.start(present, self.target_fn(self.single_model, out))
         return encoder_outs
 
     def reorder_encoder_out(self, encoder_outs, new_order):
@@ -138,7 +138,7 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
                 self.repeat_ngram_blocker, block_previous, block_allowed or [], self.pad)
 
     # ------------------------------------------------------------------ targets
-    def _alignment_target(self, model, encoder_out, net_input) -> Optional[Tensor]:
+    def _alignment_target(self, model, encoder_out) -> Optional[Tensor]:
         """``B x P`` eta_hat for attalign (predicted), the ranker distribution for extprob."""
         if self.strategy == "extprob":
             return self._batch_target
@@ -203,10 +203,11 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
         weight = weight.masked_fill(~present, float("-inf"))
         keep = weight.topk(s, dim=1).indices.sort(dim=1).values  # B x s, present ones first
         kept = src.gather(1, keep.unsqueeze(-1).expand(-1, -1, src.size(2)))  # B x s x L
-        dropped = int(present.sum()) - int(kept.ne(self.pad).any(-1).sum())
+        kept_present = kept.ne(self.pad).any(-1)  # B x s
+        dropped = int(present.sum()) - int(kept_present.sum())
         logger.debug(f"--align-keep-paragraphs {s}: {dropped} paragraphs dropped in this batch")
         if self._batch_target is not None:
-            target = self._batch_target.gather(1, keep) * kept.ne(self.pad).any(-1)
+            target = self._batch_target.gather(1, keep) * kept_present
             self._batch_target = target / target.sum(-1, keepdim=True)
         new_input = dict(net_input, src_tokens=kept, src_lengths=kept.ne(self.pad).sum((1, 2)))
         return dict(sample, net_input=new_input)
