@@ -13,7 +13,13 @@ model is a randomly initialised PHT of the paper's size (3+3 layers, d 256, 30 p
 tokens); ``--min-len`` = ``--max-len`` then makes every hypothesis run the same number of steps
 in both generators (a random model would otherwise stop at arbitrary points).
 
-The last output line is a JSON object with ``align_time_ratio`` (target <= 1.15).
+Also timed, without a checkpoint: fairseq's flat ``transformer`` of the same widths (3+3 layers,
+d 256, FFN 1024, 4 heads, shared embeddings) decoding the same sources, flattened as the task
+does (present paragraphs joined by a separator symbol, then EOS), with fairseq's generator and
+the same rules; ``pht_decode_ratio_to_flat`` = PHT vanilla median / flat median (target <= 1.1).
+
+The last output line is a JSON object with ``align_time_ratio`` (target <= 1.10) and
+``pht_decode_ratio_to_flat``.
 """
 
 import argparse
@@ -60,6 +66,35 @@ def synthetic(args):
     return model, predictor, dictionary, sample, args.max_len
 
 
+def flat_transformer(dictionary, sample):
+    """fairseq's transformer with PHT's widths, and the batch's paragraphs flattened (B x S)."""
+    from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
+
+    src = sample["net_input"]["src_tokens"]  # B x P x L
+    sep = dictionary.index("w0")  # any ordinary symbol stands in for <P>
+    rows = []
+    for example in src:  # building the benchmark input, not a forward
+        paragraphs = [par[par.ne(dictionary.pad())] for par in example if par.ne(dictionary.pad()).any()]
+        joined = [t for par in paragraphs for t in (par, par.new_tensor([sep]))][:-1]
+        rows.append(torch.cat(joined + [example.new_tensor([dictionary.eos()])]))
+    flat = torch.full((len(rows), max(len(r) for r in rows)), dictionary.pad())
+    for i, r in enumerate(rows):
+        flat[i, flat.size(1) - len(r):] = r  # left-padded, as fairseq's LanguagePairDataset
+    args = argparse.Namespace(
+        arch="transformer", share_all_embeddings=True, max_source_positions=flat.size(1) + 8,
+        max_target_positions=1024, encoder_layers=3, decoder_layers=3, encoder_embed_dim=256,
+        decoder_embed_dim=256, encoder_ffn_embed_dim=1024, decoder_ffn_embed_dim=1024,
+        encoder_attention_heads=4, decoder_attention_heads=4, dropout=0.3)
+    ARCH_CONFIG_REGISTRY["transformer"](args)
+    task = argparse.Namespace(source_dictionary=dictionary, target_dictionary=dictionary)
+    torch.manual_seed(0)
+    model = ARCH_MODEL_REGISTRY["transformer"].build_model(args, task).eval()
+    flat_sample = {"id": sample["id"], "net_input": {
+        "src_tokens": flat, "src_lengths": flat.ne(dictionary.pad()).sum(1),
+        "prev_output_tokens": sample["net_input"]["prev_output_tokens"]}}
+    return model, flat_sample
+
+
 def from_checkpoint(args):
     from fairseq import checkpoint_utils
 
@@ -102,6 +137,10 @@ def main():
     common = dict(beam_size=args.beam, max_len_b=max_len, no_repeat_ngram_size=3)
     if not args.checkpoint:
         common["min_len"] = max_len
+    runs = {}  # name -> (generator, model, sample)
+    if not args.checkpoint:
+        flat_model, flat_sample = flat_transformer(dictionary, sample)
+        runs["flat"] = (SequenceGenerator([flat_model], dictionary, **common), flat_model, flat_sample)
     generators = {
         "vanilla": SequenceGenerator([model], dictionary, **common),
         "attalign": AttentionAlignmentSequenceGenerator(
@@ -112,30 +151,37 @@ def main():
         "strcov": AttentionAlignmentSequenceGenerator([model], dictionary, strategy="strcov",
                                                       beta=0.8, **common),
     }
-    times = {name: [] for name in generators}
+    runs.update({name: (g, model, sample) for name, g in generators.items()})
+    times = {name: [] for name in runs}
     steps = {}
-    time_once(generators["vanilla"], model, sample)  # warm-up
+    for name in runs:  # warm-up
+        time_once(*runs[name])
     for repeat in range(args.repeats):
-        order = list(generators) if repeat % 2 == 0 else list(generators)[::-1]
+        order = list(runs) if repeat % 2 == 0 else list(runs)[::-1]
         for name in order:  # alternate the order too, so no decoder always runs first
-            seconds, hypos = time_once(generators[name], model, sample)
+            seconds, hypos = time_once(*runs[name])
             times[name].append(seconds)
             steps[name] = sum(len(s[0]["tokens"]) for s in hypos)
     src = sample["net_input"]["src_tokens"]
     print(f"source {tuple(src.shape)} (B x P x L), beam {args.beam}, max len {max_len}, "
           f"{torch.get_num_threads()} threads, {args.repeats} alternating repeats")
+    if "flat" in runs:
+        print(f"flat source {tuple(runs['flat'][2]['net_input']['src_tokens'].shape)} (B x S)")
     print("ratio = median time / vanilla median; best-hyp tokens = tokens of the best hypotheses")
     base = statistics.median(times["vanilla"])
     print(f"{'decoder':<16}{'median s':>10}{'ratio':>8}{'best-hyp tokens':>17}")
     result = {}
-    for name in generators:
+    for name in runs:
         median = statistics.median(times[name])
         result[name] = median / base
         print(f"{name:<16}{median:>10.3f}{median / base:>8.3f}{steps[name]:>17}")
-    print(json.dumps({"align_time_ratio": round(result["attalign"], 4),
-                      "align_live_time_ratio": round(result["attalign_live"], 4),
-                      "strcov_time_ratio": round(result["strcov"], 4),
-                      "vanilla_seconds": round(base, 4)}))
+    summary = {"align_time_ratio": round(result["attalign"], 4),
+               "align_live_time_ratio": round(result["attalign_live"], 4),
+               "strcov_time_ratio": round(result["strcov"], 4),
+               "vanilla_seconds": round(base, 4)}
+    if "flat" in result:
+        summary["pht_decode_ratio_to_flat"] = round(1.0 / result["flat"], 4)
+    print(json.dumps(summary))
 
 
 if __name__ == "__main__":

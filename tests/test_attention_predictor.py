@@ -129,6 +129,22 @@ def test_paper_defaults():
     assert out.shape == (2, 3) and out[1, 0].item() == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_float_inputs_follow_the_model_dtype(dtype):
+    """--fp16 / --bf16 cast the model, and fairseq-validate serves Phi as float32 (issue 8:
+    ``expected mat1 and mat2 to have the same dtype``)."""
+    model = build_model()
+    lengths = [4, 2, 5]
+    phi = torch.randn(3, 5, 8, generator=torch.Generator().manual_seed(2))  # float32
+    mask = mask_of(lengths, 5)
+    reference = model(phi, mask)
+    eta_hat = model.to(dtype)(phi, mask)
+    assert eta_hat.dtype == dtype
+    assert torch.all(eta_hat[mask] == 0)
+    assert torch.allclose(eta_hat.float(), reference, atol=2e-2)
+    assert torch.allclose(eta_hat.float().sum(-1), torch.ones(3), atol=2e-2)
+
+
 def test_model_shape_errors():
     model = build_model(input_dim=8)
     with pytest.raises(ValueError, match=r"B x P x 8 .*--input-dim 8.*\(2, 3, 6\)"):
@@ -192,6 +208,21 @@ def test_criterion_by_hand():
     assert unreduced.shape == (2, 3) and unreduced[0, 2] == 0
     assert unreduced.sum().item() == pytest.approx(100 * sq_sum, rel=1e-6)
 
+    # the default is plain MSE (the paper; the authors' final code, att-aware PreAtt.cal_loss)
+    from fairseq_hier.criterions.attention_mse import AttentionMSEConfig
+
+    assert AttentionMSEConfig().mse_scale == 1.0
+    plain = AttentionMSECriterion(task=None)
+    assert plain.mse_scale == 1.0
+    loss, _, log = plain(StubModel(eta_hat), sample)
+    assert loss.item() == pytest.approx(sq_sum, rel=1e-6) and log["loss"] == log["mse_sum"]
+
+    # a bf16 model: the error is computed in float32 from its (bf16) output
+    eta_bf16 = eta_hat.to(torch.bfloat16)
+    loss, _, log = plain(StubModel(eta_bf16), sample)
+    expected = ((eta_bf16.float() - target).pow(2) * ~mask).sum().item()
+    assert loss.dtype == torch.float32 and loss.item() == pytest.approx(expected, rel=1e-6)
+
 
 # ---------------------------------------------------------------------- task
 def test_task_checks_embed_dim_and_files(tmp_path):
@@ -251,8 +282,8 @@ def test_train_validate_and_load_without_labels(tmp_path):
     assert {"loss", "mse", "cos"} <= set(valid[1])
     assert valid[epochs]["mse"] < 0.75 * valid[1]["mse"], valid
     assert valid[epochs]["cos"] > valid[1]["cos"], valid
-    # the logged loss is mse_scale (100) x mse
-    assert valid[1]["loss"] == pytest.approx(100 * valid[1]["mse"], rel=1e-3)
+    # the logged loss is mse_scale x mse; by default plain MSE
+    assert valid[1]["loss"] == pytest.approx(valid[1]["mse"], rel=1e-3)
 
     ckpt = save / "checkpoint_best.pt"
     out = run_cli("fairseq-validate", labels, "--user-dir", USER_DIR, "--task",
@@ -262,6 +293,19 @@ def test_train_validate_and_load_without_labels(tmp_path):
     assert m, out[-3000:]
     best = min(v["mse"] for v in valid.values())
     assert float(m.group(2)) == pytest.approx(best, abs=2e-6)
+
+    # --bf16: the model is loaded in bfloat16 and float32 Phi follows it (issue 8: died with
+    # "expected m1 and m2 to have the same dtype"); bf16 rounding moves the mse a little
+    out = run_cli("fairseq-validate", labels, "--user-dir", USER_DIR, "--task",
+                  "attention_prediction", "--path", ckpt, "--batch-size", "16",
+                  "--num-workers", "0", "--valid-subset", "valid", "--bf16", check=False).stdout
+    assert "1 model(s) loaded in torch.bfloat16" in out, out[-3000:]
+    m16 = re.search(r"valid on 'valid' subset \| loss ([\d.]+) \| mse ([\d.]+) \| cos ([\d.]+)",
+                    out)
+    assert m16, out[-3000:]
+    assert float(m16.group(2)) != float(m.group(2))
+    assert float(m16.group(2)) == pytest.approx(float(m.group(2)), rel=2e-2)
+    assert float(m16.group(3)) == pytest.approx(float(m.group(3)), rel=2e-2)
 
     g = torch.Generator().manual_seed(7)
     phi = torch.randn(2, 4, C, generator=g)

@@ -23,6 +23,30 @@ def test_fairseq_checkpoints_load_but_torch_load_stays_safe(tmp_path):
         torch.load(path)
 
 
+def test_distributed_broadcast_loads_checkpoints_and_nothing_else_changes(tmp_path):
+    """Ranks > 0 rebuild a broadcast checkpoint with fairseq.distributed.utils' torch.load
+    (_broadcast_object_slow); the end-to-end resume of 2 workers is tests/test_distributed.py."""
+    import io
+
+    import fairseq.trainer
+    from fairseq.distributed import utils as distributed_utils
+
+    buffer = io.BytesIO()
+    torch.save({"args": argparse.Namespace(arch="pht"), "model": {"w": torch.ones(2)}}, buffer)
+    buffer.seek(0)
+    state = distributed_utils.torch.load(buffer, map_location="cpu")  # the call in fairseq
+    assert state["args"].arch == "pht" and torch.equal(state["model"]["w"], torch.ones(2))
+    # everything else of that module is torch itself
+    assert distributed_utils.torch.ByteTensor is torch.ByteTensor
+    assert distributed_utils.torch.distributed is torch.distributed
+    # scoped: plain torch.load, and fairseq's other modules, keep the safe default
+    for load in (torch.load, fairseq.trainer.torch.load):
+        buffer.seek(0)
+        with pytest.raises(Exception, match="weights_only|Unsupported global"):
+            load(buffer)
+    assert fairseq.trainer.torch is torch
+
+
 def brute_force_banned(seq, n):
     banned = set()
     for i in range(len(seq) - n + 1):

@@ -21,6 +21,11 @@ def write(path, lines):
     return str(path)
 
 
+def rpf(scores):
+    """Only the averages R, P, F of one metric (parse_report also returns interval bounds)."""
+    return {k: scores[k] for k in "rpf"}
+
+
 def run_rouge(capsys, *args):
     """Run the command in-process; return (exit code, stdout, stderr)."""
     code = 0
@@ -70,7 +75,7 @@ def test_hand_computed_recall_precision_f():
     expected = {"rouge-1": (1 / 3, 1.0, 0.5), "rouge-2": (1 / 5, 1.0, 1 / 3),
                 "rouge-l": (1 / 3, 1.0, 0.5)}
     for key, (r, p, f) in expected.items():
-        assert s[key] == pytest.approx({"r": r, "p": p, "f": f}, abs=1e-5), key
+        assert rpf(s[key]) == pytest.approx({"r": r, "p": p, "f": f}, abs=1e-5), key
 
 
 @needs_official
@@ -87,8 +92,27 @@ def test_markup_eos_splits_and_is_not_scored(tmp_path, capsys):
     code, out, err = run_rouge(capsys, refs, hyps, "-e", "<q>")
     s = rouge.parse_report(out)
     assert code == 0 and "warning" not in err
-    assert s["rouge-1"] == {"r": 1.0, "p": 1.0, "f": 1.0}  # "<q>" is no word
+    assert rpf(s["rouge-1"]) == {"r": 1.0, "p": 1.0, "f": 1.0}  # "<q>" is no word
     assert s["rouge-l"]["f"] == 1.0
+
+
+REPORT = """\
+---------------------------------------------
+1 ROUGE-1 Average_R: 0.41234 (95%-conf.int. 0.39012 - 0.43456)
+1 ROUGE-1 Average_P: 0.38000 (95%-conf.int. 0.36001 - 0.40999)
+1 ROUGE-1 Average_F: 0.39100 (95%-conf.int. 0.37250 - 0.41075)
+---------------------------------------------
+1 ROUGE-L Average_F: 0.30500 (95%-conf.int. 0.28000 - 0.33000)
+"""
+
+
+def test_parse_report_reads_averages_and_confidence_intervals():
+    s = rouge.parse_report(REPORT)
+    assert s == {
+        "rouge-1": {"r": 0.41234, "r_low": 0.39012, "r_high": 0.43456,
+                    "p": 0.38, "p_low": 0.36001, "p_high": 0.40999,
+                    "f": 0.391, "f_low": 0.3725, "f_high": 0.41075},
+        "rouge-l": {"f": 0.305, "f_low": 0.28, "f_high": 0.33}}
 
 
 def test_split_sentences_is_files2rouges():
@@ -147,16 +171,62 @@ def test_line_count_mismatch_names_both_files(tmp_path, capsys):
     assert f"line counts differ: {refs} has 2 lines, {hyps} has 1 lines" in err
 
 
+def test_unwritable_saveto_is_one_line_error(tmp_path, capsys):
+    refs = write(tmp_path / "refs", ["a b ."])
+    code, _, err = run_rouge(capsys, refs, refs, "--fallback", "-s", tmp_path)  # a folder
+    assert code == 1 and "Traceback" not in err
+    assert err.splitlines()[-1] == f"rouge: error: [Errno 21] Is a directory: '{tmp_path}'"
+
+
 def test_empty_lines_follow_files2rouge(tmp_path, capsys):
     refs = write(tmp_path / "refs", ["a b .", "c d .", ""])
     hyps = write(tmp_path / "hyps", ["a b .", " ", "e f ."])
     code, _, err = run_rouge(capsys, refs, hyps, "--fallback")
-    assert code == 1 and f"empty summary at line 2 of {hyps}; use -is" in err
+    assert code == 1 and f"empty summary at line 2 of {hyps}; use -zs/--zero_empty_summary" in err
     code, _, err = run_rouge(capsys, refs, hyps, "-is", "--fallback")
     assert code == 1 and f"empty reference at line 3 of {refs}; use -ir" in err
     code, out, _ = run_rouge(capsys, refs, hyps, "-is", "-ir", "--fallback")
     assert code == 0 and "Preparing documents... 2 line(s) ignored" in out
     assert rouge.parse_report(out)["rouge-1"]["f"] == 1.0  # only line 1 is left
+
+
+@pytest.mark.parametrize("fallback", [
+    pytest.param(False, marks=needs_official), True], ids=["official", "fallback"])
+def test_empty_summary_scores_zero_with_zs_and_is_kept(tmp_path, capsys, fallback):
+    refs = write(tmp_path / "refs", ["a b c .", "d e f .", "g h ."])
+    hyps = write(tmp_path / "hyps", ["a b c .", "", "g h ."])
+    code, out, err = run_rouge(capsys, refs, hyps, "-zs", *(["--fallback"] if fallback else []))
+    assert code == 0 and "Preparing documents... 0 line(s) ignored" in out
+    assert f"rouge: 1 empty summary(ies) scored 0 on every metric (-zs), first at line 2 of {hyps}" in err
+    s = rouge.parse_report(out)
+    # (1 + 0 + 1) / 3: the empty one is not dropped (dropped: 1.0). ROUGE-1.5.5's "Average" is
+    # its bootstrap mean (-r 1000), 0.66733 here, hence the tolerance
+    tol = 1e-5 if fallback else 2e-3
+    for key in ("rouge-1", "rouge-2", "rouge-l"):
+        assert rpf(s[key]) == pytest.approx({"r": 2 / 3, "p": 2 / 3, "f": 2 / 3}, abs=tol), key
+    assert rouge.rouge_scores(["a b c .", "d e f ."], ["a b c .", " "], fallback=fallback,
+                              zero_empty_summary=True)["rouge-1"]["f"] == pytest.approx(0.5, abs=0.02)
+    assert run_rouge(capsys, refs, hyps, "-zs", "-is")[0] == 2
+    assert run_rouge(capsys, refs, hyps, "-zs", "-i")[0] == 2
+
+
+def test_warns_once_per_side_about_summaries_without_sentence_break(tmp_path, capsys):
+    refs = write(tmp_path / "refs", ["a b . c d .", "untokenised end. no break.", "e f ."])
+    hyps = write(tmp_path / "hyps", ["a b c d", "x y .", "e f"])
+    code, _, err = run_rouge(capsys, refs, hyps, "--fallback")
+    assert code == 0
+    warnings = [line for line in err.splitlines() if "no sentence break" in line]
+    assert warnings == [
+        "rouge: warning: 1 of 3 references contain no sentence break '.' (first: line 2: "
+        "untokenised end. no break.); summary-level ROUGE-L treats each as one sentence",
+        "rouge: warning: 2 of 3 hypotheses contain no sentence break '.' (first: line 1: "
+        "a b c d); summary-level ROUGE-L treats each as one sentence"]
+    # with the marker the summaries use, nothing to warn about
+    refs = write(tmp_path / "refs2", ["a b <q> c d", "e f"])
+    hyps = write(tmp_path / "hyps2", ["a b <q> c d", "e <q> f"])
+    code, _, err = run_rouge(capsys, refs, hyps, "-e", "<q>", "--fallback")
+    assert code == 0 and err.count("no sentence break") == 1
+    assert "1 of 2 references contain no sentence break '<q>' (first: line 2: e f)" in err
 
 
 def test_fallback_announces_itself(tmp_path, capsys):
@@ -170,7 +240,7 @@ def test_fallback_announces_itself(tmp_path, capsys):
 
 def test_fallback_hand_computed():
     s = rouge.rouge_scores(["the cat sat on the mat ."], ["the cat ."], fallback=True)
-    assert s["rouge-1"] == pytest.approx({"r": 1 / 3, "p": 1.0, "f": 0.5}, abs=1e-5)
+    assert rpf(s["rouge-1"]) == pytest.approx({"r": 1 / 3, "p": 1.0, "f": 0.5}, abs=1e-5)
 
 
 def test_files2rouge_option_rules(capsys):

@@ -9,6 +9,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 import torch
 
 from conftest import BIN, ROOT, SMALL_MODEL
@@ -109,3 +110,268 @@ def test_recipe_end_to_end(tmp_path):
     assert re.search(r"ROUGE-1 Average_F: \d\.\d+ \(95%-conf\.int\. \d\.\d+ - \d\.\d+\)", out)
     hyps = (work / "decode" / "test.hyp").read_text().splitlines()
     assert len(hyps) == 4
+
+
+# ----------------------------------------------------------------------------------------------
+# Scoring: references and hypotheses normalised alike, <unk> as hiersumm writes it, empty
+# hypotheses scored 0, and the oracle check (gold targets fed back as hypotheses score ~100).
+
+def load_postprocess():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("wikisum_postprocess", RECIPE / "postprocess.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_reference_splits_sentences_of_both_published_forms():
+    from fairseq_hier.cli.wikisum_to_raw import Converter
+
+    # the format note's form: <t> s1 </t> <t> s2 </t> (before the fix: one sentence)
+    assert Converter.reference("<t> The river was built . </t> <t> it is  old . </t>") == \
+        "the river was built . <q> it is old ."
+    # the target's sentence piece, also what detokenised hypotheses carry (glued or not)
+    assert Converter.reference("the river was built .<Q> it is old . <Q>") == \
+        "the river was built . <q> it is old ."
+    assert Converter.reference("<t> a b . </t> <Q> <t> c d . </t>") == "a b . <q> c d ."
+    assert Converter.reference(" <t> </t> ") == ""
+
+
+def test_postprocess_writes_unk_as_hiersumm_does():
+    post = load_postprocess()
+    assert post.hypothesis("the river <unk> was built .<Q> caf<unk> is here .\n") == \
+        "the river UNK was built . <q> cafUNK is here ."
+    assert post.hypothesis("\n") == ""
+
+
+ORACLE_TEST_SIZE = 30
+SNOWMAN = "\u2603"  # not in spm9998_3.model (nor in the small model): encoded as <unk>
+
+
+def write_oracle_shards(folder, model_path):
+    """A test split in the published layout: most gold texts in the <t> s </t> form, every third
+    in the <Q> form; example 1 holds a character the model encodes as <unk>."""
+    import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(model_file=str(model_path))
+    ident = {p: sp.piece_to_id(p) for p in SPECIALS}
+    rng = random.Random(2)
+    examples = []
+    for k in range(ORACLE_TEST_SIZE):
+        title = sp.encode(f"the {rng.choice(NOUNS)} of {rng.choice(NOUNS)}")
+        paragraphs = [title + [ident["<T>"]] + sp.encode(sentence(rng)) for _ in range(2)]
+        sents = [sentence(rng) for _ in range(2 + k % 2)]
+        if k == 1:
+            sents[0] = f"the river {SNOWMAN} was built in the north in 1850 ."
+        tgt = [ident["<S>"]]
+        for s in sents:
+            tgt += sp.encode(s) + [ident["<Q>"]]
+        tgt[-1] = ident["</S>"]
+        if k == 1:
+            assert sp.unk_id() in tgt  # a piece that decodes to <unk>
+        tgt_str = (" <Q> ".join(sents) if k % 3 == 0
+                   else " ".join(f"<t> {s} </t>" for s in sents))
+        examples.append({"src": paragraphs, "tgt": tgt, "tgt_str": tgt_str})
+    folder.mkdir(parents=True, exist_ok=True)
+    torch.save(examples, folder / "WIKI.test.0.pt")
+    return folder / "WIKI"
+
+
+def generate_log(raw, empty=()):
+    """fairseq-generate's output for hypotheses equal to the gold targets: test.tgt mapped
+    through the data-bin dictionary (the model's <unk> piece -> fairseq's <unk>) and printed
+    with --post-process sentencepiece, in a shuffled batch order."""
+    from fairseq.data import Dictionary
+
+    d = Dictionary.load(str(raw / "dict.txt"))
+    lines = []
+    targets = (raw / "test.tgt").read_text(encoding="utf-8").splitlines()
+    for i in random.Random(3).sample(range(len(targets)), len(targets)):
+        tokens = d.encode_line(targets[i], add_if_not_exist=False, append_eos=False)
+        text = "" if i in empty else d.string(tokens, "sentencepiece")
+        lines += [f"S-{i}\tsource", f"T-{i}\t{targets[i]}", f"H-{i}\t-0.25\t{text}",
+                  f"D-{i}\t-0.25\t{text}", f"P-{i}\t-0.1 -0.4"]
+    return "\n".join(lines) + "\n"
+
+
+def test_oracle_gold_targets_score_100(tmp_path):
+    from fairseq_hier.cli.rouge import parse_report
+
+    model = spm_model(tmp_path)
+    prefix = write_oracle_shards(tmp_path / "data", model)
+    raw = tmp_path / "raw"
+    proc = subprocess.run([str(BIN / "fairseq-hier-wikisum-to-raw"), "--data-prefix", str(prefix),
+                           "--spm", str(model), "--out-dir", str(raw), "--splits", "test"],
+                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert proc.returncode == 0, proc.stdout
+    refs = (raw / "test.ref").read_text(encoding="utf-8").splitlines()
+    assert len(refs) == ORACLE_TEST_SIZE
+    assert [r.count(" <q> ") for r in refs] == [1 + k % 2 for k in range(ORACLE_TEST_SIZE)]
+    assert "<unk>" in (raw / "test.tgt").read_text(encoding="utf-8").splitlines()[1].split()
+
+    log = tmp_path / "generate.log"
+    log.write_text(generate_log(raw), encoding="utf-8")
+    out = run("score.sh", raw / "test.ref", log, tmp_path / "oracle")
+    hyps = (tmp_path / "oracle" / "test.hyp").read_text(encoding="utf-8").splitlines()
+    assert hyps[1].startswith("the river UNK was built in the north in 1850 . <q> ")
+    assert "no sentence break" not in out and "contain '<'" not in out  # nothing cut or unsplit
+    oracle = parse_report(out)
+    for key in ("rouge-1", "rouge-2", "rouge-l"):
+        assert oracle[key]["f"] >= 0.995, (key, oracle[key])
+
+    # an empty hypothesis counts 0 (dropping it would keep the oracle's score)
+    log.write_text(generate_log(raw, empty={0}), encoding="utf-8")
+    out = run("score.sh", raw / "test.ref", log, tmp_path / "empty")
+    hyps = (tmp_path / "empty" / "test.hyp").read_text(encoding="utf-8").splitlines()
+    assert len(hyps) == ORACLE_TEST_SIZE and hyps[0] == ""
+    assert "1 empty summary(ies) scored 0 on every metric (-zs), first at line 1" in out
+    scores = parse_report(out)
+    for key in ("rouge-1", "rouge-2", "rouge-l"):  # example 0 scored 1 in the oracle
+        assert scores[key]["f"] == pytest.approx(oracle[key]["f"] - 1 / ORACLE_TEST_SIZE,
+                                                 abs=0.004), key
+
+
+def test_converter_reports_every_malformed_record(tmp_path):
+    model = spm_model(tmp_path)
+    prefix = write_shards(tmp_path / "data", model, {"test": [1]})
+    good = torch.load(f"{prefix}.test.0.pt")[0]
+    bad = [
+        good,
+        dict(good, src=[i for p in good["src"] for i in p]),  # flat src
+        dict(good, src=torch.tensor([[5, 6, 7]])),  # a padded tensor of paragraphs
+        {k: v for k, v in good.items() if k != "tgt"},
+        {k: v for k, v in good.items() if k != "tgt_str"},
+        dict(good, src=[["the", "river"]]),  # pieces, not ids
+        dict(good, src=[[99999]]),  # outside the model
+        "not a record",
+    ]
+    shards = [tmp_path / "data" / f"WIKI.test.{n}.pt" for n in range(3)]
+    torch.save(bad, shards[0])
+    torch.save([], shards[1])
+    shards[2].write_bytes(b"this is not a torch file")
+    out_dir = tmp_path / "raw"
+    proc = subprocess.run([str(BIN / "fairseq-hier-wikisum-to-raw"), "--data-prefix", str(prefix),
+                           "--spm", str(model), "--out-dir", str(out_dir), "--splits", "test"],
+                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = proc.stdout
+    assert proc.returncode == 1 and "Traceback" not in out
+    import sentencepiece as spm
+
+    size = spm.SentencePieceProcessor(model_file=str(model)).get_piece_size()
+    s0 = shards[0]
+    expected = [
+        f"{s0} example 1: 'src' is a flat list of ids; hiersumm's ranked shards hold a list of "
+        f"paragraphs, each a list of ids",
+        f"{s0} example 2: 'src' is a Tensor of shape (1, 3); expected a list of paragraphs",
+        f"{s0} example 3: lacks the key(s) ['tgt'] (has ['src', 'tgt_str'])",
+        f"{s0} example 4: lacks the key(s) ['tgt_str'] (has ['src', 'tgt'])",
+        f"{s0} example 5: 'src' paragraph 0 holds a str ('the'); expected ids (ints)",
+        f"{s0} example 6: 'src' paragraph 0 holds id 99999, outside the sentencepiece model's "
+        f"{size} pieces (wrong --spm?)",
+        f"{s0} example 7: is a str; expected a dict with keys ['src', 'tgt', 'tgt_str']",
+        f"{shards[1]}: is an empty shard (no example)",
+        f"{shards[2]}: not a shard readable with torch.load(weights_only=True): ",
+    ]
+    errors = [line.split(" | ERROR | fairseq_hier.wikisum_to_raw | ")[1]
+              for line in out.splitlines() if " | ERROR | " in line]
+    assert len(errors) == len(expected)
+    for line, want in zip(errors, expected):
+        assert line.startswith(want), (line, want)
+    assert out.strip().splitlines()[-1] == (
+        f"fairseq-hier-wikisum-to-raw: error: 9 malformed shard(s)/record(s) in the test split "
+        f"of {prefix} (listed above); no test files written")
+    assert sorted(os.listdir(out_dir)) == []  # nothing half-written
+
+
+def test_converter_accepts_tensor_ids(tmp_path):
+    from fairseq_hier.cli.wikisum_to_raw import Converter
+
+    model = spm_model(tmp_path)
+    prefix = write_shards(tmp_path / "data", model, {"test": [2]})
+    examples = torch.load(f"{prefix}.test.0.pt")
+    torch.save([dict(e, src=[torch.tensor(p) for p in e["src"]], tgt=torch.tensor(e["tgt"]))
+                for e in examples], f"{prefix}.valid.0.pt")
+    conv = Converter(str(model))
+    out = tmp_path / "raw"
+    out.mkdir()
+    assert conv.convert_split(prefix, "test", out) == conv.convert_split(prefix, "valid", out) == 2
+    for ext in ("src", "tgt", "ref"):
+        assert (out / f"test.{ext}").read_text() == (out / f"valid.{ext}").read_text()
+
+
+def test_hypotheses_in_example_order_with_one_line_errors(tmp_path, capsys):
+    from fairseq_hier.cli import hypotheses
+
+    def run_hyps(lines, *args):
+        log = tmp_path / "generate.log"
+        log.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        out = tmp_path / "hyps"
+        try:
+            hypotheses.cli_main([str(log), "-o", str(out), *args])
+        except SystemExit as e:
+            return str(e.code), log
+        return out.read_text(encoding="utf-8"), log
+
+    text, _ = run_hyps(["S-1\tx", "H-1\t-0.2\tb c", "H-0\t-0.1\ta", "H-2\t-0.3\t"], "--expected", "3")
+    assert text == "a\nb c\n\n"  # example order; the empty hypothesis kept
+    err, log = run_hyps(["H-0\t-0.1\ta", "H-3\t-0.3\td"], "--expected", "2")
+    assert err == (f"fairseq-hier-hypotheses: error: {log} line 2: hypothesis for example 3, "
+                   f"but --expected 2 allows ids 0..1; is this the log of another split?")
+    err, log = run_hyps(["H-0\t-0.1\ta", "H-2\t-0.3\td"], "--expected", "3")
+    assert err == (f"fairseq-hier-hypotheses: error: {log}: 1 of 3 examples have no hypothesis "
+                   f"(first ids: [1]); was a batch dropped or filtered?")
+    err, log = run_hyps(["H-0\t-0.1\ta", "H-0\t-0.3\tb"])
+    assert err == (f"fairseq-hier-hypotheses: error: {log} line 2: a second hypothesis for "
+                   f"example 0 (first at line 1; use --nbest 1)")
+    err, log = run_hyps(["no hypothesis here"])
+    assert err.startswith(f"fairseq-hier-hypotheses: error: {log} holds no hypothesis line")
+    err, _ = run_hyps([], "--expected", "0")
+    assert err == "2" and "--expected must be at least 1" in capsys.readouterr().err
+
+
+def test_converter_rejects_a_separator_outside_the_model(tmp_path):
+    from fairseq_hier.cli.wikisum_to_raw import Converter
+
+    model = spm_model(tmp_path)
+    # piece_to_id would give <unk>'s id, and every <unk> inside paragraphs would be removed
+    with pytest.raises(ValueError, match=r"--paragraph-separator '<SEP>' is not a piece of "):
+        Converter(str(model), separator="<SEP>")
+
+
+def test_title_in_every_paragraph_as_the_shards_have_it(tmp_path):
+    """--title-placement every: each paragraph keeps 'title <T>' (the authors' training input);
+    the source line has an empty title segment, and the task serves those paragraphs as they
+    are (no paragraph lost, none merged with a title)."""
+    from conftest import preprocess
+
+    model = spm_model(tmp_path)
+    prefix = write_shards(tmp_path / "data", model, {"train": [4], "valid": [2], "test": [2]})
+    out = tmp_path / "raw"
+    proc = subprocess.run([str(BIN / "fairseq-hier-wikisum-to-raw"), "--data-prefix", prefix,
+                           "--spm", model, "--out-dir", out, "--title-placement", "every"],
+                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert proc.returncode == 0, proc.stdout
+    assert "paragraphs keeping the shards' title prefix" in proc.stdout
+    shard = torch.load(f"{prefix}.train.0.pt")
+    import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(model_file=str(model))
+    line = (out / "train.src").read_text().splitlines()[0]
+    assert line.startswith("<P> ")  # empty title segment
+    paragraphs = line[len("<P> "):].split(" <P> ")
+    assert [p.split() for p in paragraphs] == [[sp.id_to_piece(i) for i in para]
+                                               for para in shard[0]["src"]]
+    assert all("<T>" in p.split() for p in paragraphs)
+    bin_dir = preprocess(out, tmp_path / "bin")
+    from fairseq_hier.tasks.hierarchical_summarization import (
+        HierarchicalSummarizationConfig,
+        HierarchicalSummarizationTask,
+    )
+
+    task = HierarchicalSummarizationTask.setup_task(HierarchicalSummarizationConfig(data=str(bin_dir)))
+    task.load_dataset("train")
+    rows = task.datasets["train"][0]["source"]  # P x L
+    d = task.source_dictionary
+    served = [d.string(r[r.ne(d.pad())]).split() for r in rows]
+    assert served == [p.split() for p in paragraphs]

@@ -14,7 +14,7 @@ import math
 import sys
 from collections import Counter
 
-from fairseq_hier.cli._text import read_lines
+from fairseq_hier.io import read_lines
 
 
 def paragraphs_of(line, separator="<P>"):

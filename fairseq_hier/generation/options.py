@@ -37,7 +37,9 @@ def alignment_generator_kwargs(task, models, args) -> Optional[Dict]:
     hierarchical = all(getattr(m, "hierarchical_source", False) for m in models)
     wanted = (cfg.attention_alignment or cfg.align_keep_paragraphs > 0 or cfg.align_live_beams
               or cfg.block_previous_tokens > 0 or (print_alignment and hierarchical))
-    if not wanted:
+    # hierarchical models always get our generator: it gives --max-len-a its meaning for
+    # B x P x L sources (fairseq's would multiply it by the number of paragraphs)
+    if not wanted and not hierarchical:
         return None
     if not hierarchical and (cfg.attention_alignment or cfg.align_keep_paragraphs):
         raise ValueError("--attention-alignment / --align-keep-paragraphs need a hierarchical "

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..cli._text import read_lines
+from ..io import read_lines
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,13 @@ lenpen, max-len-a/b, min-len, no-repeat-ngram-size, prefix-size, unnormalized, .
   in the generator's row order: it is reordered whenever fairseq reorders the encoder output and
   updated with every step's paragraph attention, all as tensor ops;
 - ``finalize_hypos``: a finished hypothesis' score becomes ``log P / |y|^lenpen + beta * bonus``
-  (001 Eq. 17; lenpen 1 = the paper's |y|), so fairseq's final sort picks the aligned best;
+  (001 Eq. 17; lenpen 1 = the paper's |y|), written explicitly into each newly finalized
+  hypothesis, so fairseq's final sort picks the aligned best;
+- with ``B x P x L`` sources, ``--max-len-a`` multiplies the number of source tokens (the
+  longest source of the batch, as fairseq's padded length does for flat sources), not the
+  number of paragraphs; ``--match-source-len`` already reads the ``src_lengths`` of the batch,
+  which the task sets to the source tokens kept per example. Every hierarchical model decodes
+  with this generator (with no alignment option it is fairseq's beam search);
 - optionally (``--align-live-beams``), :class:`AlignedBeamSearch` ranks the live candidates of
   every step by the same score (bonus of the hypothesis so far); the cumulative log-probabilities
   fairseq keeps are left untouched. Off by default: the paper and the authors' code rescore
@@ -26,6 +32,7 @@ lenpen, max-len-a/b, min-len, no-repeat-ngram-size, prefix-size, unnormalized, .
 Legend: B sentences, K beam, N = B*K rows, P paragraphs, L tokens per paragraph, V vocab.
 """
 
+import contextlib
 import logging
 from typing import Callable, Dict, List, Optional
 
@@ -158,14 +165,31 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
         return self.beta * length * self.tracker.bonus(self.strategy, self.epsilon)
 
     # ------------------------------------------------------------------ scoring
-    def finalize_hypos(self, step, bbsz_idx, eos_scores, *args, **kwargs):
-        newly_finished = super().finalize_hypos(step, bbsz_idx, eos_scores, *args, **kwargs)
-        if self.strategy is not None:
-            # fairseq stored each finished hypothesis' "score" as eos_scores[i], a view of this
-            # (already length-normalised) tensor, and copied the raw value into the positional
-            # scores: adding in place gives score = log P / |y| + beta * bonus (Eq. 17) and
-            # leaves the per-token log-probabilities untouched.
-            eos_scores += self.beta * self.tracker.bonus(self.strategy, self.epsilon, bbsz_idx)
+    def finalize_hypos(self, step, bbsz_idx, eos_scores, tokens, scores, finalized, finished,
+                       beam_size, *args, **kwargs):
+        if self.strategy is None:
+            return super().finalize_hypos(step, bbsz_idx, eos_scores, tokens, scores, finalized,
+                                          finished, beam_size, *args, **kwargs)
+        bonus = self.beta * self.tracker.bonus(self.strategy, self.epsilon, bbsz_idx)  # N_eos
+        before = [len(hypos) for hypos in finalized]
+        # the sentence of each finishing row, as fairseq computes it (rows index the
+        # unfinished sentences, beam_size rows each)
+        unfinished = [s for s, done in enumerate(finished) if not done]
+        sentence_of = [unfinished[i // beam_size] for i in bbsz_idx.tolist()]
+        newly_finished = super().finalize_hypos(step, bbsz_idx, eos_scores, tokens, scores,
+                                                finalized, finished, beam_size, *args, **kwargs)
+        # Eq. 17 on the stored (length-normalised) score; fairseq appends the rows in order,
+        # up to beam_size per sentence; positional scores stay pure log-probabilities
+        for row, sent in enumerate(sentence_of):
+            slot = before[sent]
+            if slot >= beam_size:
+                continue
+            before[sent] += 1
+            hypo = finalized[sent][slot]
+            if not torch.equal(hypo["tokens"][:step], tokens[bbsz_idx[row], 1: step + 1]):
+                raise RuntimeError("attention alignment: fairseq's finalize_hypos stored "
+                                   "hypotheses in an unexpected order; cannot rescore")
+            hypo["score"] = hypo["score"] + bonus[row].to(hypo["score"])
         return newly_finished
 
     # ------------------------------------------------------------------ batch level
@@ -181,10 +205,27 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
                 self._batch_target = self.ranker_scores.batch(sample["id"], present)
             if self.keep_paragraphs:
                 sample = self._keep_top_paragraphs(sample, present)
-        hypos = super().generate(models, sample, **kwargs)
+        with self._source_token_max_len(sample["net_input"]):
+            hypos = super().generate(models, sample, **kwargs)
         if self.print_alignment:
             self._fill_alignment(hypos)
         return hypos
+
+    @contextlib.contextmanager
+    def _source_token_max_len(self, net_input):
+        """``--max-len-a`` on ``B x P x L`` sources: ``a * (source tokens) + b`` for the longest
+        source of the batch, instead of fairseq's ``a * P + b``."""
+        src_tokens = net_input["src_tokens"]
+        if src_tokens.dim() != 3 or self.max_len_a == 0:
+            yield
+            return
+        saved = self.max_len_a, self.max_len_b
+        tokens = net_input["src_lengths"].max().item()  # source tokens kept, longest example
+        self.max_len_a, self.max_len_b = 0, saved[0] * tokens + saved[1]
+        try:
+            yield
+        finally:
+            self.max_len_a, self.max_len_b = saved
 
     def _keep_top_paragraphs(self, sample, present):
         """001 Table 6: keep the s paragraphs with the highest eta_hat (or ranker score for

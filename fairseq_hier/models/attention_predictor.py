@@ -103,8 +103,13 @@ class AttentionPredictorModel(BaseFairseqModel):
         return masked_softmax(logits, mask)
 
     def _contextualise(self, phi: Tensor, mask: Tensor) -> Tensor:
-        """Context-aware paragraph embeddings: the Transformer encoder over the paragraphs."""
-        x = phi.transpose(0, 1)  # B x P x C -> P x B x C
+        """Context-aware paragraph embeddings: the Transformer encoder over the paragraphs.
+
+        Phi follows the model's dtype: the labels store it as float16 and the collater serves
+        float32, while ``--fp16`` / ``--bf16`` cast the model (fairseq-validate and
+        fairseq-generate do not cast float inputs, unlike the Trainer)."""
+        x = phi.to(self.output_projection.weight.dtype)
+        x = x.transpose(0, 1)  # B x P x C -> P x B x C
         for layer in self.layers:
             x = layer(x, encoder_padding_mask=mask)
         return x.transpose(0, 1)  # P x B x C -> B x P x C

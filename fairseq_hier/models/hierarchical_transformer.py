@@ -37,7 +37,11 @@ from fairseq.models.transformer import Embedding, TransformerConfig, Transformer
 from fairseq.modules import FairseqDropout, PositionalEmbedding
 from torch import Tensor
 
-from ..modules.hierarchical_decoder_layer import PHTDecoderLayer, VHTDecoderLayer
+from ..modules.hierarchical_decoder_layer import (
+    DYNAMIC_EMBEDDINGS,
+    PHTDecoderLayer,
+    VHTDecoderLayer,
+)
 from ..modules.multihead_pooling import MultiHeadPooling
 from ..modules.rank_encoding import RankEncoding
 
@@ -66,6 +70,14 @@ class HierarchicalTransformerConfig(FairseqDataclass):
     untie_embeddings: bool = field(
         default=False, metadata={"help": "do not share the token embeddings of encoder, decoder and "
                                          "output layer (the papers share them)"})
+    separate_output_projection: bool = field(
+        default=False, metadata={"help": "keep encoder and decoder embeddings shared but give the "
+                                         "output layer its own weights and bias (the authors' code: "
+                                         "a Dense softmax layer); default: tied to the embeddings"})
+    dynamic_paragraph_embedding: ChoiceEnum(list(DYNAMIC_EMBEDDINGS)) = field(
+        default="paper", metadata={"help": "VHT only, Eq. 11: 'paper' = X_t^word + R; 'authors' = "
+                                           "LayerNorm(X_t^I + dropout(X_t^word + R)) as in the "
+                                           "authors' code"})
     no_scale_embedding: bool = field(default=False, metadata={"help": "do not scale embeddings by sqrt(d)"})
     max_source_positions: int = field(
         default=1024, metadata={"help": "max tokens per paragraph (positions are sinusoidal, so "
@@ -96,7 +108,10 @@ class HierarchicalEncoder(FairseqEncoder):
     """Shared token encoder over every paragraph (Eq. 1), plus paragraph embeddings for PHT.
 
     Output dict (fairseq style, lists of tensors):
-        encoder_out             [L x B x P x C]  context-aware word embeddings C_p (0 if absent)
+        encoder_out             [L x B0 x P x C] context-aware word embeddings C_p (0 if absent)
+        word_rows               [B] or []        row of ``encoder_out`` holding example b (set by
+                                                 ``reorder_encoder_out``; [] = identity, B0 = B);
+                                                 read the words with :meth:`word_states`
         encoder_padding_mask    [B x P x L]
         paragraph_out           [P x B x C]      static paragraph embeddings + ranking (PHT) / []
         paragraph_padding_mask  [B x P]          True = absent paragraph
@@ -128,6 +143,7 @@ class HierarchicalEncoder(FairseqEncoder):
         words = states.new_zeros(l, b * p, states.size(-1)).index_copy(1, rows, states)
         result = {
             "encoder_out": [words.view(l, b, p, -1)],  # L x (B*P) x C -> L x B x P x C
+            "word_rows": [],
             "encoder_padding_mask": [padding_mask],
             "paragraph_out": [],
             "paragraph_padding_mask": [~present],
@@ -146,19 +162,34 @@ class HierarchicalEncoder(FairseqEncoder):
         word embeddings plus the same ranking encoding (our choice; absent paragraphs: R only)."""
         if encoder_out["paragraph_out"]:
             return encoder_out["paragraph_out"][0].transpose(0, 1)  # P x B x C -> B x P x C
-        words = encoder_out["encoder_out"][0]  # L x B x P x C
+        words = self.word_states(encoder_out)  # L x B x P x C
         keep = (~encoder_out["encoder_padding_mask"][0]).permute(2, 0, 1).unsqueeze(-1)  # L x B x P x 1
         keep = keep.to(words)
         mean = (words * keep).sum(0) / keep.sum(0).clamp(min=1.0)  # B x P x C
         return mean + self.rank_encoding(mean.size(1)).to(mean)
 
+    @staticmethod
+    def word_states(encoder_out: Dict[str, List[Tensor]]) -> Tensor:
+        """``L x B x P x C`` word states of the examples in their current order."""
+        words = encoder_out["encoder_out"][0]  # L x B0 x P x C
+        rows = encoder_out.get("word_rows") or []
+        return words.index_select(1, rows[0]) if rows else words
+
     @torch.jit.export
     def reorder_encoder_out(self, encoder_out: Dict[str, List[Tensor]], new_order: Tensor):
-        """Select examples (beam expansion / reordering) on each tensor's batch axis."""
-        batch_dim = {"encoder_out": 1, "encoder_padding_mask": 0, "paragraph_out": 1,
-                     "paragraph_padding_mask": 0}
-        return {k: [t.index_select(batch_dim[k], new_order) for t in v]
-                for k, v in encoder_out.items()}
+        """Select examples (beam expansion / reordering) on each tensor's batch axis.
+
+        The word states (``L x B0 x P x C``, the largest tensor) are not copied: their row
+        index is composed with ``new_order`` instead. The decoder reads them only when it
+        projects the word-level keys and values (once per source when decoding), while the
+        masks, read at every step, are selected here."""
+        batch_dim = {"encoder_padding_mask": 0, "paragraph_out": 1, "paragraph_padding_mask": 0}
+        out = {k: [t.index_select(batch_dim[k], new_order) for t in encoder_out[k]]
+               for k in batch_dim}
+        rows = encoder_out.get("word_rows") or []
+        out["word_rows"] = [rows[0].index_select(0, new_order) if rows else new_order]
+        out["encoder_out"] = encoder_out["encoder_out"]
+        return out
 
     def max_positions(self):
         return self.token_encoder.max_positions()
@@ -167,7 +198,8 @@ class HierarchicalEncoder(FairseqEncoder):
 class HierarchicalDecoder(FairseqIncrementalDecoder):
     """Token embeddings + sinusoidal positions, a stack of hierarchical layers, output projection."""
 
-    def __init__(self, cfg: TransformerConfig, dictionary, embed_tokens, layer_cls):
+    def __init__(self, cfg: TransformerConfig, dictionary, embed_tokens, build_layer,
+                 output_projection: Optional[nn.Linear] = None):
         super().__init__(dictionary)
         c = cfg.decoder.embed_dim
         self.embed_tokens = embed_tokens
@@ -176,13 +208,9 @@ class HierarchicalDecoder(FairseqIncrementalDecoder):
         self.embed_positions = PositionalEmbedding(cfg.max_target_positions, c, self.padding_idx,
                                                    learned=False)
         self.dropout_module = FairseqDropout(cfg.dropout, module_name=self.__class__.__name__)
-        self.layers = nn.ModuleList([layer_cls(cfg) for _ in range(cfg.decoder.layers)])
+        self.layers = nn.ModuleList([build_layer() for _ in range(cfg.decoder.layers)])
         self.max_target_positions = cfg.max_target_positions
-        if cfg.share_all_embeddings:
-            self.output_projection = None
-        else:
-            self.output_projection = nn.Linear(c, len(dictionary), bias=False)
-            nn.init.normal_(self.output_projection.weight, mean=0, std=c ** -0.5)
+        self.output_projection = output_projection  # None: tied to embed_tokens
 
     def forward(self, prev_output_tokens, encoder_out=None, incremental_state=None,
                 features_only=False, src_lengths=None, return_all_hiddens=False, **kwargs):
@@ -230,7 +258,6 @@ class HierarchicalTransformerModel(FairseqEncoderDecoderModel):
     """Base of PHT and VHT: reads ``B x P x L`` sources (see the task's ``--source-layout``)."""
 
     hierarchical_source = True
-    decoder_layer_cls = None
     pooling = False
 
     @classmethod
@@ -259,8 +286,28 @@ class HierarchicalTransformerModel(FairseqEncoderDecoderModel):
             decoder_embed = encoder_embed
         encoder = HierarchicalEncoder(cfg, src_dict, encoder_embed,
                                       hier_cfg.pooling_heads if cls.pooling else None)
-        decoder = HierarchicalDecoder(cfg, tgt_dict, decoder_embed, cls.decoder_layer_cls)
+        decoder = HierarchicalDecoder(cfg, tgt_dict, decoder_embed,
+                                      lambda: cls.build_decoder_layer(cfg, hier_cfg),
+                                      cls.build_output_projection(hier_cfg, len(tgt_dict)))
         return cls(encoder, decoder)
+
+    @classmethod
+    def build_decoder_layer(cls, cfg: TransformerConfig, hier_cfg: HierarchicalTransformerConfig):
+        raise NotImplementedError
+
+    @staticmethod
+    def build_output_projection(hier_cfg: HierarchicalTransformerConfig, vocab: int
+                                ) -> Optional[nn.Linear]:
+        """None (tied to the embeddings, the papers), a bias-free projection when all embeddings
+        are untied, or the authors' separate output layer with bias."""
+        if not (hier_cfg.untie_embeddings or hier_cfg.separate_output_projection):
+            return None
+        c = hier_cfg.decoder_embed_dim
+        proj = nn.Linear(c, vocab, bias=not hier_cfg.untie_embeddings)
+        nn.init.normal_(proj.weight, mean=0, std=c ** -0.5)
+        if proj.bias is not None:
+            nn.init.zeros_(proj.bias)
+        return proj
 
     def max_positions(self):
         return (self.encoder.max_positions(), self.decoder.max_positions())
@@ -270,16 +317,33 @@ class HierarchicalTransformerModel(FairseqEncoderDecoderModel):
 class PHTModel(HierarchicalTransformerModel):
     """Parallel hierarchical Transformer (000 Sec. 3.1, 001 Sec. 3)."""
 
-    decoder_layer_cls = PHTDecoderLayer
     pooling = True
+
+    @classmethod
+    def build_decoder_layer(cls, cfg, hier_cfg):
+        return PHTDecoderLayer(cfg)
 
 
 @register_model("vht")
 class VHTModel(HierarchicalTransformerModel):
     """Vertical hierarchical Transformer (000 Sec. 3.2): no pooling, vertical decoder."""
 
-    decoder_layer_cls = VHTDecoderLayer
     pooling = False
+
+    @classmethod
+    def build_decoder_layer(cls, cfg, hier_cfg):
+        return VHTDecoderLayer(cfg, dynamic_embedding=str(hier_cfg.dynamic_paragraph_embedding))
+
+    def upgrade_state_dict_named(self, state_dict, name):
+        """fairseq-hier <= 0.1 VHT checkpoints used ``LayerNorm(dropout(X_word + R))`` for Eq. 11,
+        a form that is neither the paper's nor the authors'; say so instead of a key error."""
+        super().upgrade_state_dict_named(state_dict, name)
+        has_norm = any(".dynamic_layer_norm." in k for k in state_dict)
+        if has_norm and self.decoder.layers[0].dynamic_layer_norm is None:
+            raise ValueError("this VHT checkpoint was trained with fairseq-hier 0.1's dynamic "
+                             "paragraph embedding LayerNorm(dropout(X_word + R)), which is no "
+                             "longer available; retrain it (--dynamic-paragraph-embedding paper, "
+                             "the default, or authors)")
 
 
 def _papers_defaults(args):

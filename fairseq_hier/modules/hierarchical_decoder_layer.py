@@ -9,7 +9,10 @@ and part III (FFN + LayerNorm) and replace part II, the cross attention:
   ``X^int = sum_p A^para_p X^word_p`` and ``X^II = LayerNorm(X^I + X^para + X^int)``.
 - :class:`VHTDecoderLayer` (000 Eq. 11-13): word-level attention inside every paragraph first
   (dynamic paragraph embeddings ``X_t^word``), ranking encoding added, then paragraph-level
-  attention per target step over them: ``X^II = LayerNorm(X^I + X^para)``.
+  attention per target step over them: ``X^II = LayerNorm(X^I + X^para)``. Eq. 11 is
+  ``X_t^word := X_t^word + R`` (``dynamic_embedding="paper"``, the default); the authors' code
+  (yema2018/wiki_sum, my_model.py) instead uses ``LayerNorm(X_t^I + Dropout(X_t^word + R))``, the
+  word contexts with a residual from part I (``dynamic_embedding="authors"``).
 
 Dropout follows 000 Sec. 4.2 ("dropout ... to the output of each sub-layer"), post-LayerNorm as
 in the papers. The paragraph attention returned is averaged over heads (000 footnote 5).
@@ -28,6 +31,7 @@ from .paragraph_attention import ParagraphWordAttention
 from .rank_encoding import RankEncoding
 
 IncrementalState = Optional[Dict[str, Dict[str, Optional[Tensor]]]]
+DYNAMIC_EMBEDDINGS = ("paper", "authors")
 
 
 class _HierarchicalDecoderLayer(TransformerDecoderLayerBase):
@@ -66,9 +70,10 @@ class _HierarchicalDecoderLayer(TransformerDecoderLayerBase):
                      paragraph_weights: Optional[Tensor] = None) -> Tensor:
         """Word-level attention inside every paragraph (Eq. 8): ``T x B x C`` -> ``T x B x P x C``,
         or ``T x B x C`` fused with ``paragraph_weights`` (``B x T x P``, Eq. 9)."""
-        return self.word_attn(x, encoder_out["encoder_out"][0],  # L x B x P x C
+        rows = encoder_out.get("word_rows") or [None]  # B indices into the encoder's batch
+        return self.word_attn(x, encoder_out["encoder_out"][0],  # L x B0 x P x C
                               encoder_out["encoder_padding_mask"][0],  # B x P x L
-                              paragraph_weights=paragraph_weights,
+                              word_rows=rows[0], paragraph_weights=paragraph_weights,
                               incremental_state=incremental_state)
 
     def cross_attention(self, x, encoder_out, incremental_state):
@@ -94,18 +99,29 @@ class PHTDecoderLayer(_HierarchicalDecoderLayer):
 class VHTDecoderLayer(_HierarchicalDecoderLayer):
     """Vertical hierarchical decoder layer (000 Eq. 11-13)."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg, dynamic_embedding: str = "paper"):
         super().__init__(cfg)
+        if dynamic_embedding not in DYNAMIC_EMBEDDINGS:
+            raise ValueError(f"dynamic_embedding must be one of {DYNAMIC_EMBEDDINGS}, "
+                             f"got {dynamic_embedding!r}")
         self.rank_encoding = RankEncoding(self.embed_dim)
-        self.dynamic_layer_norm = LayerNorm(self.embed_dim)
+        self.dynamic_layer_norm = None
+        if dynamic_embedding == "authors":
+            self.dynamic_layer_norm = LayerNorm(self.embed_dim)
+
+    def dynamic_paragraph_embeddings(self, x: Tensor, x_word: Tensor) -> Tensor:
+        """Eq. 11: ``X_t^word + R`` (paper), or ``LayerNorm(X_t^I + Dropout(X_t^word + R))``
+        (authors' code). x: ``T x B x C``; x_word: ``T x B x P x C`` -> ``T x B x P x C``."""
+        dynamic = x_word + self.rank_encoding(x_word.size(2)).to(x_word)  # R: P x C
+        if self.dynamic_layer_norm is None:
+            return dynamic
+        return self.dynamic_layer_norm(x.unsqueeze(2) + self.dropout_module(dynamic))
 
     def cross_attention(self, x, encoder_out, incremental_state):
         t, b, c = x.shape
         x_word = self.word_context(x, encoder_out, incremental_state)  # T x B x P x C
         p = x_word.size(2)
-        # Eq. 11: dynamic paragraph embeddings + ranking encoding (then dropout + LayerNorm, as
-        # in the authors' code, so their scale matches the decoder state)
-        dynamic = self.dynamic_layer_norm(self.dropout_module(x_word + self.rank_encoding(p)))
+        dynamic = self.dynamic_paragraph_embeddings(x, x_word)  # Eq. 11
         # Eq. 12: one paragraph attention per target step: queries 1 x (T*B) x C,
         # keys T x B x P x C -> P x (T*B) x C; no cache, the keys change at every step
         keys = dynamic.permute(2, 0, 1, 3).reshape(p, t * b, c)

@@ -1,22 +1,34 @@
 """Word-level cross attention inside every paragraph, all paragraphs at once (000/001 Eq. 8).
 
 ``X_p^word = MultiHead(X^I, C_p, C_p)`` for every paragraph p: one softmax per paragraph over its
-tokens. The queries are projected once (``T x B x C``) and scored against the keys of all
-paragraphs in one einsum (``B x H x T x P x L``), so nothing of size ``T x B x P x C`` is built
-for the queries. Two read-outs:
+tokens, computed for all paragraphs in two batched matmuls (paragraphs are a batch axis; no
+Python loop). Two read-outs:
 
 - per-paragraph contexts ``T x B x P x C`` (VHT's dynamic paragraph embeddings, Eq. 11);
-- fused with paragraph weights ``A^para`` (PHT Eq. 9): ``X^int = sum_p A_p X_p^word``. Since
-  ``sum_p A_p = 1`` and the output projection is affine, this equals one attention over all
-  ``P*L`` words with weights ``A_p * alpha_{p,l}``, computed without materialising the
-  ``T x B x P x C`` per-paragraph contexts (the memory saving that makes PHT cheap).
+- fused with paragraph weights ``A^para`` (PHT Eq. 9): ``X^int = sum_p A_p X_p^word``. The
+  attention is contracted over the tokens first (``B x H x P x T x D`` per-paragraph contexts),
+  then weighted by ``A^para``; ``probs * A`` (``B x H x P x T x L``) is never built. Since
+  ``sum_p A_p = 1`` and the output projection is affine, the projection is applied once, after
+  the weighting (equal to projecting every ``X_p^word`` first).
+
+Memory and time (issue 8): the score tensor is masked in place; keys and values are projected
+for present paragraphs only (absent ones are zeros, masked anyway); the keys/values cache of
+incremental decoding is contiguous, because fairseq's ``reorder_incremental_state`` leaves
+encoder-decoder caches alone when the row count does not change (a permuted view would be
+copied by every layer at every step).
+
+The word states may be read through a row index (``word_rows``, ``B`` indices into the
+encoder's batch ``B0``): after step 0 of decoding only the paragraph masks are read, so the
+model's ``reorder_encoder_out`` composes row indices instead of copying ``L x B x P x C`` at
+every beam step; the rows are gathered once, when the keys and values are projected.
 
 The module is fairseq's MultiheadAttention (same parameters, incremental cache, reorder); the
 cache holds the projected keys/values as ``B x H x P x L x D`` (batch first, so fairseq's own
-``reorder_incremental_state`` applies).
+``reorder_incremental_state`` applies; ``H x P x L`` so that one decoding step scores all
+``P*L`` words of a head in one matmul, as a flat encoder-decoder attention does).
 
-Legend: T target steps, B batch, P paragraphs, L tokens, C model dim, H heads, D = C / H.
-Mask convention: True = padding.
+Legend: T target steps, B batch, P paragraphs, L tokens, C model dim, H heads, D = C / H,
+N present paragraphs. Mask convention: True = padding.
 """
 
 from typing import Dict, Optional, Tuple
@@ -29,15 +41,6 @@ from torch import Tensor
 IncrementalState = Optional[Dict[str, Dict[str, Optional[Tensor]]]]
 
 
-def word_attention_mask(padding_mask: Tensor) -> Tensor:
-    """``B x P x L`` token padding mask with position 0 of absent paragraphs unmasked, so that
-    their softmax is defined; callers give those paragraphs exactly zero paragraph weight."""
-    absent = padding_mask.all(dim=-1, keepdim=True)  # B x P x 1
-    first = torch.zeros_like(padding_mask)
-    first[..., 0] = True
-    return padding_mask & ~(absent & first)
-
-
 class ParagraphWordAttention(MultiheadAttention):
     """Multi-head attention of decoder states over the words of each paragraph separately."""
 
@@ -45,43 +48,73 @@ class ParagraphWordAttention(MultiheadAttention):
         super().__init__(embed_dim, num_heads, dropout=dropout, encoder_decoder_attention=True)
 
     def forward(self, query: Tensor, words: Tensor, padding_mask: Tensor,
-                paragraph_weights: Optional[Tensor] = None,
+                word_rows: Optional[Tensor] = None, paragraph_weights: Optional[Tensor] = None,
                 incremental_state: IncrementalState = None) -> Tensor:
-        """query: ``T x B x C``; words: ``L x B x P x C``; padding_mask: ``B x P x L``;
+        """query: ``T x B x C``; words: ``L x B0 x P x C`` (row ``word_rows[b]`` holds example
+        b; ``word_rows`` None: B0 = B, identity); padding_mask: ``B x P x L``;
         paragraph_weights: ``B x T x P`` or None.
 
-        Returns ``T x B x C`` (fused with the paragraph weights, PHT) when weights are given,
-        else ``T x B x P x C`` (one context per paragraph, VHT)."""
+        Returns ``T x B x C`` (fused with the paragraph weights, PHT Eq. 9) when weights are
+        given, else ``T x B x P x C`` (one context per paragraph, VHT)."""
         t, b, c = query.shape
-        probs, v = self._word_probs(query, words, padding_mask, incremental_state)
+        probs, v = self._word_probs(query, words, padding_mask, word_rows, incremental_state)
+        ctx = torch.matmul(probs, v)  # Eq. 8 before W^O: B x H x P x T x D
         if paragraph_weights is None:
-            ctx = torch.einsum("bhtpl,bhpld->tbphd", probs, v)  # T x B x P x H x D
-            return self.out_proj(ctx.reshape(t, b, -1, c))  # -> T x B x P x C
-        weights = probs * paragraph_weights.to(probs).unsqueeze(1).unsqueeze(-1)  # B x H x T x P x L
-        ctx = torch.einsum("bhtpl,bhpld->tbhd", weights, v)  # T x B x H x D
-        return self.out_proj(ctx.reshape(t, b, c))  # Eq. 9 -> T x B x C
+            # B x H x P x T x D -> T x B x P x H x D -> T x B x P x C
+            return self.out_proj(ctx.permute(3, 0, 2, 1, 4).reshape(t, b, -1, c))
+        fused = torch.einsum("bhptd,btp->tbhd", ctx, paragraph_weights.to(ctx))  # Eq. 9
+        return self.out_proj(fused.reshape(t, b, c))  # T x B x H x D -> T x B x C
 
-    def _word_probs(self, query, words, padding_mask, incremental_state) -> Tuple[Tensor, Tensor]:
-        """Softmax within each paragraph: probs ``B x H x T x P x L`` and values ``B x H x P x L x D``."""
+    def _word_probs(self, query, words, padding_mask, word_rows, incremental_state
+                    ) -> Tuple[Tensor, Tensor]:
+        """Softmax within each paragraph: probs ``B x H x P x T x L``, values ``B x H x P x L x D``."""
         t, b, c = query.shape
+        # T x B x C -> T x B x H x D -> B x H x T x D
         q = (self.q_proj(query) * self.scaling).view(t, b, self.num_heads, self.head_dim)
-        k, v = self._keys_values(words, incremental_state)
-        scores = torch.einsum("tbhd,bhpld->bhtpl", q, k)  # B x H x T x P x L
-        mask = word_attention_mask(padding_mask)[:, None, None]  # B x 1 x 1 x P x L
-        scores = scores.masked_fill(mask, float("-inf"))
-        probs = F.softmax(scores.float(), dim=-1).type_as(scores)
+        q = q.permute(1, 2, 0, 3)
+        k, v = self._keys_values(words, padding_mask, word_rows, incremental_state)
+        _, h, p, l, d = k.shape
+        if t == 1:  # one decoding step: all P*L words of a head in one matmul, like flat attention
+            # (B x H x 1 x D) @ (B x H x D x PL) -> B x H x 1 x PL = B x H x P x 1 x L (same memory)
+            scores = torch.matmul(q, k.view(b, h, p * l, d).transpose(-1, -2)).view(b, h, p, 1, l)
+        else:  # queries broadcast over paragraphs: B x H x 1 x T x D @ B x H x P x D x L
+            scores = torch.matmul(q.unsqueeze(2), k.transpose(-1, -2))  # B x H x P x T x L
+        # masked in place on the fresh tensor (matmul's backward does not need its output)
+        scores.masked_fill_(word_attention_mask(padding_mask)[:, None, :, None, :], float("-inf"))
+        probs = F.softmax(scores, dim=-1, dtype=torch.float32).type_as(scores)
         return self.dropout_module(probs), v
 
-    def _keys_values(self, words: Tensor, incremental_state: IncrementalState):
-        """Project the word states once per source (cached for incremental decoding)."""
+    def _keys_values(self, words: Tensor, padding_mask: Tensor, word_rows: Optional[Tensor],
+                     incremental_state: IncrementalState) -> Tuple[Tensor, Tensor]:
+        """Project the words of present paragraphs once per source (cached when decoding):
+        ``B x H x P x L x D`` keys and values, contiguous, zeros for absent paragraphs."""
         cache = self._get_input_buffer(incremental_state) if incremental_state is not None else {}
         if cache.get("prev_key") is not None:
             return cache["prev_key"], cache["prev_value"]
-        l, b, p, _ = words.shape
-        # L x B x P x C -> L x B x P x H x D -> B x H x P x L x D
-        k = self.k_proj(words).view(l, b, p, self.num_heads, self.head_dim).permute(1, 3, 2, 0, 4)
-        v = self.v_proj(words).view(l, b, p, self.num_heads, self.head_dim).permute(1, 3, 2, 0, 4)
+        l, _, p, c = words.shape
+        b = padding_mask.size(0)
+        rows = (~padding_mask.all(-1)).view(-1).nonzero().squeeze(1)  # N present rows of B*P
+        source = rows if word_rows is None else word_rows.index_select(0, rows // p) * p + rows % p
+        x = words.reshape(l, -1, c).index_select(1, source)  # L x (B0*P) x C -> L x N x C
+        n, h, d = rows.numel(), self.num_heads, self.head_dim
+        kv = []
+        example, paragraph = rows // p, rows % p  # N, N
+        for proj in (self.k_proj, self.v_proj):  # two projections, not a loop over data
+            y = proj(x).view(l, n, h, d).permute(1, 2, 0, 3)  # L x N x C -> N x H x L x D
+            full = y.new_zeros(b, h, p, l, d)  # B x H x P x L x D, contiguous
+            full[example, :, paragraph] = y  # (the indexed view is N x H x L x D)
+            kv.append(full)
         if incremental_state is not None:
-            cache["prev_key"], cache["prev_value"] = k, v
+            cache["prev_key"], cache["prev_value"] = kv
             self._set_input_buffer(incremental_state, cache)
-        return k, v
+        return kv[0], kv[1]
+
+
+def word_attention_mask(padding_mask: Tensor) -> Tensor:
+    """``B x P x L`` token padding mask with position 0 of absent paragraphs unmasked, so that
+    their softmax is defined (their keys are zeros); callers give those paragraphs exactly zero
+    paragraph weight."""
+    absent = padding_mask.all(dim=-1, keepdim=True)  # B x P x 1
+    first = torch.zeros_like(padding_mask)
+    first[..., 0] = True
+    return padding_mask & ~(absent & first)

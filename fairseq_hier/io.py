@@ -1,4 +1,9 @@
-"""Small helpers shared by the scoring and baseline commands: line-aligned text files."""
+"""Line-aligned text files: the small I/O helpers shared by the commands (``fairseq_hier/cli``),
+the decoder's side files (``fairseq_hier/generation``) and the recipes.
+
+Standard library only: importing this module imports neither torch nor fairseq, so the scoring
+commands that use it start in well under a second.
+"""
 
 from typing import List
 
@@ -8,6 +13,7 @@ def read_lines(path: str) -> List[str]:
 
     Only ``\\n`` (and ``\\r\\n``) end a line: unlike ``str.splitlines``, Unicode separators such
     as U+2028 inside a summary do not split it, so line ``i`` stays example ``i``.
+    Raises ValueError naming the file if it cannot be read or is not UTF-8.
     """
     try:
         with open(path, encoding="utf-8", newline="\n") as f:

@@ -1,0 +1,311 @@
+"""Oracles for the equations of PHT and VHT, and properties every parameter must have.
+
+Each fused decoder layer is compared with a literal implementation that runs one stock fairseq
+MultiheadAttention per paragraph (and, for VHT, per target step) with the layer's own weights,
+then applies 000 Eq. 9-10 (PHT) or Eq. 11-13 (VHT) as written. Sizes are small but distinct
+(B=2, P=3, L=5, T=4, C=16, H=4).
+"""
+
+import argparse
+import types
+
+import pytest
+import torch
+from fairseq.data import Dictionary
+from fairseq.models import ARCH_CONFIG_REGISTRY
+from fairseq.modules import MultiheadAttention
+
+import fairseq_hier  # noqa: F401  (registers the models)
+from fairseq_hier.models.hierarchical_transformer import (
+    HierarchicalTransformerConfig,
+    PHTModel,
+    VHTModel,
+)
+
+B, P, L, T, C, H = 2, 3, 5, 4, 16, 4
+MODELS = {"pht": PHTModel, "vht": VHTModel}
+
+
+def make_dict(n=20):
+    d = Dictionary()
+    for i in range(n):
+        d.add_symbol(f"w{i}")
+    return d
+
+
+def build(arch, layers=2, **extra):
+    d = make_dict()
+    task = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
+    args = argparse.Namespace(encoder_layers=layers, decoder_layers=layers, encoder_embed_dim=C,
+                              decoder_embed_dim=C, encoder_ffn_embed_dim=2 * C,
+                              decoder_ffn_embed_dim=2 * C, encoder_attention_heads=H,
+                              decoder_attention_heads=H, pooling_heads=H, **extra)
+    torch.manual_seed(0)
+    return MODELS[arch].build_model(args, task), d
+
+
+def encoder_out_fixture(with_paragraphs: bool):
+    """Random word states and paragraph embeddings; example 1 lacks paragraph 2 and has short
+    paragraphs (padding), example 0 has all three."""
+    g = torch.Generator().manual_seed(7)
+    words = torch.randn(L, B, P, C, generator=g)
+    lengths = torch.tensor([[5, 3, 4], [2, 5, 0]])  # B x P
+    padding = torch.arange(L).view(1, 1, L) >= lengths.unsqueeze(-1)  # B x P x L
+    words = words.masked_fill(padding.permute(2, 0, 1).unsqueeze(-1), 0.0)
+    absent = lengths.eq(0)
+    out = {"encoder_out": [words], "word_rows": [], "encoder_padding_mask": [padding],
+           "paragraph_out": [], "paragraph_padding_mask": [absent]}
+    if with_paragraphs:
+        out["paragraph_out"] = [torch.randn(P, B, C, generator=g)]
+    return out
+
+
+def stock_attention(module, query, key, padding_mask, need_weights=False):
+    """fairseq's own MultiheadAttention.forward with the weights of ``module``."""
+    return MultiheadAttention.forward(module, query=query, key=key, value=key,
+                                      key_padding_mask=padding_mask, static_kv=True,
+                                      need_weights=need_weights)
+
+
+def part_one(layer, x):
+    residual = x
+    x, _ = layer.self_attn(query=x, key=x, value=x, attn_mask=torch.triu(
+        torch.full((x.size(0), x.size(0)), float("-inf")), 1), need_weights=False)
+    return layer.self_attn_layer_norm(residual + x)
+
+
+def part_three(layer, x):
+    return layer.final_layer_norm(x + layer.fc2(torch.relu(layer.fc1(x))))
+
+
+def word_context_per_paragraph(layer, x1, enc):
+    """Eq. 8 literally: one stock attention per paragraph -> list of P tensors T x B x C.
+    An absent paragraph has no words; its context is 0 (it gets zero weight / is masked)."""
+    words, padding = enc["encoder_out"][0], enc["encoder_padding_mask"][0]
+    contexts = []
+    for p in range(P):
+        ctx, _ = stock_attention(layer.word_attn, x1, words[:, :, p], padding[:, p])
+        absent = padding[:, p].all(-1)  # B
+        contexts.append(ctx.masked_fill(absent.view(1, B, 1), 0.0))
+    return contexts
+
+
+def pht_oracle(layer, x, enc):
+    x1 = part_one(layer, x)
+    phi, absent = enc["paragraph_out"][0], enc["paragraph_padding_mask"][0]
+    x_para, a_para = stock_attention(layer.paragraph_attn, x1, phi, absent, need_weights=True)  # Eq. 7
+    contexts = word_context_per_paragraph(layer, x1, enc)  # Eq. 8
+    x_int = sum(a_para[:, :, p].t().unsqueeze(-1) * contexts[p] for p in range(P))  # Eq. 9
+    x2 = layer.cross_attn_layer_norm(x1 + x_para + x_int)  # Eq. 10
+    return part_three(layer, x2), a_para
+
+
+def vht_oracle(layer, x, enc, authors: bool):
+    x1 = part_one(layer, x)
+    contexts = word_context_per_paragraph(layer, x1, enc)  # Eq. 8: P x (T x B x C)
+    absent = enc["paragraph_padding_mask"][0]
+    rank = layer.rank_encoding(P)  # P x C
+    outputs, weights = [], []
+    for t in range(x.size(0)):  # Eq. 11-12, one target step at a time
+        dynamic = torch.stack([contexts[p][t] + rank[p] for p in range(P)])  # P x B x C
+        if authors:
+            dynamic = layer.dynamic_layer_norm(x1[t].unsqueeze(0) + dynamic)
+        x_para, a = stock_attention(layer.paragraph_attn, x1[t: t + 1], dynamic, absent,
+                                    need_weights=True)
+        outputs.append(x_para)
+        weights.append(a)  # B x 1 x P
+    x2 = layer.cross_attn_layer_norm(x1 + torch.cat(outputs))  # Eq. 13
+    return part_three(layer, x2), torch.cat(weights, 1)
+
+
+@pytest.mark.parametrize("arch,option", [("pht", None), ("vht", "paper"), ("vht", "authors")])
+def test_fused_decoder_layer_equals_literal_equations(arch, option):
+    extra = {} if option is None else {"dynamic_paragraph_embedding": option}
+    model, _ = build(arch, **extra)
+    model.eval()
+    layer = model.decoder.layers[0]
+    enc = encoder_out_fixture(with_paragraphs=arch == "pht")
+    x = torch.randn(T, B, C, generator=torch.Generator().manual_seed(3))
+    causal = torch.triu(torch.full((T, T), float("-inf")), 1)
+    with torch.no_grad():
+        ours, ours_attn = layer(x, enc, None, causal, None)
+        if arch == "pht":
+            expected, expected_attn = pht_oracle(layer, x, enc)
+        else:
+            expected, expected_attn = vht_oracle(layer, x, enc, authors=option == "authors")
+    torch.testing.assert_close(ours, expected, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(ours_attn, expected_attn, atol=1e-5, rtol=1e-5)
+    assert (ours_attn[1, :, 2] == 0).all()
+
+
+def test_vht_paper_and_authors_forms_differ_and_have_their_parameters():
+    paper, _ = build("vht", dynamic_paragraph_embedding="paper")
+    authors, _ = build("vht", dynamic_paragraph_embedding="authors")
+    assert paper.decoder.layers[0].dynamic_layer_norm is None
+    assert authors.decoder.layers[0].dynamic_layer_norm is not None
+    n_paper = sum(p.numel() for p in paper.parameters())
+    n_authors = sum(p.numel() for p in authors.parameters())
+    assert n_authors - n_paper == 2 * 2 * C  # one LayerNorm (weight + bias) per decoder layer
+
+
+def batch_with_one_paragraph_examples(d):
+    """B=3: a three-paragraph example, a one-paragraph example, a one-paragraph one-token one."""
+    g = torch.Generator().manual_seed(11)
+    src = torch.full((3, 3, 4), d.pad())
+    src[0] = torch.randint(d.nspecial, len(d), (3, 4), generator=g)
+    src[0, 2, 2:] = d.pad()
+    src[1, 0] = torch.randint(d.nspecial, len(d), (4,), generator=g)
+    src[2, 0, 0] = d.nspecial
+    prev = torch.randint(d.nspecial, len(d), (3, 5), generator=g)
+    prev[:, 0] = d.eos()
+    return src, prev
+
+
+@pytest.mark.parametrize("arch,extra", [
+    ("pht", {}), ("vht", {}), ("vht", {"dynamic_paragraph_embedding": "authors"}),
+    ("pht", {"separate_output_projection": True}), ("vht", {"untie_embeddings": True})])
+def test_every_parameter_receives_a_gradient(arch, extra):
+    model, d = build(arch, **extra)
+    model.train()
+    src, prev = batch_with_one_paragraph_examples(d)
+    logits, _ = model(src, None, prev)
+    logits.float().logsumexp(-1).mean().backward()
+    for name, param in model.named_parameters():
+        assert param.grad is not None, f"{name} got no gradient"
+        assert torch.isfinite(param.grad).all(), f"{name}: non-finite gradient"
+        assert param.grad.abs().sum() > 0, f"{name}: zero gradient"
+
+
+def test_one_paragraph_batch_is_finite():
+    """Only one-paragraph examples: the paragraph softmax is trivially 1; nothing becomes NaN."""
+    for arch in MODELS:
+        model, d = build(arch)
+        model.train()
+        src, prev = batch_with_one_paragraph_examples(d)
+        logits, extra = model(src[1:, :1], None, prev[1:])
+        logits.sum().backward()
+        assert torch.equal(extra["attn"][0], torch.ones(2, 5, 1))
+        assert all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
+
+
+@pytest.mark.parametrize("arch", ["pht", "vht"])
+def test_bf16_autocast_forward_backward_finite(arch):
+    model, d = build(arch)
+    model.train()
+    src, prev = batch_with_one_paragraph_examples(d)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        logits, extra = model(src, None, prev)
+        loss = torch.nn.functional.cross_entropy(logits.float().view(-1, logits.size(-1)),
+                                                 prev.roll(-1, 1).reshape(-1))
+    assert logits.dtype == torch.bfloat16
+    loss.backward()
+    assert torch.isfinite(loss)
+    assert all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
+    torch.testing.assert_close(extra["attn"][0].float().sum(-1), torch.ones(3, 5), atol=1e-2,
+                               rtol=0)
+
+
+def test_separate_output_projection_keeps_embeddings_shared():
+    model, d = build("pht", separate_output_projection=True)
+    assert model.encoder.token_encoder.embed_tokens is model.decoder.embed_tokens
+    proj = model.decoder.output_projection
+    assert proj is not None and proj.bias is not None and proj.weight.shape == (len(d), C)
+    untied, _ = build("pht", untie_embeddings=True)
+    assert untied.encoder.token_encoder.embed_tokens is not untied.decoder.embed_tokens
+    assert untied.decoder.output_projection.bias is None
+    tied, _ = build("pht")
+    assert tied.decoder.output_projection is None
+    n = {name: sum(p.numel() for p in m.parameters())
+         for name, m in (("tied", tied), ("separate", model), ("untied", untied))}
+    assert n["separate"] - n["tied"] == len(d) * C + len(d)  # weight + bias
+    assert n["untied"] - n["tied"] == 2 * len(d) * C  # decoder embedding + output weight
+
+
+def expected_parameters(arch, vocab, layers=2, c=C, ffn=2 * C, authors=False):
+    """Parameter count from the papers' architecture, counted by hand."""
+    attention = 4 * (c * c + c)  # q, k, v, out projections with biases
+    norm = 2 * c
+    ffn_block = (c * ffn + ffn) + (ffn * c + c)
+    encoder_layer = attention + norm + ffn_block + norm
+    decoder_layer = attention + norm + 2 * attention + norm + ffn_block + norm  # self, word, para
+    if authors:
+        decoder_layer += norm
+    pooling = (c * c + c) + c + (c * c + c) + ffn_block + norm  # W1, w2 (per head), W3, FFN, LN
+    total = vocab * c + layers * (encoder_layer + decoder_layer)
+    return total + (pooling if arch == "pht" else 0)
+
+
+@pytest.mark.parametrize("arch,authors", [("pht", False), ("vht", False), ("vht", True)])
+def test_parameter_count_matches_the_architecture(arch, authors):
+    extra = {"dynamic_paragraph_embedding": "authors"} if authors else {}
+    model, d = build(arch, **extra)
+    count = sum(p.numel() for p in model.parameters())
+    assert count == expected_parameters(arch, len(d), authors=authors)
+
+
+def test_presets_set_every_paper_default():
+    """Every field of the config, for every preset: the paper's value, except the layer count of
+    the 1-layer presets."""
+    defaults = {f: getattr(HierarchicalTransformerConfig, f)
+                for f in HierarchicalTransformerConfig.__dataclass_fields__ if not f.startswith("_")}
+    paper = {"encoder_embed_dim": 256, "encoder_ffn_embed_dim": 1024, "encoder_layers": 3,
+             "encoder_attention_heads": 4, "decoder_embed_dim": 256, "decoder_ffn_embed_dim": 1024,
+             "decoder_layers": 3, "decoder_attention_heads": 4, "pooling_heads": 4, "dropout": 0.3,
+             "attention_dropout": 0.0, "activation_dropout": 0.0, "activation_fn": "relu",
+             "untie_embeddings": False, "separate_output_projection": False,
+             "dynamic_paragraph_embedding": "paper", "no_scale_embedding": False,
+             "max_source_positions": 1024, "max_target_positions": 1024}
+    assert set(paper) == set(defaults), "a config field has no stated paper value in this test"
+    for name, layers in (("pht", 3), ("vht", 3), ("pht_1layer", 1), ("vht_1layer", 1)):
+        args = argparse.Namespace()
+        ARCH_CONFIG_REGISTRY[name](args)
+        expected = dict(paper, encoder_layers=layers, decoder_layers=layers)
+        assert {f: getattr(args, f) for f in paper} == expected, name
+    # a preset never overrides what the user set
+    args = argparse.Namespace(dropout=0.1, encoder_layers=6)
+    ARCH_CONFIG_REGISTRY["pht_1layer"](args)
+    assert (args.dropout, args.encoder_layers, args.decoder_layers) == (0.1, 6, 1)
+
+
+def test_reorder_encoder_out_composes_rows_and_keeps_word_states():
+    """Beam reordering selects the masks but not the L x B x P x C word states: their row index
+    is composed, and the words read through it equal an eager index_select."""
+    model, d = build("pht")
+    model.eval()
+    src, _ = batch_with_one_paragraph_examples(d)
+    enc = model.encoder(src)
+    first = model.encoder.reorder_encoder_out(enc, torch.tensor([0, 0, 1, 2, 2]))
+    second = model.encoder.reorder_encoder_out(first, torch.tensor([4, 1, 2]))
+    assert second["encoder_out"][0] is enc["encoder_out"][0]
+    assert second["word_rows"][0].tolist() == [2, 0, 1]
+    words = enc["encoder_out"][0]
+    assert torch.equal(model.encoder.word_states(second), words[:, [2, 0, 1]])
+    assert torch.equal(second["encoder_padding_mask"][0], enc["encoder_padding_mask"][0][[2, 0, 1]])
+
+
+def test_word_attention_cache_is_contiguous_and_skips_absent_paragraphs():
+    """The keys/values cached at step 0 are contiguous (fairseq leaves enc-dec caches alone when
+    the row count is unchanged) and exactly zero for absent paragraphs (never projected)."""
+    model, d = build("pht")
+    model.eval()
+    src, prev = batch_with_one_paragraph_examples(d)
+    enc = model.encoder.reorder_encoder_out(model.encoder(src), torch.tensor([0, 0, 1, 1, 2, 2]))
+    state = {}
+    model.decoder(prev[[0, 0, 1, 1, 2, 2], :1], enc, incremental_state=state)
+    attn = model.decoder.layers[0].word_attn
+    cache = attn._get_input_buffer(state)
+    for key in ("prev_key", "prev_value"):
+        kv = cache[key]  # B x H x P x L x D
+        assert kv.shape == (6, H, 3, 4, C // H) and kv.is_contiguous()
+        assert torch.equal(kv[2:, :, 1:], torch.zeros_like(kv[2:, :, 1:]))  # absent paragraphs
+        assert kv[0, :, 2].abs().sum() > 0
+    model.decoder.reorder_incremental_state_scripting(state, torch.tensor([1, 0, 3, 2, 5, 4]))
+    assert attn._get_input_buffer(state)["prev_key"].is_contiguous()
+
+
+def test_old_vht_checkpoint_with_dynamic_layer_norm_gets_a_clear_error():
+    paper, _ = build("vht")
+    authors, _ = build("vht", dynamic_paragraph_embedding="authors")
+    with pytest.raises(ValueError, match="fairseq-hier 0.1's dynamic paragraph embedding"):
+        paper.load_state_dict(authors.state_dict())
+    authors.load_state_dict(authors.state_dict())  # the authors' form itself loads
