@@ -16,6 +16,7 @@ setup(
             "rouge = fairseq_hier.cli.rouge:cli_main",
             "fairseq-hier-lead = fairseq_hier.cli.lead:cli_main",
             "fairseq-hier-demo-corpus = fairseq_hier.cli.make_demo_corpus:cli_main",
+            "fairseq-hier-demo-facts = fairseq_hier.cli.demo_facts:cli_main",
             "fairseq-hier-wikisum-to-raw = fairseq_hier.cli.wikisum_to_raw:cli_main",
             "fairseq-hier-extract-attention = fairseq_hier.cli.extract_attention:cli_main",
         ],

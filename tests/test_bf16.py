@@ -8,10 +8,12 @@ CLIs, for our ``pht`` and fairseq's ``transformer``. (fairseq-validate --bf16 wi
 predictor: tests/test_attention_predictor.py.)
 """
 
+import os
 import re
+import subprocess
 
 import pytest
-from conftest import USER_DIR, run_cli, train_args
+from conftest import BIN, USER_DIR, run_cli, train_args
 
 import fairseq_hier  # noqa: F401  (applies the fixes)
 from fairseq import options
@@ -27,12 +29,30 @@ from fairseq import options
 def test_bf16_does_not_imply_tpu(argv, bf16, tpu):
     args = options.parse_args_and_arch(options.get_generation_parser(), ["data-bin", *argv])
     assert (args.bf16, args.tpu) == (bf16, tpu)
-    # parse_known (fairseq-train's modify_parser callers) and suppress_defaults (the override
-    # args of fairseq-validate) go through the same function
+    # parse_known returns (args, extra): the same rule applies
     args, extra = options.parse_args_and_arch(options.get_training_parser(),
                                               ["data-bin", "--arch", "transformer", *argv, "--x"],
                                               parse_known=True)
     assert (args.bf16, args.tpu, extra) == (bf16, tpu, ["--x"])
+
+
+def run_clis_at_once(*commands, timeout=300):
+    """Run console scripts of this virtualenv side by side (fairseq's imports dominate: 2 cores
+    do two at once); return their stdout+stderr texts, failing on any non-zero exit."""
+    env = dict(os.environ, PYTHONWARNINGS="ignore", OMP_NUM_THREADS="1")
+    procs = [subprocess.Popen([str(BIN / name), *map(str, args)], env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+             for name, *args in commands]
+    try:
+        outs = [p.communicate(timeout=timeout)[0] for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    for (name, *_), p, out in zip(commands, procs, outs):
+        assert p.returncode == 0, f"{name} failed ({p.returncode}):\n{out[-4000:]}"
+    return outs
 
 
 def hypotheses(log):
@@ -57,10 +77,8 @@ def test_train_and_generate_in_bf16(data_bin, tmp_path, arch):
     assert all(0 < float(loss) < 10 for loss, _ in updates)
     ckpt = save / "checkpoint_last.pt"
 
-    fp32 = run_cli("fairseq-generate", data_bin, "--user-dir", USER_DIR, "--path", ckpt,
-                   *GEN).stdout
-    bf16 = run_cli("fairseq-generate", data_bin, "--user-dir", USER_DIR, "--path", ckpt,
-                   *GEN, "--bf16").stdout
+    generate = ["fairseq-generate", data_bin, "--user-dir", USER_DIR, "--path", ckpt, *GEN]
+    fp32, bf16 = run_clis_at_once(generate, [*generate, "--bf16"])
     assert "model(s) loaded in" not in fp32
     # before the fix: no such line, and every score below equal to float32's
     assert "--bf16: 1 model(s) loaded in torch.bfloat16" in bf16, bf16[-3000:]

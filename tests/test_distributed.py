@@ -19,6 +19,7 @@ import re
 import shutil
 import socket
 import subprocess
+import time
 
 import pytest
 import torch
@@ -46,16 +47,21 @@ def train_two_workers(data, save_dir, max_update, extra=()):
     try:
         for rank in (1, 0):
             with open(logs[rank], "w") as out:
-                procs.append(subprocess.Popen(
-                    [str(BIN / "fairseq-train"), *map(str, common), "--distributed-rank", str(rank)],
-                    env=env, stdout=out, stderr=subprocess.STDOUT, text=True))
-        codes = [p.wait(timeout=TIMEOUT) for p in procs[::-1]]  # rank 0, rank 1
+                command = [str(BIN / "fairseq-train"), *map(str, common),
+                           "--distributed-rank", str(rank)]
+                procs.append(subprocess.Popen(command, env=env, stdout=out,
+                                              stderr=subprocess.STDOUT, text=True))
+        deadline = time.monotonic() + TIMEOUT  # one budget for both ranks
+        codes = [p.wait(timeout=max(1.0, deadline - time.monotonic()))
+                 for p in procs[::-1]]  # rank 0, rank 1
     except subprocess.TimeoutExpired:
-        for p in procs:
-            p.kill()
-            p.wait()
         pytest.fail(f"2-process fairseq-train did not finish in {TIMEOUT} s:\n"
                     + "\n".join(log.read_text()[-2000:] for log in logs))
+    finally:  # never leave a rank behind (timeout, failure, interrupt)
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
     return logs[0].read_text(), logs[1].read_text(), codes
 
 

@@ -49,13 +49,16 @@ for ARCH in $ARCHS; do
     [[ "$ARCH" == transformer ]] && EXTRA=(--share-all-embeddings)
     echo "== training $ARCH ($UPDATES updates of 32 examples, seed $SEED)"
     T0=$SECONDS
-    fairseq-train "$WORK/data-bin" "${TASK[@]}" --arch "$ARCH" "${MODEL[@]}" "${EXTRA[@]}" \
+    if ! fairseq-train "$WORK/data-bin" "${TASK[@]}" --arch "$ARCH" "${MODEL[@]}" "${EXTRA[@]}" \
       --optimizer adam --adam-betas '(0.9, 0.98)' --lr 2e-3 --lr-scheduler inverse_sqrt \
       --warmup-updates 100 --criterion label_smoothed_cross_entropy --label-smoothing 0.1 \
       --batch-size 32 --max-update "$UPDATES" --save-dir "$CK" --no-epoch-checkpoints \
       --disable-validation --save-interval-updates "$UPDATES" --keep-interval-updates 1 \
       --log-interval 100 --seed "$SEED" --num-workers 0 --no-progress-bar 2>&1 \
-      | tee "$CK/train.log" | grep -E "\| train \||done training"
+      | tee "$CK/train.log" | grep -E "\| train \||done training"; then
+      tail -3 "$CK/train.log" >&2
+      exit 1
+    fi
     echo "   trained in $((SECONDS - T0)) s"
   fi
   if [[ ! -f "$WORK/$ARCH.hyp" ]]; then

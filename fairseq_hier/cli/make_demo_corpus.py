@@ -190,7 +190,7 @@ def _groups(rng: random.Random, attributes: List[str], args) -> List[List[str]]:
 
 def make_example(rng: random.Random, args) -> Tuple[str, str, dict]:
     """One (source, target, ground truth) triple; see the module docstring."""
-    name, *others = rng.sample(NAMES, 1 + args.other_entities)
+    name, *others = rng.sample(NAMES[: args.names], 1 + args.other_entities)
     n_facts = rng.randint(args.min_facts, args.max_facts)
     attributes = [a for a in ATTRIBUTES if a == "kind" or a in rng.sample(ATTRIBUTES[1:], n_facts - 1)]
     facts = {a: rng.choice(VALUES[a][: args.values]) for a in attributes}
@@ -262,6 +262,9 @@ def get_parser() -> argparse.ArgumentParser:
     parser.add_argument("--train", type=int, default=6000, help="number of training examples")
     parser.add_argument("--valid", type=int, default=200)
     parser.add_argument("--test", type=int, default=200)
+    parser.add_argument("--names", type=int, default=24,
+                        help=f"distinct place names (at most {len(NAMES)}); the title and the "
+                             "other places of an example are drawn from the first N")
     parser.add_argument("--values", type=int, default=8,
                         help=f"distinct values per attribute (at most {MAX_VALUES}); fewer values "
                              "are learnt faster, more make guessing harder")
@@ -293,8 +296,8 @@ def check_args(parser: argparse.ArgumentParser, args) -> None:
         parser.error(f"need 2 <= --values <= {MAX_VALUES}")
     if not 1 <= args.phrasings <= min(len(p) for p in PHRASES.values()):
         parser.error("need 1 <= --phrasings <= 4")
-    if not 0 <= args.other_entities < len(NAMES):
-        parser.error(f"need 0 <= --other-entities < {len(NAMES)} (the closed set of names)")
+    if not 1 + args.other_entities <= args.names <= len(NAMES) or args.other_entities < 0:
+        parser.error(f"need 0 <= --other-entities < --names <= {len(NAMES)}")
     if min(args.mentions, args.fillers) < 0:
         parser.error("need --mentions, --fillers >= 0")
     if args.max_facts_per_paragraph < 1:
