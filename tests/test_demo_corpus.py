@@ -116,12 +116,17 @@ def test_format(corpus):
             assert s == s.strip() and "\t" not in s and "  " not in s
             assert all(w == w.lower() for w in s.split() if w != mdc.SEP)
             title, *paragraphs = s.split(f" {mdc.SEP} ")
-            assert title in mdc.NAMES[:24]  # --names 24
-            # 3-5 relevant (+1 restating) + 3 x 3-5 of other places + 1 mention + 1 filler
-            assert 14 <= len(paragraphs) <= 23, len(paragraphs)
+            assert title in mdc.NAMES[:8]  # --names 8
+            # 3-5 relevant (+1 restating) + 2 x 3-5 of other places + 1 mention (no filler)
+            assert 10 <= len(paragraphs) <= 16, len(paragraphs)
             for p in paragraphs:
                 assert p.strip() == p and mdc.SEP not in p.split()
-                assert 6 <= len(p.split()) <= 25, p
+                assert 8 <= len(p.split()) <= 22, p
+                # every paragraph is about a place: it opens with that place's heading, and
+                # its sentences name that place only
+                heading, mark, *text = p.split()
+                assert heading in mdc.NAMES[:8] and mark == mdc.HEADING_MARK
+                assert {w for w in text if w in mdc.NAMES} == {heading}, p
             assert t == t.strip().lower() and mdc.SEP not in t and t.endswith(" .")
             assert t.split()[0] == title
             assert sum(w in VALUE_ATTR for w in t.split()) == len(mdc.ATTRIBUTES)
@@ -155,7 +160,7 @@ def test_distractors_state_the_same_attributes_for_other_places(corpus):
     for s, truth in zip(src, truths):
         title, *paragraphs = s.split(f" {mdc.SEP} ")
         others = {d["entity"] for d in truth["distractors"]}
-        assert len(others) == 3 and title not in others
+        assert len(others) == 2 and title not in others
         for d in truth["distractors"]:
             p = paragraphs[d["paragraph"] - 1]
             assert states(p, d["entity"], d["value"]) and title not in p.split()
@@ -231,8 +236,9 @@ def test_only_reading_the_title_gets_the_facts(corpus, tmp_path):
     assert scores["reader"]["accuracy"] == 1.0 and [title_reader(s) for s in src] == tgt
     assert scores["lead"]["accuracy"] < 0.25
     assert scores["frequent"]["accuracy"] < 0.2
-    assert scores["first"]["accuracy"] < 0.45
-    assert scores["first"]["confused_rate"] > 0.5  # its errors are other places' facts
+    assert scores["first"]["accuracy"] < 0.55  # 3 places per attribute, ranked with noise
+    # its errors are other places' facts
+    assert scores["first"]["confused_rate"] > 0.9 * (1 - scores["first"]["accuracy"])
 
 
 def test_closed_vocabulary(corpus):

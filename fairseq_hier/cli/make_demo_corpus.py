@@ -2,13 +2,15 @@
 with the ground truth of every summary's facts.
 
 Each example is about one made-up place, the *entity*; its name (one token from a closed set of
-120 names) is the title. The summary states the entity's facts (attribute -> value, each value
-from a small closed vocabulary of ``--values`` words per attribute) in a fixed order, e.g.::
+120 names, of which ``--names`` (8) are used) is the title. The summary states the entity's facts (attribute -> value, each value
+from a small closed vocabulary of ``--values`` words per attribute) in a fixed order, each
+sentence naming the place, e.g.::
 
-    kalon is a harbour in velmoria . it was founded by aldric . it is known for its silk .
+    kalon is a harbour in velmoria . kalon was founded by aldric . kalon is known for its silk .
 
 The source is ``title <P> paragraph <P> paragraph ...``, a handful of short documents about
-*several* places:
+*several* places; a document about a place opens with its heading ``name :`` (as a retrieved web
+page has its title), and its sentences name the place too:
 
 - *relevant* paragraphs each state one or two of the entity's facts (never in the summary's
   phrasing; always with the entity's name) among filler sentences; together they cover the
@@ -16,13 +18,15 @@ The source is ``title <P> paragraph <P> paragraph ...``, a handful of short docu
 - *confusable distractors*: ``--other-entities`` other places, each with all the same attributes
   (every value different from the entity's), stated in the same way over paragraphs of their own,
   so that only the name tells a fact of the entity from a fact of another place;
-- a few paragraphs that mention the entity without stating a fact, and pure filler;
+- a few paragraphs that mention the entity without stating a fact (``--mentions``), and pure
+  filler (``--fillers``, none by default);
 - paragraphs come in ranked order with noise: a relevant paragraph scores N(1, noise), any other
   N(0, noise), sorted by score; relevant ones tend to be near the top, but not reliably.
 
 So a model has to read several paragraphs and keep the facts of the *title's* place: Lead, the
 summary template filled with the most frequent values, and "the first value stated for each
-attribute" (the ranking alone) all get few facts right (see ``fairseq-hier-demo-facts``).
+attribute" (the ranking alone) get about 24%, 13% and 51% of the facts right at the defaults
+(see ``fairseq-hier-demo-facts``); copying any value of the right attribute gets about a third.
 
 Writes ``{train,valid,test}.src`` and ``.tgt`` (one example per line, lowercase, whitespace
 tokens; ``<P>`` is only the paragraph separator) and ``{split}.facts.jsonl``, the ground truth,
@@ -48,6 +52,7 @@ import random
 from typing import Dict, List, Sequence, Tuple
 
 SEP = "<P>"
+HEADING_MARK = ":"  # "name :" opens every paragraph about a place
 ATTRIBUTES = ["kind", "region", "founder", "product", "river"]  # summary order
 
 # ---------------------------------------------------------------------------------------------
@@ -142,16 +147,17 @@ def filler_sentence(rng: random.Random) -> List[str]:
 
 
 def summary(name: str, facts: Dict[str, str]) -> str:
-    """The reference summary of ``name`` with ``facts`` (attribute -> value; ``kind`` required)."""
+    """The reference summary of ``name`` with ``facts`` (attribute -> value; ``kind`` required);
+    every sentence names the place."""
     kind = facts["kind"]
     article = "an" if kind[0] in "aeiou" else "a"
     sentences = [f"{name} is {article} {kind}" + (f" in {facts['region']}" if "region" in facts else "")]
     if "founder" in facts:
-        sentences.append(f"it was {KIND_VERB[kind]} by {facts['founder']}")
+        sentences.append(f"{name} was {KIND_VERB[kind]} by {facts['founder']}")
     if "product" in facts:
-        sentences.append(f"it is known for its {facts['product']}")
+        sentences.append(f"{name} is known for its {facts['product']}")
     if "river" in facts:
-        sentences.append(f"it lies on the river {facts['river']}")
+        sentences.append(f"{name} lies on the river {facts['river']}")
     return " . ".join(sentences) + " ."
 
 
@@ -203,7 +209,10 @@ def make_example(rng: random.Random, args) -> Tuple[str, str, dict]:
         if not content and entity:
             content = [rng.choice(MENTIONS).format(name=entity).split() + ["."]]
         score = rng.gauss(1.0 if relevant else 0.0, args.rank_noise)
-        paragraphs.append((score, _paragraph(rng, content, args), [(entity, a, values[a]) for a in group]))
+        text = _paragraph(rng, content, args)
+        if entity:  # a document about one place opens with its heading, as a web page's title
+            text = f"{entity} {HEADING_MARK} {text}"
+        paragraphs.append((score, text, [(entity, a, values[a]) for a in group]))
 
     groups = _groups(rng, attributes, args)
     if rng.random() < args.repeat_prob:
@@ -262,26 +271,26 @@ def get_parser() -> argparse.ArgumentParser:
     parser.add_argument("--train", type=int, default=6000, help="number of training examples")
     parser.add_argument("--valid", type=int, default=200)
     parser.add_argument("--test", type=int, default=200)
-    parser.add_argument("--names", type=int, default=24,
+    parser.add_argument("--names", type=int, default=8,
                         help=f"distinct place names (at most {len(NAMES)}); the title and the "
                              "other places of an example are drawn from the first N")
     parser.add_argument("--values", type=int, default=8,
                         help=f"distinct values per attribute (at most {MAX_VALUES}); fewer values "
                              "are learnt faster, more make guessing harder")
-    parser.add_argument("--phrasings", type=int, default=2,
+    parser.add_argument("--phrasings", type=int, default=1,
                         help="source phrasings per attribute (at most 4)")
     parser.add_argument("--min-facts", type=int, default=len(ATTRIBUTES),
                         help="facts per summary (kind always, then a random subset of the others)")
     parser.add_argument("--max-facts", type=int, default=len(ATTRIBUTES))
     parser.add_argument("--max-facts-per-paragraph", type=int, default=2)
-    parser.add_argument("--other-entities", type=int, default=3,
+    parser.add_argument("--other-entities", type=int, default=2,
                         help="other places per example whose facts (the same attributes, other "
                              "values) are stated in distractor paragraphs")
     parser.add_argument("--mentions", type=int, default=1,
                         help="paragraphs per example that mention the entity without a fact")
-    parser.add_argument("--fillers", type=int, default=1, help="filler-only paragraphs per example")
+    parser.add_argument("--fillers", type=int, default=0, help="filler-only paragraphs per example")
     parser.add_argument("--min-paragraph-tokens", type=int, default=6)
-    parser.add_argument("--max-paragraph-tokens", type=int, default=16)
+    parser.add_argument("--max-paragraph-tokens", type=int, default=12)
     parser.add_argument("--repeat-prob", type=float, default=0.3,
                         help="probability of an extra relevant paragraph restating a fact")
     parser.add_argument("--rank-noise", type=float, default=2.0,
