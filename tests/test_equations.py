@@ -309,3 +309,27 @@ def test_old_vht_checkpoint_with_dynamic_layer_norm_gets_a_clear_error():
     with pytest.raises(ValueError, match="fairseq-hier 0.1's dynamic paragraph embedding"):
         paper.load_state_dict(authors.state_dict())
     authors.load_state_dict(authors.state_dict())  # the authors' form itself loads
+
+
+def test_all_present_fast_path_equals_the_gathered_projection():
+    """With every paragraph present the words are projected without a gathered copy; the keys,
+    values and outputs equal those of the gathering path (forced here by an identity row index),
+    and gradients flow to the word states the same way."""
+    model, _ = build("pht")
+    attn = model.decoder.layers[0].word_attn
+    g = torch.Generator().manual_seed(5)
+    words = torch.randn(L, B, P, C, generator=g, requires_grad=True)
+    padding = torch.arange(L).view(1, 1, L) >= torch.tensor([[5, 3, 4], [2, 5, 1]]).unsqueeze(-1)
+    query = torch.randn(T, B, C, generator=g)
+    weights = torch.softmax(torch.randn(B, T, P, generator=g), -1)
+    fast = attn(query, words, padding, paragraph_weights=weights)
+    (grad_fast,) = torch.autograd.grad(fast.sum(), words)
+    gathered = attn(query, words, padding, word_rows=torch.arange(B), paragraph_weights=weights)
+    (grad_gathered,) = torch.autograd.grad(gathered.sum(), words)
+    torch.testing.assert_close(fast, gathered, atol=1e-6, rtol=1e-6)
+    torch.testing.assert_close(grad_fast, grad_gathered, atol=1e-6, rtol=1e-6)
+    k_fast, v_fast = attn._keys_values(words, padding, None, None)
+    k_gathered, v_gathered = attn._keys_values(words, padding, torch.arange(B), None)
+    assert k_fast.is_contiguous() and k_fast.shape == (B, H, P, L, C // H)
+    torch.testing.assert_close(k_fast, k_gathered, atol=1e-6, rtol=1e-6)
+    torch.testing.assert_close(v_fast, v_gathered, atol=1e-6, rtol=1e-6)

@@ -12,7 +12,8 @@ Python loop). Two read-outs:
   the weighting (equal to projecting every ``X_p^word`` first).
 
 Memory and time (issue 8): the score tensor is masked in place; keys and values are projected
-for present paragraphs only (absent ones are zeros, masked anyway); the keys/values cache of
+for present paragraphs only (absent ones are zeros, masked anyway; a batch without absent
+paragraphs is projected as it is, with no gathered copy of the words); the keys/values cache of
 incremental decoding is contiguous, because fairseq's ``reorder_incremental_state`` leaves
 encoder-decoder caches alone when the row count does not change (a permuted view would be
 copied by every layer at every step).
@@ -93,7 +94,15 @@ class ParagraphWordAttention(MultiheadAttention):
             return cache["prev_key"], cache["prev_value"]
         l, _, p, c = words.shape
         b = padding_mask.size(0)
-        rows = (~padding_mask.all(-1)).view(-1).nonzero().squeeze(1)  # N present rows of B*P
+        present = ~padding_mask.all(-1)  # B x P
+        if word_rows is None and bool(present.all()):
+            # every paragraph present: project the word states in place of a gathered copy
+            # (the copy would be kept for backward by every layer: +L x B*P x C each)
+            kv = [proj(words).view(l, b, p, self.num_heads, self.head_dim)  # L x B x P x H x D
+                  .permute(1, 3, 2, 0, 4).contiguous()  # -> B x H x P x L x D
+                  for proj in (self.k_proj, self.v_proj)]
+            return self._cache_keys_values(kv, cache, incremental_state)
+        rows = present.view(-1).nonzero().squeeze(1)  # N present rows of B*P
         source = rows if word_rows is None else word_rows.index_select(0, rows // p) * p + rows % p
         x = words.reshape(l, -1, c).index_select(1, source)  # L x (B0*P) x C -> L x N x C
         n, h, d = rows.numel(), self.num_heads, self.head_dim
@@ -104,6 +113,10 @@ class ParagraphWordAttention(MultiheadAttention):
             full = y.new_zeros(b, h, p, l, d)  # B x H x P x L x D, contiguous
             full[example, :, paragraph] = y  # (the indexed view is N x H x L x D)
             kv.append(full)
+        return self._cache_keys_values(kv, cache, incremental_state)
+
+    def _cache_keys_values(self, kv, cache, incremental_state) -> Tuple[Tensor, Tensor]:
+        """Keep the (contiguous) keys and values for the next decoding steps."""
         if incremental_state is not None:
             cache["prev_key"], cache["prev_value"] = kv
             self._set_input_buffer(incremental_state, cache)
