@@ -1,2 +1,3 @@
 from . import hierarchical_transformer  # noqa: F401
 from . import attention_predictor  # noqa: F401
+from . import hat  # noqa: F401

@@ -1,0 +1,278 @@
+"""HAT: Hierarchical Attention Transformer (Rohde, Wu & Liu, paper 004, Section 3, Figure 1).
+
+Shape legend: ``B`` batch, ``S`` source tokens, ``N`` sentences (BOS markers) per source, ``T``
+target steps, ``C`` model dim, ``H`` heads. fairseq's masks: True = padding.
+
+The model is fairseq's BART (``BARTModel``: Transformer encoder/decoder with learned positions,
+``layernorm_embedding``, GELU) plus two hierarchical parts, built through fairseq's hooks:
+
+* encoder (Sec. 3.2): the standard encoder, then ONE full encoder layer (self-attention + FFN)
+  that attends only over the encoder states at the BOS positions (one ``<s>`` opens every
+  sentence, Sec. 3.1); its outputs are the sentence representations ``N x B x C``;
+* decoder (Sec. 3.3): every decoder layer gains one attention sublayer (attention, dropout,
+  residual, LayerNorm; no extra FFN) over those sentence states.
+
+Where the decoder sublayer sits (Figure 1 / Sec. 3.3: "each layer first performs self attention
+... and then attends over the outputs of the final token level encoder layer ... We add an
+attention module that attends over the BOS token embeddings"): after the token-level
+encoder-decoder attention and before the FFN, so the sentence-level query already carries the
+token-level context, and the FFN mixes both. In fairseq's post-norm layer the token-level block
+ends with ``encoder_attn_layer_norm``; our sublayer runs as a forward hook on that LayerNorm, so
+fairseq's own layer forward is used unchanged and every BART parameter keeps its name. Pre-norm
+layers (``--decoder-normalize-before``) have no such point and are refused with a clear error.
+
+Parameter count (checked in tests/test_hat.py): with BART's dictionary (50265 symbols) and 3072
+source positions, ``bart_large`` has 408,388,608 parameters and ``hat_bart_large`` 471,390,208
+(the paper: 408M and 471M). The difference, 63,001,600 = one encoder layer (12,596,224) + 12 x
+(attention 4,198,400 + LayerNorm 2,048), is the check of the design.
+"""
+
+import logging
+from typing import Dict, List, Optional, Tuple
+
+import torch
+from torch import Tensor, nn
+
+from fairseq.distributed import fsdp_wrap
+from fairseq.models import register_model, register_model_architecture
+from fairseq.models.bart.model import BARTModel, bart_base_architecture, bart_large_architecture
+from fairseq.models.transformer import TransformerDecoder, TransformerEncoder
+from fairseq.models.transformer.transformer_config import TransformerConfig
+from fairseq.modules import LayerNorm, MultiheadAttention
+from fairseq.modules.transformer_layer import TransformerDecoderLayerBase, TransformerEncoderLayerBase
+
+logger = logging.getLogger(__name__)
+
+
+def sentence_positions(src_tokens: Tensor, bos: int):
+    """Where the sentences start: the one definition of sentence presence used everywhere.
+
+    Args:
+        src_tokens: ``B x S`` source tokens; every sentence opens with ``bos``.
+    Returns:
+        ``positions`` ``B x N`` (index into S of each BOS, in order; 0 where absent) and
+        ``padding_mask`` ``B x N`` (True where the example has fewer than N sentences).
+    """
+    is_bos = src_tokens.eq(bos)  # B x S
+    counts = is_bos.sum(dim=1)  # B
+    if bool((counts == 0).any()):
+        row = int((counts == 0).nonzero()[0])
+        raise ValueError(f"HAT: source {row} of the batch has no BOS symbol ({bos}): every "
+                         f"sentence must open with one (see fairseq-hier-sentence-bos)")
+    n = int(counts.max())
+    # stable sort puts the BOS positions first, in source order: B x S -> B x N
+    order = torch.sort((~is_bos).to(torch.int8), dim=1, stable=True).indices[:, :n]
+    padding_mask = torch.arange(n, device=src_tokens.device)[None, :] >= counts[:, None]
+    return order.masked_fill(padding_mask, 0), padding_mask
+
+
+class HATEncoder(TransformerEncoder):
+    """fairseq's Transformer encoder + the hierarchical encoder layer over the BOS states."""
+
+    def __init__(self, args, dictionary, embed_tokens):
+        super().__init__(args, dictionary, embed_tokens)
+        self.bos = dictionary.bos()
+        # a full encoder layer (self-attention over sentences + FFN), as the token layers
+        self.hierarchical_layer = TransformerEncoderLayerBase(TransformerConfig.from_namespace(args))
+
+    def forward(self, src_tokens, src_lengths: Optional[Tensor] = None,
+                return_all_hiddens: bool = False, token_embeddings: Optional[Tensor] = None):
+        """Returns fairseq's encoder dict plus ``sentence_out`` ``[N x B x C]`` and
+        ``sentence_padding_mask`` ``[B x N]``."""
+        out = super().forward(src_tokens, src_lengths, return_all_hiddens, token_embeddings)
+        positions, sentence_padding_mask = sentence_positions(src_tokens, self.bos)  # B x N
+        tokens = out["encoder_out"][0]  # S x B x C
+        # S x B x C -> B x S x C, gather the BOS states: B x N x C -> N x B x C
+        index = positions.unsqueeze(-1).expand(-1, -1, tokens.size(-1))
+        sentences = tokens.transpose(0, 1).gather(1, index).transpose(0, 1)
+        out["sentence_out"] = [self.hierarchical_layer(sentences, sentence_padding_mask)]
+        out["sentence_padding_mask"] = [sentence_padding_mask]
+        return out
+
+    @torch.jit.export
+    def reorder_encoder_out(self, encoder_out: Dict[str, List[Tensor]], new_order):
+        reordered = super().reorder_encoder_out(encoder_out, new_order)
+        reordered["sentence_out"] = [encoder_out["sentence_out"][0].index_select(1, new_order)]
+        reordered["sentence_padding_mask"] = [
+            encoder_out["sentence_padding_mask"][0].index_select(0, new_order)]
+        return reordered
+
+
+class HATDecoderLayer(TransformerDecoderLayerBase):
+    """fairseq's decoder layer + the sentence-level attention sublayer (Sec. 3.3)."""
+
+    def __init__(self, cfg, no_encoder_attn=False, add_bias_kv=False, add_zero_attn=False):
+        super().__init__(cfg, no_encoder_attn, add_bias_kv, add_zero_attn)
+        if self.normalize_before or self.encoder_attn is None:
+            raise ValueError("HAT decoder layers need post-norm layers with encoder attention "
+                             "(--decoder-normalize-before is not supported)")
+        # its own MultiheadAttention: fairseq keys incremental caches by module instance
+        self.sentence_attn = self.build_encoder_attention(self.embed_dim, cfg)
+        self.sentence_attn_layer_norm = LayerNorm(self.embed_dim, export=cfg.export)
+        self._sentence_context: Optional[dict] = None  # set by HATDecoder around each forward
+        self.encoder_attn_layer_norm.register_forward_hook(self._sentence_sublayer_hook)
+
+    def _sentence_sublayer_hook(self, module, inputs, x):
+        """Runs right after the token-level block's LayerNorm: ``x`` ``T x B x C``."""
+        context = self._sentence_context
+        if context is None:
+            return x
+        residual = x
+        x, attn = self.sentence_attn(
+            query=x, key=context["sentence_out"], value=context["sentence_out"],
+            key_padding_mask=context["sentence_padding_mask"],
+            incremental_state=context["incremental_state"], static_kv=True,
+            need_weights=context["need_weights"])
+        context["attn"] = attn  # B x T x N, averaged over heads
+        x = self.dropout_module(x)
+        return self.sentence_attn_layer_norm(self.residual_connection(x, residual))
+
+
+class HATDecoder(TransformerDecoder):
+    """fairseq's Transformer decoder whose layers also attend over the sentence states; returns
+    the last layer's sentence attention as ``extra["sentence_attn"]`` ``[B x T x N]``."""
+
+    def build_decoder_layer(self, args, no_encoder_attn=False):
+        cfg = TransformerConfig.from_namespace(args)
+        if cfg.checkpoint_activations:  # the wrapper would hide the layer's sentence context
+            raise ValueError("hat: --checkpoint-activations is not supported yet")
+        return fsdp_wrap(HATDecoderLayer(cfg, no_encoder_attn), min_num_params=cfg.min_params_to_wrap)
+
+    def extract_features(self, prev_output_tokens, encoder_out: Optional[Dict[str, List[Tensor]]],
+                         incremental_state=None, full_context_alignment: bool = False,
+                         alignment_layer: Optional[int] = None,
+                         alignment_heads: Optional[int] = None):
+        if encoder_out is None or "sentence_out" not in encoder_out:
+            raise ValueError("HATDecoder needs the encoder's sentence_out (a HATEncoder output)")
+        contexts = []
+        for i, layer in enumerate(self.layers):
+            context = {"sentence_out": encoder_out["sentence_out"][0],
+                       "sentence_padding_mask": encoder_out["sentence_padding_mask"][0],
+                       "incremental_state": incremental_state,
+                       "need_weights": i == len(self.layers) - 1, "attn": None}
+            layer._sentence_context = context
+            contexts.append(context)
+        try:
+            x, extra = super().extract_features(
+                prev_output_tokens, encoder_out, incremental_state, full_context_alignment,
+                alignment_layer, alignment_heads)
+        finally:
+            for layer in self.layers:
+                layer._sentence_context = None
+        extra["sentence_attn"] = [contexts[-1]["attn"]]  # B x T x N
+        return x, extra
+
+
+POSITION_OFFSET = 2  # fairseq's learned positions start at padding_idx + 1: rows 0-1 unused
+
+
+def extend_positions(table: Tensor, rows: int) -> Tensor:
+    """A learned position table ``R x C`` grown to ``rows x C``: the rows of real positions
+    (from ``POSITION_OFFSET``) are tiled, as LED extended BART's 1024 positions to 16K (HF
+    allenai/led-large-16384) and fairseq#1685's users did; position i+1024 starts from what
+    position i learnt. (The paper, 004 Sec. 4.1, initialised the additional positions at random;
+    copying is the stated alternative, chosen because it keeps the pretrained locality.)"""
+    if rows < table.size(0):
+        raise ValueError(f"cannot shrink a position table from {table.size(0)} to {rows} rows")
+    real = table[POSITION_OFFSET:]  # (R - 2) x C
+    copies = -(-(rows - POSITION_OFFSET) // real.size(0))
+    return torch.cat([table[:POSITION_OFFSET], real.repeat(copies, 1)[: rows - POSITION_OFFSET]])
+
+
+@register_model("long_bart")
+class LongBARTModel(BARTModel):
+    """fairseq's BART that starts from a BART checkpoint through fairseq's own
+    ``--restore-file PATH --reset-optimizer --reset-dataloader --reset-meters`` (BART's
+    fine-tuning recipe; nothing of the pretrained path is stored in the model's config, so
+    fairseq-generate and resumed runs load our checkpoints as any other). On that load,
+    ``upgrade_state_dict_named``: extends learned position tables to this model's length
+    (:func:`extend_positions`), keeps the fresh initialisation of this model's new parts
+    (``new_parts``: BART's BERT-style init, normal(0, 0.02) weights, zero biases, LayerNorm 1/0)
+    and logs exactly which keys were loaded, new or extended. Any other missing key, unused
+    key or shape mismatch is an error naming the keys. The plain baseline of the HAT recipes."""
+
+    new_parts: Tuple[str, ...] = ()  # substrings of the parameter names a BART lacks
+
+    def _is_new(self, key: str) -> bool:
+        return any(part in key for part in self.new_parts)
+
+    def upgrade_state_dict_named(self, state_dict, name):
+        super().upgrade_state_dict_named(state_dict, name)
+        prefix = name + "." if name != "" else ""
+        own = {prefix + k: v for k, v in self.state_dict().items()}
+        new = sorted(k for k in own if k not in state_dict and self._is_new(k))
+        missing = sorted(k for k in own if k not in state_dict and not self._is_new(k))
+        unused = sorted(k for k in state_dict if k not in own)
+        if missing or unused:
+            raise ValueError(f"checkpoint does not fit {type(self).__name__}: missing keys "
+                             f"{missing or 'none'}; unused keys {unused or 'none'}")
+        extended = []
+        for key, value in own.items():
+            if key not in state_dict or state_dict[key].shape == value.shape:
+                continue
+            if key.endswith("embed_positions.weight") and state_dict[key].size(1) == value.size(1):
+                old = state_dict[key].size(0)
+                state_dict[key] = extend_positions(state_dict[key], value.size(0))
+                extended.append(f"{key} {old} -> {value.size(0)} rows")
+            else:
+                raise ValueError(f"checkpoint key {key} has shape {tuple(state_dict[key].shape)}, "
+                                 f"the model {tuple(value.shape)}")
+        for key in new:
+            state_dict[key] = own[key].clone()
+        if new or extended:
+            loaded = len(own) - len(new)
+            logger.info(f"initialised {type(self).__name__} from a pretrained checkpoint: "
+                        f"{loaded} keys loaded; new (fresh init) {len(new)}: {new}; extended: "
+                        f"{extended or 'none'}; missing: none; unused: none")
+
+
+@register_model("hat")
+class HATModel(LongBARTModel):
+    """BART with hierarchical attention (paper 004). Same options as fairseq's ``bart``; from a
+    BART checkpoint with ``--restore-file`` (see :class:`LongBARTModel`)."""
+
+    new_parts = ("encoder.hierarchical_layer.", ".sentence_attn.", ".sentence_attn_layer_norm.")
+
+    @classmethod
+    def build_encoder(cls, args, src_dict, embed_tokens):
+        return HATEncoder(args, src_dict, embed_tokens)
+
+    @classmethod
+    def build_decoder(cls, args, tgt_dict, embed_tokens):
+        return HATDecoder(args, tgt_dict, embed_tokens,
+                          no_encoder_attn=getattr(args, "no_cross_attention", False))
+
+    def set_beam_size(self, beam):
+        """BART's beamable encoder attention leaves encoder outputs unexpanded and turns
+        ``reorder_encoder_out`` into a no-op (NOTES D); the sentence attention must then be
+        beamable too, or it would pair a beam's queries with another example's sentences."""
+        super().set_beam_size(beam)
+        for layer in self.decoder.layers:
+            if hasattr(layer.sentence_attn, "set_beam_size"):
+                layer.sentence_attn.set_beam_size(beam)
+
+
+@register_model_architecture("hat", "hat_bart_large")
+def hat_bart_large(args):
+    """BART-large dims (12+12 layers, 1024/4096/16, GELU), 3072 source positions (Sec. 4.1)."""
+    args.max_source_positions = getattr(args, "max_source_positions", 3072)
+    bart_large_architecture(args)
+
+
+@register_model_architecture("hat", "hat_bart_base")
+def hat_bart_base(args):
+    """BART-base dims (6+6 layers, 768/3072/12, GELU), 3072 source positions."""
+    args.max_source_positions = getattr(args, "max_source_positions", 3072)
+    bart_base_architecture(args)
+
+
+@register_model_architecture("long_bart", "long_bart_large")
+def long_bart_large(args):
+    """``bart_large`` with 3072 source positions: the plain baseline of ``hat_bart_large``."""
+    hat_bart_large(args)
+
+
+@register_model_architecture("long_bart", "long_bart_base")
+def long_bart_base(args):
+    """``bart_base`` with 3072 source positions: the plain baseline of ``hat_bart_base``."""
+    hat_bart_base(args)

@@ -1,0 +1,288 @@
+"""HAT (paper 004): parameter counts, sentence positions, masking, padding/batch invariance,
+incremental decoding with beams (BART's set_beam_size path)."""
+
+import argparse
+import types
+from unittest import mock
+
+import pytest
+import torch
+from fairseq.data import Dictionary
+from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
+from fairseq.sequence_generator import SequenceGenerator
+
+import fairseq_hier  # noqa: F401  (registers the models)
+from fairseq_hier.models.hat import HATModel, sentence_positions
+
+fairseq_hier.register()
+
+
+def make_dict(n):
+    d = Dictionary()
+    for i in range(n - len(d)):
+        d.add_symbol(f"w{i}")
+    return d
+
+
+def build(arch, d, **kw):
+    args = argparse.Namespace(**{"task": "translation", **kw})  # as in a fairseq run
+    ARCH_CONFIG_REGISTRY[arch](args)
+    task = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
+    return ARCH_MODEL_REGISTRY[arch].build_model(args, task)
+
+
+def count(arch, **kw):
+    # meta tensors: no memory, no time; BART's random init cannot run on them (it copies data)
+    with torch.device("meta"), mock.patch("fairseq.models.bart.model.init_bert_params", lambda m: None):
+        model = build(arch, make_dict(50265), **kw)
+    return sum(p.numel() for p in model.parameters())
+
+
+def test_parameter_counts_are_the_papers():
+    """004 Sec. 3: 471M (HAT) vs 408M (plain), BART's dictionary, 3072 source positions."""
+    assert ARCH_MODEL_REGISTRY["hat_bart_large"] is HATModel
+    plain = count("bart_large", max_source_positions=3072)
+    hat = count("hat_bart_large")
+    assert plain == 408_388_608 and round(plain / 1e6) == 408
+    assert hat == 471_390_208 and round(hat / 1e6) == 471
+    c, ffn = 1024, 4096
+    attention, norm = 4 * (c * c + c), 2 * c
+    encoder_layer = attention + norm + (c * ffn + ffn + ffn * c + c) + norm
+    assert hat - plain == encoder_layer + 12 * (attention + norm)  # 63,001,600
+
+
+def test_sentence_positions_in_order_with_padding():
+    bos = 0
+    src = torch.tensor([[1, 1, 0, 5, 6, 0, 7, 2],   # left-padded: BOS at 2 and 5
+                        [0, 5, 0, 6, 0, 7, 8, 2]])  # BOS at 0, 2, 4
+    positions, mask = sentence_positions(src, bos)
+    assert positions.tolist() == [[2, 5, 0], [0, 2, 4]]
+    assert mask.tolist() == [[False, False, True], [False, False, False]]
+    with pytest.raises(ValueError, match="source 1 of the batch has no BOS"):
+        sentence_positions(torch.tensor([[0, 5, 2], [5, 6, 2]]), bos)
+
+
+D = make_dict(30)
+TINY = dict(encoder_layers=2, decoder_layers=2, encoder_embed_dim=16, decoder_embed_dim=16,
+            encoder_ffn_embed_dim=32, decoder_ffn_embed_dim=32, encoder_attention_heads=4,
+            decoder_attention_heads=4, max_source_positions=64, max_target_positions=64,
+            dropout=0.0)
+
+
+@pytest.fixture(scope="module")
+def model():
+    torch.manual_seed(0)
+    return build("hat_bart_base", D, **TINY).eval()
+
+
+def sentences(*lengths, offset=10):
+    """One source: every sentence opens with <s>, ends with </s>."""
+    tokens = []
+    for n in lengths:
+        tokens += [D.bos()] + [offset + (len(tokens) + i) % 15 for i in range(n)]
+    return torch.tensor(tokens + [D.eos()])
+
+
+def left_pad(seqs):
+    width = max(len(s) for s in seqs)
+    return torch.stack([torch.cat([s.new_full((width - len(s),), D.pad()), s]) for s in seqs])
+
+
+def forward(model, src, prev):
+    lengths = src.ne(D.pad()).sum(1)
+    return model(src, lengths, prev)
+
+
+def test_padding_and_batch_invariance_and_zero_weight_on_absent_sentences(model):
+    a, b = sentences(3, 4, 2), sentences(5)
+    prev = torch.tensor([[D.eos(), 11, 12, 13]] * 2)
+    with torch.no_grad():
+        alone, extra_alone = forward(model, a[None], prev[:1])
+        both, extra = forward(model, left_pad([a, b]), prev)
+    torch.testing.assert_close(both[0], alone[0], atol=1e-5, rtol=0)
+    attn = extra["sentence_attn"][0]  # B x T x N
+    assert attn.shape == (2, 4, 3)
+    torch.testing.assert_close(attn[0], extra_alone["sentence_attn"][0][0], atol=1e-6, rtol=0)
+    assert attn[1, :, 1:].eq(0).all()  # b has one sentence: exactly zero on the absent two
+    torch.testing.assert_close(attn.sum(-1), torch.ones(2, 4))
+
+    out = model.encoder(left_pad([a, b]), None)
+    assert out["sentence_padding_mask"][0].tolist() == [[False] * 3, [False, True, True]]
+    # perturbing the states of padding tokens and absent sentences changes nothing
+    noisy = {k: [t.clone() for t in v] for k, v in out.items()}
+    noisy["encoder_out"][0][: len(a) - len(b), 1] += 100.0
+    noisy["sentence_out"][0][1:, 1] -= 100.0
+    with torch.no_grad():
+        clean, _ = model.decoder(prev, encoder_out=out)
+        perturbed, _ = model.decoder(prev, encoder_out=noisy)
+    torch.testing.assert_close(perturbed, clean, atol=0, rtol=0)
+
+
+def test_every_decoder_layer_reads_the_sentence_states(model):
+    """The hierarchical path is live: perturbing a present sentence state changes the output,
+    and so does each layer's sentence sublayer."""
+    src, prev = sentences(3, 4)[None], torch.tensor([[D.eos(), 11, 12]])
+    out = model.encoder(src, None)
+    with torch.no_grad():
+        clean, _ = model.decoder(prev, encoder_out=out)
+        moved = dict(out, sentence_out=[out["sentence_out"][0] + 1.0])
+        assert (model.decoder(prev, encoder_out=moved)[0] - clean).abs().max() > 1e-3
+        for layer in model.decoder.layers:
+            saved = layer.sentence_attn.out_proj.bias.clone()
+            layer.sentence_attn.out_proj.bias += torch.randn_like(saved)  # (a constant would be normalised away)
+            changed = model.decoder(prev, encoder_out=out)[0]
+            layer.sentence_attn.out_proj.bias.copy_(saved)
+            assert (changed - clean).abs().max() > 1e-3
+
+
+def test_beam_search_scores_equal_the_full_forward(model):
+    """Incremental decoding with BART's beamable attention (set_beam_size: encoder outputs not
+    expanded by beam) and beam reorders equals teacher forcing of the returned hypotheses."""
+    srcs = left_pad([sentences(3, 4, 2), sentences(5), sentences(2, 2, 2, 2)])
+    sample = {"net_input": {"src_tokens": srcs, "src_lengths": srcs.ne(D.pad()).sum(1)}}
+    generator = SequenceGenerator([model], D, beam_size=3, max_len_b=6, min_len=6)
+    hypos = generator.generate([model], sample)
+    assert all(len(beams) == 3 for beams in hypos)
+    model.set_beam_size(1)  # back to plain attention for the teacher-forced check
+    del model.encoder.reorder_encoder_out  # BART's set_beam_size made it a no-op
+    for i, beams in enumerate(hypos):
+        for hypo in beams:
+            tokens = hypo["tokens"]
+            prev = torch.cat([tokens.new_tensor([D.eos()]), tokens[:-1]])[None]
+            with torch.no_grad():
+                logits, _ = forward(model, srcs[i:i + 1], prev)
+            lprobs = model.get_normalized_probs((logits, None), log_probs=True)[0]
+            full = lprobs.gather(-1, tokens[:, None]).squeeze(-1)
+            torch.testing.assert_close(hypo["positional_scores"], full, atol=1e-5, rtol=0)
+
+
+# ------------------------------------------------------------------ initialisation from BART
+BART_DIMS = dict(TINY, max_source_positions=32, max_target_positions=32)
+
+
+def tiny_bart_checkpoint(folder, d=D):
+    """A randomly initialised BART in fairseq's real layout: fairseq's own ``bart`` model
+    (``bart_base`` family at tiny dims, 32 positions -> 34-row tables), saved as fairseq saves
+    checkpoints (``{"args", "model", ...}`` via ``torch_persistent_save``), plus its dict.txt."""
+    from fairseq import checkpoint_utils
+
+    folder.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(1)
+    bart = build("bart_base", d, **BART_DIMS)
+    # the full training namespace a fairseq run stores (bart.large's model.pt keeps "args")
+    from fairseq import options
+
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in BART_DIMS.items()]
+    args = options.parse_args_and_arch(options.get_training_parser(), [
+        str(folder), "--task", "translation", "--arch", "bart_base", *flags])
+    state = {"args": args, "model": bart.state_dict(), "extra_state": {"epoch": 1},
+             "optimizer_history": [{"criterion_name": "CrossEntropyCriterion",
+                                    "optimizer_name": "FairseqAdam",
+                                    "lr_scheduler_state": {"best": None}, "num_updates": 500000}]}
+    checkpoint_utils.torch_persistent_save(state, str(folder / "model.pt"))
+    d.save(str(folder / "dict.txt"))
+    return bart
+
+
+def test_extend_positions_tiles_the_real_rows():
+    from fairseq_hier.models.hat import extend_positions
+
+    table = torch.arange(6.0)[:, None].repeat(1, 2)  # rows 0-1 offset, 4 real positions
+    out = extend_positions(table, 12)
+    assert out[:, 0].tolist() == [0, 1, 2, 3, 4, 5, 2, 3, 4, 5, 2, 3]
+    with pytest.raises(ValueError, match="cannot shrink a position table from 6 to 4 rows"):
+        extend_positions(table, 4)
+
+
+@pytest.mark.parametrize("arch", ["hat_bart_base", "long_bart_base"])
+def test_bart_weights_load_by_name_and_positions_extend(tmp_path, arch, caplog):
+    bart = tiny_bart_checkpoint(tmp_path)
+    from fairseq import checkpoint_utils
+
+    state = checkpoint_utils.load_checkpoint_to_cpu(str(tmp_path / "model.pt"))["model"]
+    torch.manual_seed(2)
+    model = build(arch, D, **dict(TINY, max_source_positions=64))
+    fresh = {k: v.clone() for k, v in model.state_dict().items()}
+    with caplog.at_level("INFO"):
+        model.load_state_dict(state, strict=True)
+    loaded = model.state_dict()
+    for key, value in bart.state_dict().items():
+        if key.endswith("embed_positions.weight"):  # encoder and decoder: 32 -> 64 positions
+            assert loaded[key].shape == (66, 16)
+            torch.testing.assert_close(loaded[key][:34], value)
+            torch.testing.assert_close(loaded[key][34:66], value[2:34])
+        else:
+            torch.testing.assert_close(loaded[key], value, atol=0, rtol=0)
+    new = sorted(k for k in loaded if k not in bart.state_dict())
+    for key in new:  # the fresh initialisation is kept
+        torch.testing.assert_close(loaded[key], fresh[key], atol=0, rtol=0)
+    if arch == "hat_bart_base":
+        assert len(new) == 16 + 2 * 10  # hierarchical layer; per decoder layer 4 x (w, b) + LN
+    else:
+        assert new == []
+    log = caplog.text
+    assert ("extended: ['encoder.embed_positions.weight 34 -> 66 rows', "
+            "'decoder.embed_positions.weight 34 -> 66 rows']; missing: none; unused: none") in log
+    assert f"new (fresh init) {len(new)}:" in log
+
+
+def test_a_checkpoint_that_does_not_fit_is_an_error_naming_keys(tmp_path):
+    tiny_bart_checkpoint(tmp_path)
+    from fairseq import checkpoint_utils
+
+    state = checkpoint_utils.load_checkpoint_to_cpu(str(tmp_path / "model.pt"))["model"]
+    del state["decoder.layers.0.fc1.weight"]
+    state["encoder.extra.weight"] = torch.zeros(1)
+    model = build("hat_bart_base", D, **TINY)
+    with pytest.raises(ValueError, match=r"missing keys \['decoder.layers.0.fc1.weight'\]; "
+                                         r"unused keys \['encoder.extra.weight'\]"):
+        model.load_state_dict(state, strict=True)
+    state = checkpoint_utils.load_checkpoint_to_cpu(str(tmp_path / "model.pt"))["model"]
+    state["encoder.layers.0.fc1.weight"] = torch.zeros(3, 3)
+    with pytest.raises(ValueError, match=r"encoder.layers.0.fc1.weight has shape \(3, 3\), "
+                                         r"the model \(32, 16\)"):
+        build("hat_bart_base", D, **TINY).load_state_dict(state, strict=True)
+
+
+def test_train_from_bart_and_generate_through_the_clis(tmp_path):
+    """fairseq-preprocess with BART's dict.txt -> fairseq-train --restore-file (the tiny BART
+    written in fairseq's layout) for hat_bart_base and its plain baseline -> fairseq-generate."""
+    from conftest import USER_DIR, run_cli
+
+    tiny_bart_checkpoint(tmp_path / "bart")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    rng = torch.Generator().manual_seed(0)
+    for split, n in (("train", 16), ("valid", 4)):
+        src, tgt = [], []
+        for _ in range(n):
+            count = int(torch.randint(1, 4, (1,), generator=rng))
+            sents = [" ".join(f"w{int(w)}" for w in torch.randint(0, 26, (5,), generator=rng))
+                     for _ in range(count)]
+            src.append(" ".join(f"<s> {s}" for s in sents))  # a BOS opens every sentence
+            tgt.append(sents[0])
+        (raw / f"{split}.src").write_text("\n".join(src) + "\n")
+        (raw / f"{split}.tgt").write_text("\n".join(tgt) + "\n")
+    bart_dict = tmp_path / "bart" / "dict.txt"
+    run_cli("fairseq-preprocess", "--source-lang", "src", "--target-lang", "tgt",
+            "--trainpref", raw / "train", "--validpref", raw / "valid", "--destdir",
+            tmp_path / "bin", "--srcdict", bart_dict, "--tgtdict", bart_dict, "--workers", "1")
+    dims = [f"--{k.replace('_', '-')}={v}" for k, v in TINY.items()]
+    for arch in ("hat_bart_base", "long_bart_base"):
+        save = tmp_path / arch
+        log = run_cli("fairseq-train", tmp_path / "bin", "--user-dir", USER_DIR, "--task",
+                      "translation", "--arch", arch, *dims, "--restore-file",
+                      tmp_path / "bart" / "model.pt", "--reset-optimizer", "--reset-dataloader",
+                      "--reset-meters", "--reset-lr-scheduler", "--optimizer", "adam", "--lr",
+                      "1e-4", "--max-update", "2", "--batch-size", "4", "--criterion",
+                      "label_smoothed_cross_entropy", "--label-smoothing", "0.1", "--save-dir",
+                      save, "--no-progress-bar", "--log-interval", "1", "--num-workers", "0",
+                      "--no-epoch-checkpoints").stdout
+        assert ("'encoder.embed_positions.weight 34 -> 66 rows', "
+                "'decoder.embed_positions.weight 34 -> 66 rows']") in log, log[-3000:]
+        assert f"Loaded checkpoint {tmp_path / 'bart' / 'model.pt'}" in log
+        assert "num_updates=2" in log.replace(" ", "") or "num_updates 2" in log, log[-2000:]
+        out = run_cli("fairseq-generate", tmp_path / "bin", "--user-dir", USER_DIR, "--task",
+                      "translation", "--path", save / "checkpoint_last.pt", "--gen-subset",
+                      "valid", "--beam", "2", "--max-len-b", "6", "--batch-size", "4").stdout
+        assert len([line for line in out.splitlines() if line.startswith("H-")]) == 4, out[-2000:]
