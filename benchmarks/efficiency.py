@@ -91,6 +91,60 @@ def cpu_peak_mb(fn):
     return peak / 2**20
 
 
+def measure(step, steps, device):
+    """``step`` once as warm-up (it allocates gradients and Adam state, so the baseline holds
+    them), then ``steps`` timed calls, then the peak MB of one more above the pre-step state.
+    Returns (seconds for the timed calls, peak MB)."""
+    import torch
+
+    step()
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    sync()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    sync()
+    elapsed = time.perf_counter() - start
+    if device == "cuda":
+        base = torch.cuda.memory_allocated() / 2**20
+        torch.cuda.reset_peak_memory_stats()
+        step()
+        return elapsed, torch.cuda.max_memory_allocated() / 2**20 - base
+    return elapsed, cpu_peak_mb(step)
+
+
+def run_workers(script, configs, batch_size, steps, device):
+    """Each (arch, tokens) of ``configs`` in its own process (``script --worker``), so peaks
+    do not mix; returns {(arch, tokens): the worker's JSON line}."""
+    results = {}
+    for arch, tokens in configs:
+        cmd = [sys.executable, script, "--worker", arch, str(tokens), "--batch-size",
+               str(batch_size), "--steps", str(steps), "--device", device]
+        out = subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE).stdout
+        results[(arch, tokens)] = json.loads(out.strip().splitlines()[-1])
+        print(f"measured {arch} @ {tokens}: {results[(arch, tokens)]}", file=sys.stderr)
+    return results
+
+
+def side_by_side(doc, script, worker_fn, configs, batch_size, steps):
+    """The command line of a side-by-side benchmark: in a worker process (``--worker ARCH
+    TOKENS``) runs ``worker_fn`` and returns None; else runs every config in its own worker and
+    returns (args, device, results)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--batch-size", type=int, default=batch_size)
+    parser.add_argument("--steps", type=int, default=steps, help="timed steps after one warm-up step")
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda if available)")
+    parser.add_argument("--worker", nargs=2, metavar=("ARCH", "TOKENS"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    import torch
+
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if args.worker:
+        worker_fn(args.worker[0], int(args.worker[1]), args.batch_size, args.steps, device)
+        return None
+    return args, device, run_workers(script, configs, args.batch_size, args.steps, device)
+
+
 def worker(arch, tokens, batch_size, steps, device):
     """One configuration in this process; prints a JSON line."""
     import torch
@@ -108,21 +162,7 @@ def worker(arch, tokens, batch_size, steps, device):
         F.cross_entropy(logits.view(-1, logits.size(-1)), target.view(-1)).backward()
         opt.step()
 
-    step()  # warm-up: allocates grads and Adam state, so the baseline below holds them
-    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
-    sync()
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    sync()
-    elapsed = time.perf_counter() - start
-    if device == "cuda":
-        base = torch.cuda.memory_allocated() / 2**20
-        torch.cuda.reset_peak_memory_stats()
-        step()
-        peak = torch.cuda.max_memory_allocated() / 2**20 - base
-    else:
-        peak = cpu_peak_mb(step)
+    elapsed, peak = measure(step, steps, device)
     tokens_per_step = batch_size * (tokens + TARGET_TOKENS)
     print(json.dumps({"arch": arch, "tokens": tokens, "peak_mb": round(peak, 1),
                       "tokens_per_s": round(steps * tokens_per_step / elapsed, 1),
@@ -130,26 +170,11 @@ def worker(arch, tokens, batch_size, steps, device):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--batch-size", type=int, default=2)
-    parser.add_argument("--steps", type=int, default=3, help="timed steps after one warm-up step")
-    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda if available)")
-    parser.add_argument("--worker", nargs=2, metavar=("ARCH", "TOKENS"), help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    import torch
-
-    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    if args.worker:
-        return worker(args.worker[0], int(args.worker[1]), args.batch_size, args.steps, device)
-
-    results = {}
-    for tokens in LENGTHS:
-        for arch in ARCHS:
-            cmd = [sys.executable, __file__, "--worker", arch, str(tokens), "--batch-size",
-                   str(args.batch_size), "--steps", str(args.steps), "--device", device]
-            out = subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE).stdout
-            results[(arch, tokens)] = json.loads(out.strip().splitlines()[-1])
-            print(f"measured {arch} @ {tokens}: {results[(arch, tokens)]}", file=sys.stderr)
+    run = side_by_side(__doc__, __file__, worker, [(a, t) for t in LENGTHS for a in ARCHS],
+                       batch_size=2, steps=3)
+    if run is None:  # this process was a worker
+        return
+    args, device, results = run
 
     print(f"device: {device}, batch {args.batch_size} x (S source + {TARGET_TOKENS} target tokens),"
           f" {args.steps} timed training steps; memory = peak above the pre-step state; ratios to "

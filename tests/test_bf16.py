@@ -84,9 +84,12 @@ def test_train_and_generate_in_bf16(data_bin, tmp_path, arch):
     assert "--bf16: 1 model(s) loaded in torch.bfloat16" in bf16, bf16[-3000:]
     hyp32, hyp16 = hypotheses(fp32), hypotheses(bf16)
     assert sorted(hyp32) == sorted(hyp16) == list(range(8))  # every valid example decoded
-    # the same model, rounded to bfloat16 (8-bit mantissa): every score moves a little
-    diffs = [abs(hyp16[i][0] - hyp32[i][0]) for i in hyp32]
-    assert sum(d > 0 for d in diffs) >= 6, diffs
+    # the same model, rounded to bfloat16 (8-bit mantissa): the scores of the same hypotheses
+    # move a little; rounding may flip a close beam choice, so compare where the texts agree
+    same = [i for i in hyp32 if hyp16[i][1] == hyp32[i][1]]
+    assert len(same) >= 5, (hyp32, hyp16)
+    diffs = [abs(hyp16[i][0] - hyp32[i][0]) for i in same]
+    assert sum(d > 0 for d in diffs) >= len(same) - 1, diffs
     assert max(diffs) < 0.05, diffs
 
 

@@ -36,7 +36,8 @@ from torch import Tensor, nn
 from fairseq.distributed import fsdp_wrap
 from fairseq.models import register_model, register_model_architecture
 from fairseq.models.bart.model import BARTModel, bart_base_architecture, bart_large_architecture
-from fairseq.models.transformer import TransformerDecoder, TransformerEncoder
+from fairseq.models.transformer import (TransformerDecoder, TransformerEncoder, TransformerModel,
+                                        transformer_wmt_en_de_big)
 from fairseq.models.transformer.transformer_config import TransformerConfig
 from fairseq.modules import LayerNorm, MultiheadAttention
 from fairseq.modules.transformer_layer import TransformerDecoderLayerBase, TransformerEncoderLayerBase
@@ -226,12 +227,8 @@ class LongBARTModel(BARTModel):
                         f"{extended or 'none'}; missing: none; unused: none")
 
 
-@register_model("hat")
-class HATModel(LongBARTModel):
-    """BART with hierarchical attention (paper 004). Same options as fairseq's ``bart``; from a
-    BART checkpoint with ``--restore-file`` (see :class:`LongBARTModel`)."""
-
-    new_parts = ("encoder.hierarchical_layer.", ".sentence_attn.", ".sentence_attn_layer_norm.")
+class HierarchicalBuilders:
+    """The two hooks that make a fairseq Transformer (or BART) a HAT."""
 
     @classmethod
     def build_encoder(cls, args, src_dict, embed_tokens):
@@ -241,6 +238,14 @@ class HATModel(LongBARTModel):
     def build_decoder(cls, args, tgt_dict, embed_tokens):
         return HATDecoder(args, tgt_dict, embed_tokens,
                           no_encoder_attn=getattr(args, "no_cross_attention", False))
+
+
+@register_model("hat")
+class HATModel(HierarchicalBuilders, LongBARTModel):
+    """BART with hierarchical attention (paper 004). Same options as fairseq's ``bart``; from a
+    BART checkpoint with ``--restore-file`` (see :class:`LongBARTModel`)."""
+
+    new_parts = ("encoder.hierarchical_layer.", ".sentence_attn.", ".sentence_attn_layer_norm.")
 
     def set_beam_size(self, beam):
         """BART's beamable encoder attention leaves encoder outputs unexpanded and turns
@@ -276,3 +281,30 @@ def long_bart_large(args):
 def long_bart_base(args):
     """``bart_base`` with 3072 source positions: the plain baseline of ``hat_bart_base``."""
     hat_bart_base(args)
+
+
+@register_model("hat_transformer")
+class HATTransformerModel(HierarchicalBuilders, TransformerModel):
+    """fairseq's Transformer (trained from scratch, fairseq's init and sinusoidal positions)
+    with hierarchical attention: the document-translation models of 004 Sec. 4.2. Same options
+    as fairseq's ``transformer``; every source sentence opens with the BOS symbol."""
+
+
+@register_model_architecture("hat_transformer", "hat_transformer_wmt_en_de")
+def hat_transformer_wmt_en_de(args):
+    """004 Sec. 4.2, En-De / En-Cs: 6+6 layers, 1024, FFN 4096, 16 heads, one hierarchical
+    encoder layer; the baseline is fairseq's ``transformer_wmt_en_de_big`` (same dims)."""
+    transformer_wmt_en_de_big(args)
+
+
+@register_model_architecture("hat_transformer", "hat_transformer_iwslt_zh_en")
+def hat_transformer_iwslt_zh_en(args):
+    """004 Sec. 4.2, Zh-En: as En-De with 512, FFN 1024, 4 heads; the baseline is fairseq's
+    ``transformer`` with the same three options."""
+    args.encoder_embed_dim = getattr(args, "encoder_embed_dim", 512)
+    args.encoder_ffn_embed_dim = getattr(args, "encoder_ffn_embed_dim", 1024)
+    args.encoder_attention_heads = getattr(args, "encoder_attention_heads", 4)
+    args.decoder_embed_dim = getattr(args, "decoder_embed_dim", args.encoder_embed_dim)
+    args.decoder_ffn_embed_dim = getattr(args, "decoder_ffn_embed_dim", args.encoder_ffn_embed_dim)
+    args.decoder_attention_heads = getattr(args, "decoder_attention_heads", 4)
+    transformer_wmt_en_de_big(args)
