@@ -191,6 +191,16 @@ def test_registered_names_map_to_our_classes():
         assert ARCH_MODEL_REGISTRY[arch] is cls
     assert TASK_REGISTRY["hierarchical_summarization"] is HierarchicalSummarizationTask
 
+    from fairseq_hier.models.hat import HATModel, HATTransformerModel, LongBARTModel
+
+    assert (MODEL_REGISTRY["hat"], MODEL_REGISTRY["long_bart"], MODEL_REGISTRY["hat_transformer"]) \
+        == (HATModel, LongBARTModel, HATTransformerModel)
+    for arch, cls in (("hat_bart_large", HATModel), ("hat_bart_base", HATModel),
+                      ("long_bart_large", LongBARTModel), ("long_bart_base", LongBARTModel),
+                      ("hat_transformer_wmt_en_de", HATTransformerModel),
+                      ("hat_transformer_iwslt_zh_en", HATTransformerModel)):
+        assert ARCH_MODEL_REGISTRY[arch] is cls
+
 
 def test_shared_embeddings_by_default_and_parameter_count():
     model, d = build("pht")

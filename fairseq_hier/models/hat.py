@@ -59,7 +59,7 @@ def sentence_positions(src_tokens: Tensor, bos: int):
     if bool((counts == 0).any()):
         row = int((counts == 0).nonzero()[0])
         raise ValueError(f"HAT: source {row} of the batch has no BOS symbol ({bos}): every "
-                         f"sentence must open with one (see fairseq-hier-sentence-bos)")
+                         f"sentence must open with one, inserted when preprocessing")
     n = int(counts.max())
     # stable sort puts the BOS positions first, in source order: B x S -> B x N
     order = torch.sort((~is_bos).to(torch.int8), dim=1, stable=True).indices[:, :n]
