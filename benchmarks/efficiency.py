@@ -128,7 +128,7 @@ def run_workers(script, configs, batch_size, steps, device):
 
 def side_by_side(doc, script, worker_fn, configs, batch_size, steps):
     """The command line of a side-by-side benchmark: in a worker process (``--worker ARCH
-    TOKENS``) runs ``worker_fn`` and returns None; else runs every config in its own worker and
+    TOKENS``) runs ``worker_fn`` and exits; else runs every config in its own worker and
     returns (args, device, results)."""
     parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--batch-size", type=int, default=batch_size)
@@ -141,7 +141,7 @@ def side_by_side(doc, script, worker_fn, configs, batch_size, steps):
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if args.worker:
         worker_fn(args.worker[0], int(args.worker[1]), args.batch_size, args.steps, device)
-        return None
+        sys.exit(0)
     return args, device, run_workers(script, configs, args.batch_size, args.steps, device)
 
 
@@ -170,11 +170,8 @@ def worker(arch, tokens, batch_size, steps, device):
 
 
 def main():
-    run = side_by_side(__doc__, __file__, worker, [(a, t) for t in LENGTHS for a in ARCHS],
-                       batch_size=2, steps=3)
-    if run is None:  # this process was a worker
-        return
-    args, device, results = run
+    configs = [(arch, tokens) for tokens in LENGTHS for arch in ARCHS]
+    args, device, results = side_by_side(__doc__, __file__, worker, configs, batch_size=2, steps=3)
 
     print(f"device: {device}, batch {args.batch_size} x (S source + {TARGET_TOKENS} target tokens),"
           f" {args.steps} timed training steps; memory = peak above the pre-step state; ratios to "

@@ -78,11 +78,8 @@ def worker(arch, tokens, batch_size, steps, device):
 
 
 def main():
-    run = side_by_side(__doc__, __file__, worker, [(a, t) for t in LENGTHS for a in ARCHS],
-                       batch_size=1, steps=2)
-    if run is None:  # this process was a worker
-        return
-    args, device, results = run
+    configs = [(arch, tokens) for tokens in LENGTHS for arch in ARCHS]
+    args, device, results = side_by_side(__doc__, __file__, worker, configs, batch_size=1, steps=2)
 
     print(f"device: {device}, batch {args.batch_size} x (S source + {TARGET_TOKENS} target tokens), "
           f"BOS every {SENTENCE_TOKENS} tokens, {args.steps} timed steps; ratios HAT / plain")
