@@ -91,6 +91,22 @@ def cpu_peak_mb(fn):
     return peak / 2**20
 
 
+def training_step(model, lr, src_tokens, src_lengths, prev_output_tokens, target):
+    """One Adam training step (cross-entropy) of ``model`` on a fixed batch, as a closure."""
+    import torch
+    import torch.nn.functional as F
+
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+
+    def step():
+        opt.zero_grad(set_to_none=False)
+        logits, _ = model(src_tokens, src_lengths, prev_output_tokens)
+        F.cross_entropy(logits.view(-1, logits.size(-1)), target.view(-1)).backward()
+        opt.step()
+
+    return step
+
+
 def measure(step, steps, device):
     """``step`` once as warm-up (it allocates gradients and Adam state, so the baseline holds
     them), then ``steps`` timed calls, then the peak MB of one more above the pre-step state.
@@ -148,21 +164,12 @@ def side_by_side(doc, script, worker_fn, configs, batch_size, steps):
 def worker(arch, tokens, batch_size, steps, device):
     """One configuration in this process; prints a JSON line."""
     import torch
-    import torch.nn.functional as F
 
     torch.manual_seed(0)
     model, d = build_model(arch, tokens + 8)
     model.to(device).train()
-    opt = torch.optim.Adam(model.parameters(), lr=1e-4)
     src, prev, target = make_batch(arch, d, batch_size, LENGTHS[tokens], device)
-
-    def step():
-        opt.zero_grad(set_to_none=False)
-        logits, _ = model(src, None, prev)
-        F.cross_entropy(logits.view(-1, logits.size(-1)), target.view(-1)).backward()
-        opt.step()
-
-    elapsed, peak = measure(step, steps, device)
+    elapsed, peak = measure(training_step(model, 1e-4, src, None, prev, target), steps, device)
     tokens_per_step = batch_size * (tokens + TARGET_TOKENS)
     print(json.dumps({"arch": arch, "tokens": tokens, "peak_mb": round(peak, 1),
                       "tokens_per_s": round(steps * tokens_per_step / elapsed, 1),

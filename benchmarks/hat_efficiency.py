@@ -17,7 +17,7 @@ import argparse
 import json
 import types
 
-from efficiency import measure, side_by_side  # one definition of the measurements
+from efficiency import measure, side_by_side, training_step  # one definition of the measurements
 
 LENGTHS = (1024, 3072)
 ARCHS = ("long_bart_base", "hat_bart_base")
@@ -56,22 +56,13 @@ def make_batch(d, batch_size, tokens, device):
 
 def worker(arch, tokens, batch_size, steps, device):
     import torch
-    import torch.nn.functional as F
 
     torch.manual_seed(0)
     model, d = build_model(arch)
     model.to(device).train()
-    opt = torch.optim.Adam(model.parameters(), lr=1e-5)
     src, prev, target = make_batch(d, batch_size, tokens, device)
     lengths = torch.full((batch_size,), tokens, device=device)
-
-    def step():
-        opt.zero_grad(set_to_none=False)
-        logits, _ = model(src, lengths, prev)
-        F.cross_entropy(logits.view(-1, logits.size(-1)), target.view(-1)).backward()
-        opt.step()
-
-    elapsed, peak = measure(step, steps, device)
+    elapsed, peak = measure(training_step(model, 1e-5, src, lengths, prev, target), steps, device)
     print(json.dumps({"arch": arch, "tokens": tokens, "peak_mb": round(peak, 1),
                       "s_per_step": round(elapsed / steps, 3),
                       "params": sum(p.numel() for p in model.parameters())}))

@@ -31,7 +31,7 @@ import logging
 from typing import Dict, List, Optional, Tuple
 
 import torch
-from torch import Tensor, nn
+from torch import Tensor
 
 from fairseq.distributed import fsdp_wrap
 from fairseq.models import register_model, register_model_architecture
@@ -39,7 +39,7 @@ from fairseq.models.bart.model import BARTModel, bart_base_architecture, bart_la
 from fairseq.models.transformer import (TransformerDecoder, TransformerEncoder, TransformerModel,
                                         transformer_wmt_en_de_big)
 from fairseq.models.transformer.transformer_config import TransformerConfig
-from fairseq.modules import LayerNorm, MultiheadAttention
+from fairseq.modules import LayerNorm
 from fairseq.modules.transformer_layer import TransformerDecoderLayerBase, TransformerEncoderLayerBase
 
 logger = logging.getLogger(__name__)
