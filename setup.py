@@ -19,6 +19,10 @@ setup(
             "fairseq-hier-demo-facts = fairseq_hier.cli.demo_facts:cli_main",
             "fairseq-hier-wikisum-to-raw = fairseq_hier.cli.wikisum_to_raw:cli_main",
             "fairseq-hier-extract-attention = fairseq_hier.cli.extract_attention:cli_main",
+            "fairseq-hier-hypotheses = fairseq_hier.cli.hypotheses:cli_main",
+            "fairseq-hier-sentence-bos = fairseq_hier.cli.sentence_bos:cli_main",
+            "fairseq-hier-heatmap = fairseq_hier.cli.heatmap:cli_main",
+            "fairseq-hier-ptb-tokenize = fairseq_hier.cli.ptb_tokenize:cli_main",
         ],
     },
 )

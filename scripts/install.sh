@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-STAMP_VERSION=7  # bump when the pins below or the console scripts of setup.py change
+STAMP_VERSION=8  # bump when the pins below or the console scripts of setup.py change
 
 if [[ -n "${VIRTUAL_ENV:-}" ]]; then
   VENV="$VIRTUAL_ENV"
@@ -52,6 +52,10 @@ if [[ ! -f "$STAMP" ]]; then
   # install tensorboardX" from every fairseq command when it is missing (and --tensorboard-logdir
   # needs it anyway); protobuf is its only dependency we lack.
   "${PIP[@]}" "tensorboardX==2.6.5" "protobuf==7.36.2"
+  # HAT recipes: pysbd (sentence splitter for sources without their own segmentation, and
+  # before PTB tokenisation), nltk (its Penn Treebank word tokenizer: the PTB-style step before
+  # ROUGE; no nltk data is needed), matplotlib (sentence-attention heatmaps)
+  "${PIP[@]}" "pysbd==0.3.4" "nltk==3.10.4" "matplotlib==3.11.2"
   "$VENV/bin/python" -c 'import fairseq' 2>/dev/null \
     || "${PIP[@]}" --no-deps --no-build-isolation "fairseq-fixed==0.12.3.1"
   "${PIP[@]}" --no-deps --no-build-isolation -e "$ROOT"

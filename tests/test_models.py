@@ -200,6 +200,9 @@ def test_registered_names_map_to_our_classes():
                       ("hat_transformer_wmt_en_de", HATTransformerModel),
                       ("hat_transformer_iwslt_zh_en", HATTransformerModel)):
         assert ARCH_MODEL_REGISTRY[arch] is cls
+    from fairseq_hier.tasks.hat_summarization import HATSummarizationTask
+
+    assert TASK_REGISTRY["hat_summarization"] is HATSummarizationTask
 
 
 def test_shared_embeddings_by_default_and_parameter_count():

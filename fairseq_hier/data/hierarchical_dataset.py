@@ -33,7 +33,7 @@ LAYOUTS = ("hierarchical", "flat")
 _CHUNK_TOKENS = 20_000_000  # tokens segmented at once by the up-front scan (~0.5 GB of temporaries)
 
 
-def _token_buffer(dataset, start: int, stop: int):
+def token_buffer(dataset, start: int, stop: int):
     """Tokens of examples [start, stop) as one numpy array, plus their lengths."""
     sizes = np.asarray(dataset.sizes[start:stop], dtype=np.int64)
     if hasattr(dataset, "_bin_buffer") and hasattr(dataset, "_index"):
@@ -102,7 +102,7 @@ class HierarchicalSummarizationDataset(FairseqDataset):
             # the next chunk: as many lines as fit in _CHUNK_TOKENS, at least one
             done = ends[start - 1] if start else 0
             stop = min(n, max(start + 1, int(np.searchsorted(ends, done + _CHUNK_TOKENS, "right"))))
-            seg = self._segment(*_token_buffer(self.src, start, stop))
+            seg = self._segment(*token_buffer(self.src, start, stop))
             self.num_paragraphs[start:stop] = seg.num_paragraphs
             self.max_paragraph_len[start:stop] = seg.max_paragraph_len
             kept[start:stop] = seg.kept_tokens

@@ -21,6 +21,12 @@ ends with ``encoder_attn_layer_norm``; our sublayer runs as a forward hook on th
 fairseq's own layer forward is used unchanged and every BART parameter keeps its name. Pre-norm
 layers (``--decoder-normalize-before``) have no such point and are refused with a clear error.
 
+Speaker segments (004 Sec. 4.1, SAMSum and AMI): with ``--segment-embeddings K`` a learned
+embedding per speaker index (0 = the first speaker of the dialogue, ...) is added to the token
+embeddings of every token of that speaker's turns ("the input to the encoder layers is the sum of
+the token embeddings, position embeddings and segment embeddings"); the speaker index of each
+sentence (turn) rides in ``net_input["src_segments"]`` ``B x N``. Off by default (K = 0).
+
 Parameter count (checked in tests/test_hat.py): with BART's dictionary (50265 symbols) and 3072
 source positions, ``bart_large`` has 408,388,608 parameters and ``hat_bart_large`` 471,390,208
 (the paper: 408M and 471M). The difference, 63,001,600 = one encoder layer (12,596,224) + 12 x
@@ -67,20 +73,69 @@ def sentence_positions(src_tokens: Tensor, bos: int):
     return order.masked_fill(padding_mask, 0), padding_mask
 
 
-class HATEncoder(TransformerEncoder):
-    """fairseq's Transformer encoder + the hierarchical encoder layer over the BOS states."""
+def sentence_index(src_tokens: Tensor, bos: int) -> Tensor:
+    """``B x S``: index of the sentence each token belongs to (the number of BOS symbols at or
+    before it, minus one; 0 for left padding before the first BOS)."""
+    return (src_tokens.eq(bos).cumsum(dim=1) - 1).clamp(min=0)
+
+
+class SegmentTransformerEncoder(TransformerEncoder):
+    """fairseq's Transformer encoder with optional speaker segment embeddings (004 Sec. 4.1)."""
 
     def __init__(self, args, dictionary, embed_tokens):
         super().__init__(args, dictionary, embed_tokens)
         self.bos = dictionary.bos()
+        count = getattr(args, "segment_embeddings", 0) or 0
+        self.embed_segments = None
+        if count > 0:
+            # random init as BART's embeddings (init_bert_params: normal(0, 0.02))
+            self.embed_segments = torch.nn.Embedding(count, embed_tokens.embedding_dim)
+            torch.nn.init.normal_(self.embed_segments.weight, mean=0, std=0.02)
+
+    def embed_with_segments(self, src_tokens: Tensor, src_segments: Optional[Tensor],
+                            token_embeddings: Optional[Tensor] = None) -> Optional[Tensor]:
+        """Token embeddings ``B x S x C`` plus the segment embedding of each token's sentence
+        (``src_segments`` ``B x N``: speaker index of every sentence). fairseq's
+        ``forward_embedding`` then scales the sum by ``embed_scale`` (1 for BART) and adds
+        positions. Returns ``token_embeddings`` unchanged when segments are off."""
+        if self.embed_segments is None:
+            return token_embeddings
+        if src_segments is None:
+            raise ValueError(f"this model has {self.embed_segments.num_embeddings} segment "
+                             f"embeddings (--segment-embeddings) but the batch carries no "
+                             f"src_segments: the data-bin needs SPLIT.segments "
+                             f"(fairseq-hier-sentence-bos --speakers) and --task hat_summarization")
+        if token_embeddings is None:
+            token_embeddings = self.embed_tokens(src_tokens)
+        # B x N speaker ids -> B x S, one per token, through each token's sentence
+        segments = src_segments.gather(1, sentence_index(src_tokens, self.bos))
+        return token_embeddings + self.embed_segments(segments)
+
+    def forward(self, src_tokens, src_lengths: Optional[Tensor] = None,
+                return_all_hiddens: bool = False, token_embeddings: Optional[Tensor] = None,
+                src_segments: Optional[Tensor] = None):
+        """fairseq's encoder forward; ``src_segments`` ``B x N`` when segments are on (unless
+        ``token_embeddings`` already include them, as :meth:`LongBARTModel.forward` passes)."""
+        if token_embeddings is None or src_segments is not None:
+            token_embeddings = self.embed_with_segments(src_tokens, src_segments, token_embeddings)
+        return super().forward(src_tokens, src_lengths, return_all_hiddens, token_embeddings)
+
+
+class HATEncoder(SegmentTransformerEncoder):
+    """fairseq's Transformer encoder + the hierarchical encoder layer over the BOS states."""
+
+    def __init__(self, args, dictionary, embed_tokens):
+        super().__init__(args, dictionary, embed_tokens)
         # a full encoder layer (self-attention over sentences + FFN), as the token layers
         self.hierarchical_layer = TransformerEncoderLayerBase(TransformerConfig.from_namespace(args))
 
     def forward(self, src_tokens, src_lengths: Optional[Tensor] = None,
-                return_all_hiddens: bool = False, token_embeddings: Optional[Tensor] = None):
+                return_all_hiddens: bool = False, token_embeddings: Optional[Tensor] = None,
+                src_segments: Optional[Tensor] = None):
         """Returns fairseq's encoder dict plus ``sentence_out`` ``[N x B x C]`` and
         ``sentence_padding_mask`` ``[B x N]``."""
-        out = super().forward(src_tokens, src_lengths, return_all_hiddens, token_embeddings)
+        out = super().forward(src_tokens, src_lengths, return_all_hiddens, token_embeddings,
+                              src_segments)
         positions, sentence_padding_mask = sentence_positions(src_tokens, self.bos)  # B x N
         tokens = out["encoder_out"][0]  # S x B x C
         # S x B x C -> B x S x C, gather the BOS states: B x N x C -> N x B x C
@@ -131,7 +186,18 @@ class HATDecoderLayer(TransformerDecoderLayerBase):
 
 class HATDecoder(TransformerDecoder):
     """fairseq's Transformer decoder whose layers also attend over the sentence states; returns
-    the last layer's sentence attention as ``extra["sentence_attn"]`` ``[B x T x N]``."""
+    one layer's sentence attention (averaged over heads) as ``extra["sentence_attn"]``
+    ``[B x T x N]``.
+
+    Attributes set by a generator (not options: they change what is returned, not the model):
+    ``sentence_attention_layer`` (default -1: the last layer; 004 Figs. 2-3 show every layer) and
+    ``sentence_attention_as_attn`` (default False: ``extra["attn"]`` stays fairseq's token-level
+    attention; True: it holds the sentence attention instead, so that fairseq's beam search
+    keeps it per hypothesis, reordered with the beams, as ``hypo["attention"]`` ``N x T``).
+    """
+
+    sentence_attention_layer: int = -1
+    sentence_attention_as_attn: bool = False
 
     def build_decoder_layer(self, args, no_encoder_attn=False):
         cfg = TransformerConfig.from_namespace(args)
@@ -146,11 +212,15 @@ class HATDecoder(TransformerDecoder):
         if encoder_out is None or "sentence_out" not in encoder_out:
             raise ValueError("HATDecoder needs the encoder's sentence_out (a HATEncoder output)")
         contexts = []
+        wanted = self.sentence_attention_layer % len(self.layers)
+        if not -len(self.layers) <= self.sentence_attention_layer < len(self.layers):
+            raise ValueError(f"sentence attention layer {self.sentence_attention_layer} does not "
+                             f"exist: the decoder has {len(self.layers)} layers")
         for i, layer in enumerate(self.layers):
             context = {"sentence_out": encoder_out["sentence_out"][0],
                        "sentence_padding_mask": encoder_out["sentence_padding_mask"][0],
                        "incremental_state": incremental_state,
-                       "need_weights": i == len(self.layers) - 1, "attn": None}
+                       "need_weights": i == wanted, "attn": None}
             layer._sentence_context = context
             contexts.append(context)
         try:
@@ -160,7 +230,9 @@ class HATDecoder(TransformerDecoder):
         finally:
             for layer in self.layers:
                 layer._sentence_context = None
-        extra["sentence_attn"] = [contexts[-1]["attn"]]  # B x T x N
+        extra["sentence_attn"] = [contexts[wanted]["attn"]]  # B x T x N
+        if self.sentence_attention_as_attn:
+            extra["attn"] = extra["sentence_attn"]
         return x, extra
 
 
@@ -192,7 +264,32 @@ class LongBARTModel(BARTModel):
     and logs exactly which keys were loaded, new or extended. Any other missing key, unused
     key or shape mismatch is an error naming the keys. The plain baseline of the HAT recipes."""
 
-    new_parts: Tuple[str, ...] = ()  # substrings of the parameter names a BART lacks
+    # substrings of the parameter names a BART lacks (segments: new also when a dialogue model
+    # starts from a CNN/DM-trained one, 004 Table 5)
+    new_parts: Tuple[str, ...] = ("encoder.embed_segments.",)
+
+    @staticmethod
+    def add_args(parser):
+        BARTModel.add_args(parser)
+        parser.add_argument("--segment-embeddings", type=int, metavar="K",
+                            help="learned speaker segment embeddings added to the token "
+                                 "embeddings (004 Sec. 4.1, SAMSum/AMI): K speaker indices; "
+                                 "0 = off. Needs SPLIT.segments beside the data-bin "
+                                 "(fairseq-hier-sentence-bos --speakers)")
+
+    @classmethod
+    def build_encoder(cls, args, src_dict, embed_tokens):
+        return SegmentTransformerEncoder(args, src_dict, embed_tokens)
+
+    def forward(self, src_tokens, src_lengths, prev_output_tokens,
+                src_segments: Optional[Tensor] = None, token_embeddings: Optional[Tensor] = None,
+                **kwargs):
+        """BART's forward; ``src_segments`` ``B x N`` (speaker index per sentence) when the
+        model has segment embeddings: they enter through BART's ``token_embeddings``."""
+        token_embeddings = self.encoder.embed_with_segments(src_tokens, src_segments,
+                                                            token_embeddings)
+        return super().forward(src_tokens, src_lengths, prev_output_tokens,
+                               token_embeddings=token_embeddings, **kwargs)
 
     def _is_new(self, key: str) -> bool:
         return any(part in key for part in self.new_parts)
@@ -245,7 +342,8 @@ class HATModel(HierarchicalBuilders, LongBARTModel):
     """BART with hierarchical attention (paper 004). Same options as fairseq's ``bart``; from a
     BART checkpoint with ``--restore-file`` (see :class:`LongBARTModel`)."""
 
-    new_parts = ("encoder.hierarchical_layer.", ".sentence_attn.", ".sentence_attn_layer_norm.")
+    new_parts = LongBARTModel.new_parts + (
+        "encoder.hierarchical_layer.", ".sentence_attn.", ".sentence_attn_layer_norm.")
 
     def set_beam_size(self, beam):
         """BART's beamable encoder attention leaves encoder outputs unexpanded and turns
@@ -261,6 +359,7 @@ class HATModel(HierarchicalBuilders, LongBARTModel):
 def hat_bart_large(args):
     """BART-large dims (12+12 layers, 1024/4096/16, GELU), 3072 source positions (Sec. 4.1)."""
     args.max_source_positions = getattr(args, "max_source_positions", 3072)
+    args.segment_embeddings = getattr(args, "segment_embeddings", 0)
     bart_large_architecture(args)
 
 
@@ -268,6 +367,7 @@ def hat_bart_large(args):
 def hat_bart_base(args):
     """BART-base dims (6+6 layers, 768/3072/12, GELU), 3072 source positions."""
     args.max_source_positions = getattr(args, "max_source_positions", 3072)
+    args.segment_embeddings = getattr(args, "segment_embeddings", 0)
     bart_base_architecture(args)
 
 

@@ -1,2 +1,3 @@
 from . import hierarchical_summarization  # noqa: F401
 from . import attention_prediction  # noqa: F401
+from . import hat_summarization  # noqa: F401

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# AMI meetings as in QMSum (DATA_DIR/{train,val,test}.jsonl, e.g. QMSum's Product domain, one
+# meeting per line) -> WORK/data-bin. 004 Sec. 4.1: meaningless words are filtered by a small
+# lexicon (FILLERS, default fairseq_hier.data.readers.AMI_FILLERS written to WORK/fillers.txt),
+# then a BOS before every turn (role + utterance), speaker segments as SAMSum. The target is the
+# answer to "Summarize the whole meeting". 3072 source / 512 target tokens (AMI transcripts are
+# ~4000 tokens: 004 Table 1).
+# usage: prepare.sh DATA_DIR WORK BART_DIR
+set -euo pipefail
+[[ $# -eq 3 ]] || { echo "usage: $0 DATA_DIR WORK BART_DIR" >&2; exit 2; }
+D=$1; WORK=$2
+mkdir -p "$WORK"
+if [[ -z "${FILLERS:-}" ]]; then
+  FILLERS="$WORK/fillers.txt"
+  python -c 'from fairseq_hier.data.readers import AMI_FILLERS; print("\n".join(sorted(AMI_FILLERS)))' > "$FILLERS"
+fi
+FILLERS=$FILLERS SPEAKERS=1 MAX_SOURCE=${MAX_SOURCE:-3072} MAX_TARGET=${MAX_TARGET:-512} \
+  bash "$(dirname "$0")/../hat_common/prepare.sh" qmsum "$WORK" "$3" "$D/train.jsonl" "$D/val.jsonl" "$D/test.jsonl"

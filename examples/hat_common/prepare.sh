@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# HAT recipes, step 1 (shared by examples/hat_*): a published split -> BOS-marked GPT-2 BPE lines
+# (fairseq-hier-sentence-bos) -> fairseq-preprocess with BART's dict.txt -> WORK/data-bin, with
+# the sentence counts (and speaker segments) copied beside the binarized data, where
+# --task hat_summarization checks them before training. Skips every step whose output exists.
+#
+# usage: prepare.sh FORMAT WORK BART_DIR TRAIN VALID TEST
+#   FORMAT    cohan | source_target | samsum | qmsum (fairseq_hier/data/readers.py)
+#   BART_DIR  holds dict.txt, encoder.json, vocab.bpe (no download)
+#   TRAIN ... the published files of each split (source_target: the prefix of .source/.target)
+# env: MAX_SOURCE (1024) MAX_TARGET (1024) SPEAKERS (0; 1 writes .segments) FILLERS (qmsum lexicon)
+#      WORKERS (nproc)
+set -euo pipefail
+[[ $# -eq 6 ]] || { echo "usage: $0 FORMAT WORK BART_DIR TRAIN VALID TEST" >&2; exit 2; }
+FORMAT=$1; WORK=$2; BART=$3
+declare -A INPUT=([train]=$4 [valid]=$5 [test]=$6)
+MAX_SOURCE=${MAX_SOURCE:-1024}; MAX_TARGET=${MAX_TARGET:-1024}; SPEAKERS=${SPEAKERS:-0}
+WORKERS=${WORKERS:-$(nproc)}
+for f in dict.txt encoder.json vocab.bpe; do
+  [[ -f "$BART/$f" ]] || { echo "prepare.sh: $BART/$f not found (BART's files, given by path)" >&2; exit 1; }
+done
+EXTRA=()
+[[ "$SPEAKERS" == 1 ]] && EXTRA+=(--speakers)
+[[ -n "${FILLERS:-}" ]] && EXTRA+=(--filler-words "$FILLERS")
+mkdir -p "$WORK/bpe"
+for split in train valid test; do
+  if [[ ! -f "$WORK/bpe/$split.sentences" ]]; then
+    fairseq-hier-sentence-bos --format "$FORMAT" --input "${INPUT[$split]}" \
+      --output-prefix "$WORK/bpe/$split" --gpt2-encoder-json "$BART/encoder.json" \
+      --gpt2-vocab-bpe "$BART/vocab.bpe" --max-source-positions "$MAX_SOURCE" \
+      --max-target-positions "$MAX_TARGET" --workers "$WORKERS" "${EXTRA[@]}" \
+      2>&1 | tee "$WORK/bpe/$split.log"
+  fi
+done
+if [[ ! -f "$WORK/data-bin/dict.source.txt" ]]; then
+  rm -rf "$WORK/data-bin.tmp"
+  fairseq-preprocess --source-lang source --target-lang target --trainpref "$WORK/bpe/train" \
+    --validpref "$WORK/bpe/valid" --testpref "$WORK/bpe/test" --destdir "$WORK/data-bin.tmp" \
+    --srcdict "$BART/dict.txt" --tgtdict "$BART/dict.txt" --workers "$WORKERS"
+  for split in train valid test; do
+    cp "$WORK/bpe/$split.sentences" "$WORK/data-bin.tmp/"
+    [[ "$SPEAKERS" == 1 ]] && cp "$WORK/bpe/$split.segments" "$WORK/data-bin.tmp/"
+  done
+  mv "$WORK/data-bin.tmp" "$WORK/data-bin"
+fi
+echo "prepare.sh: $WORK/data-bin ready"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# HAT recipes, step 2 (shared by examples/hat_*): fine-tune ARCH from a pretrained checkpoint
+# (BART's model.pt, or a CNN/DM-trained model for SAMSum/AMI, 004 Table 5) with fairseq's own
+# --finetune-from-model: on the first launch it loads the weights by name (our
+# upgrade_state_dict_named extends the position tables and keeps the fresh init of the new parts,
+# logging every key), resets optimizer/scheduler/meters; a relaunch resumes from checkpoint_last.
+# 004 Sec. 4.1 settings: Adam (0.9, 0.999) eps 1e-8, weight decay 0.01, lr 3e-5 with linear warmup
+# and decay, dropout 0.1 (attention too), label smoothing 0.1, mixed precision on GPUs.
+#
+# usage: train.sh WORK ARCH INIT SAVE_DIR [extra fairseq-train args]
+# env: UPDATES (30000) WARMUP (900) LR (3e-5) BATCH (4) UPDATE_FREQ (16) PRECISION (--fp16 on a
+#      GPU, empty on CPU) SEGMENTS (0: --segment-embeddings K for dialogues)
+set -euo pipefail
+[[ $# -ge 4 ]] || { echo "usage: $0 WORK ARCH INIT SAVE_DIR [fairseq-train args...]" >&2; exit 2; }
+WORK=$1; ARCH=$2; INIT=$3; SAVE=$4; shift 4
+if [[ -f "$SAVE/done" ]]; then echo "train.sh: $SAVE/done exists, skipping"; exit 0; fi
+[[ -f "$INIT" ]] || { echo "train.sh: $INIT not found" >&2; exit 1; }
+USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
+UPDATES=${UPDATES:-30000}; WARMUP=${WARMUP:-900}
+if [[ -z "${PRECISION+x}" ]]; then
+  PRECISION=$(python -c 'import torch; print("--fp16" if torch.cuda.is_available() else "")')
+fi
+mkdir -p "$SAVE"
+# shellcheck disable=SC2086  # PRECISION is empty or one flag
+fairseq-train "$WORK/data-bin" --user-dir "$USER_DIR" --task hat_summarization \
+  --source-lang source --target-lang target --arch "$ARCH" --finetune-from-model "$INIT" \
+  --segment-embeddings "${SEGMENTS:-0}" \
+  --criterion label_smoothed_cross_entropy --label-smoothing 0.1 --dropout 0.1 \
+  --attention-dropout 0.1 --weight-decay 0.01 --optimizer adam --adam-betas "(0.9, 0.999)" \
+  --adam-eps 1e-08 --clip-norm 0.1 --lr-scheduler polynomial_decay --lr "${LR:-3e-5}" \
+  --total-num-update "$UPDATES" --max-update "$UPDATES" --warmup-updates "$WARMUP" \
+  --batch-size "${BATCH:-4}" --update-freq "${UPDATE_FREQ:-16}" --required-batch-size-multiple 1 \
+  --save-dir "$SAVE" --no-epoch-checkpoints --log-format simple --log-interval "${LOG_INTERVAL:-100}" \
+  $PRECISION "$@" 2>&1 | tee -a "$SAVE/train.log"
+touch "$SAVE/done"

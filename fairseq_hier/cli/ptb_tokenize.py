@@ -1,0 +1,62 @@
+"""``fairseq-hier-ptb-tokenize IN OUT``: the PTB-style tokenisation step before ROUGE that
+fairseq's BART summarisation recipe runs (Stanford CoreNLP's ``PTBTokenizer -preserveLines`` on
+hypotheses and references), with Python libraries instead of Java: each line is split into
+sentences by pysbd, each sentence tokenised by NLTK's Penn Treebank word tokenizer
+(``TreebankWordTokenizer``, regular expressions only: no NLTK data needed), and the sentences are
+joined again on the one line. So every sentence ends in a separate ``.`` (``rouge -e .`` splits
+there for summary-level ROUGE-L), ``can't`` becomes ``ca n't``, quotes become ```` `` '' ````.
+
+Why not sacremoses: its ``penn_tokenize`` fails on every input in sacremoses 0.2.0. Why split
+sentences first: the Treebank tokenizer detaches only a line's final period, as CoreNLP does
+for each sentence. Line i of OUT is line i of IN (an empty line stays empty); ``--lower``
+lowercases as well. Bad input (missing file, not UTF-8) is a one-line error, exit 1.
+"""
+
+import argparse
+import sys
+from typing import List, Optional
+
+from fairseq_hier.io import read_lines
+
+PROG = "fairseq-hier-ptb-tokenize"
+
+
+class PTBTokenizer:
+    """pysbd sentences -> NLTK Treebank tokens, one output line per input line."""
+
+    def __init__(self, lower: bool = False):
+        import pysbd
+        from nltk.tokenize import TreebankWordTokenizer
+
+        self._sentences = pysbd.Segmenter(language="en", clean=False)
+        self._words = TreebankWordTokenizer()
+        self.lower = lower
+
+    def __call__(self, line: str) -> str:
+        tokens: List[str] = []
+        for sentence in self._sentences.segment(line) if line.strip() else []:
+            tokens += self._words.tokenize(sentence.strip())
+        text = " ".join(tokens)
+        return text.lower() if self.lower else text
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    parser.add_argument("input", help="text file, one summary per line")
+    parser.add_argument("output", help="tokenised file (same line count)")
+    parser.add_argument("--lower", action="store_true", help="lowercase as well")
+    args = parser.parse_args(argv)
+    try:
+        lines = read_lines(args.input)
+        tokenize = PTBTokenizer(args.lower)
+        with open(args.output, "w", encoding="utf-8") as f:
+            for line in lines:
+                f.write(tokenize(line) + "\n")
+    except (ValueError, OSError) as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli_main())

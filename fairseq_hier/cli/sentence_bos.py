@@ -1,0 +1,96 @@
+"""``fairseq-hier-sentence-bos``: a published summarization split -> BOS-marked GPT-2 BPE lines
+for ``fairseq-preprocess`` with BART's ``dict.txt`` (paper 004 Sec. 3.1 and 4.1).
+
+    fairseq-hier-sentence-bos --format cohan --input arxiv/train.txt --output-prefix work/bpe/train \\
+        --gpt2-encoder-json bart/encoder.json --gpt2-vocab-bpe bart/vocab.bpe \\
+        --max-source-positions 3072 --max-target-positions 512 --workers 8
+
+Formats (:mod:`fairseq_hier.data.readers`): ``cohan`` (arXiv/PubMed ``{split}.txt``),
+``source_target`` (CNN/DM, XSum: ``--input`` is the prefix of ``.source``/``.target``),
+``samsum`` (``{split}.json``), ``qmsum`` (AMI meetings, ``*.jsonl``; ``--filler-words`` drops a
+lexicon of meaningless words). Writes ``PREFIX.{source,target,sentences,ref,ids}`` and, with
+``--speakers``, ``PREFIX.segments`` (see :mod:`fairseq_hier.data.sentence_bos`). Bad records are
+reported by file and line (exit 1, one line); skipped empty records and every truncation are
+counted in the log.
+"""
+
+import argparse
+import logging
+import sys
+from collections import Counter
+from typing import List, Optional
+
+logger = logging.getLogger("fairseq_hier.sentence_bos")
+
+
+def get_parser() -> argparse.ArgumentParser:
+    from fairseq_hier.data.readers import READERS
+
+    p = argparse.ArgumentParser(prog="fairseq-hier-sentence-bos", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--format", required=True, choices=sorted(READERS),
+                   help="published layout of --input (see fairseq_hier/data/readers.py)")
+    p.add_argument("--input", required=True,
+                   help="the split's file (source_target: the prefix of .source/.target)")
+    p.add_argument("--output-prefix", required=True, help="write PREFIX.source, .target, ...")
+    p.add_argument("--gpt2-encoder-json", required=True, help="GPT-2 BPE encoder.json (BART's)")
+    p.add_argument("--gpt2-vocab-bpe", required=True, help="GPT-2 BPE vocab.bpe (BART's)")
+    p.add_argument("--max-source-positions", type=int, default=1024,
+                   help="source tokens incl. every BOS and the EOS (004: 3072 arXiv/PubMed, "
+                        "1024 CNN/DM and XSum)")
+    p.add_argument("--max-target-positions", type=int, default=1024,
+                   help="target tokens incl. EOS (004: 512 arXiv/PubMed, 256 CNN/DM and XSum)")
+    p.add_argument("--speakers", action="store_true",
+                   help="dialogues: write PREFIX.segments (speaker index per turn) for "
+                        "--segment-embeddings")
+    p.add_argument("--filler-words", default=None,
+                   help="qmsum: file of meaningless words to drop (one per line, # comments)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes")
+    p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
+    return p
+
+
+def run(args) -> Counter:
+    from fairseq_hier.data import readers
+    from fairseq_hier.data.sentence_bos import (SentenceBOSEncoder, encode_records,
+                                                format_totals, write_split)
+
+    stats, skipped = Counter(), []
+    kwargs = dict(stats=stats, skipped=skipped)
+    if args.format == "qmsum" and args.filler_words:
+        kwargs["filler_words"] = readers.load_filler_words(args.filler_words)
+    elif args.filler_words:
+        raise ValueError("--filler-words applies to --format qmsum only")
+    encoder = SentenceBOSEncoder(args.gpt2_encoder_json, args.gpt2_vocab_bpe,
+                                 args.max_source_positions, args.max_target_positions,
+                                 speakers=args.speakers)
+    records = readers.READERS[args.format](args.input, **kwargs)
+    examples = encode_records(encoder, records, workers=args.workers,
+                              progress=not args.no_progress_bar)
+    totals = write_split(examples, args.output_prefix, args.speakers)
+    logger.info(f"read {args.input}: {readers.format_stats(stats)}")
+    for line in skipped[:20]:
+        logger.info(f"skipped {line}")
+    if len(skipped) > 20:
+        logger.info(f"... and {len(skipped) - 20} more skipped records")
+    if totals["examples"] == 0:
+        raise ValueError(f"{args.input}: no example left to write")
+    logger.info(f"wrote {args.output_prefix}.*: "
+                f"{format_totals(totals, args.max_source_positions, args.max_target_positions)}")
+    return totals
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
+                        level=logging.INFO, stream=sys.stderr)
+    args = get_parser().parse_args(argv)
+    try:
+        run(args)
+    except ValueError as e:  # ReaderError and our checks: one line, no traceback
+        print(f"fairseq-hier-sentence-bos: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli_main())

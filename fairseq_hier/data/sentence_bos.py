@@ -1,0 +1,283 @@
+"""Sentence BOS markers for HAT (paper 004 Sec. 3.1): a BOS symbol at the start of every source
+sentence, GPT-2 BPE through fairseq's own encoder, truncation at sentence boundaries.
+
+004 Sec. 3.1: "we insert BOS tokens at the start of every sentence in each source document ...
+We simply determine sentence boundaries by punctuation or by using prior sentence segmentation
+present in the documents". So: a record's own segmentation is used where the dataset has one
+(arXiv/PubMed ``article_text`` sentences, SAMSum/AMI speaker turns, see
+:mod:`fairseq_hier.data.readers`), else its text is split by pysbd (a real rule-based sentence
+boundary detector; no regex splitter of ours).
+
+Files written for one split (``PREFIX`` e.g. ``work/bpe/train``), one line per example, in the
+order of the input records:
+
+``PREFIX.source``
+    GPT-2 BPE ids (as BART's ``dict.txt`` words) with the literal BOS symbol ``<s>`` before every
+    sentence: ``<s> 713 318 ... <s> 464 ...``. ``fairseq-preprocess --srcdict bart/dict.txt`` maps
+    ``<s>`` to the dictionary's BOS index (0) and appends EOS. Sentence ``i > 0`` is encoded with
+    its leading space, so the ids are those of the whole text (as BART saw it in pre-training).
+``PREFIX.target``
+    GPT-2 BPE ids of the summary, cut to ``max_target_positions - 1`` ids (EOS is appended).
+``PREFIX.sentences``
+    the number of sentences (BOS symbols) kept in the source line: checked against the
+    binarized source before training (``--task hat_summarization``).
+``PREFIX.segments`` (dialogues, ``speakers=True``)
+    the speaker index of every kept sentence (turn): 0 for the first speaker to talk in the
+    dialogue, 1 for the second, ...; read into ``src_segments`` for the segment embeddings.
+``PREFIX.ref``
+    the reference summary as the dataset writes it, one line (for scoring; never truncated).
+``PREFIX.ids``
+    the record's id (dataset id, else ``file:line``).
+
+Truncation (source): the source, EOS included, must fit ``max_source_positions`` tokens. Whole
+sentences are kept while they fit, so the cut falls at a sentence boundary and every kept
+sentence keeps its BOS; only when not even the first sentence fits is that sentence cut inside
+(its BOS kept). Sentences past the cut are not encoded (speed: arXiv sources are ~3x longer than
+3072 tokens): they are counted in sentences and whitespace words. Every cut is counted and logged.
+"""
+
+import logging
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+
+logger = logging.getLogger(__name__)
+
+BOS_SYMBOL = "<s>"  # BART's dictionary word for its BOS index
+SUFFIXES = ("source", "target", "sentences", "segments", "ref", "ids")
+
+
+@dataclass
+class Encoded:
+    """One example after BOS marking, BPE and truncation (the lines of the split's files)."""
+
+    source: str
+    target: str
+    sentences: int
+    segments: Optional[List[int]]
+    ref: str
+    id: str
+    stats: Counter = field(default_factory=Counter)
+
+
+def speaker_indices(speakers: Sequence[str]) -> List[int]:
+    """Speaker index of every turn, in order of first appearance: ``[A, B, A, C] -> [0, 1, 0, 2]``
+    (004 Sec. 4.1: the same role maps to the same segment embedding)."""
+    first = {}
+    return [first.setdefault(s, len(first)) for s in speakers]
+
+
+class SentenceSplitter:
+    """pysbd's English segmenter (``clean=False``: the text is kept as it is)."""
+
+    def __init__(self):
+        import pysbd
+
+        self._segmenter = pysbd.Segmenter(language="en", clean=False)
+
+    def __call__(self, text: str) -> List[str]:
+        return [s.strip() for s in self._segmenter.segment(text) if s.strip()]
+
+
+def fit_sentences(lengths: Sequence[int], budget: int) -> Tuple[int, int]:
+    """How many whole sentences fit, and the length of a cut first sentence.
+
+    Args:
+        lengths: BPE ids per sentence (without its BOS); each sentence costs ``1 + length``.
+        budget: tokens available for the source, EOS excluded.
+    Returns:
+        ``(kept, cut_to)``: the first ``kept`` sentences are whole; ``cut_to`` is -1, or, when
+        not even the first sentence fits (``kept == 0``), the ids of it that are kept (its BOS
+        is kept as well: ``1 + cut_to == budget``).
+    """
+    used = 0
+    for kept, n in enumerate(lengths):
+        if used + 1 + n > budget:
+            if kept == 0:
+                return 0, budget - 1
+            return kept, -1
+        used += 1 + n
+    return len(lengths), -1
+
+
+class SentenceBOSEncoder:
+    """Turns reader records (:class:`fairseq_hier.data.readers.Record`) into :class:`Encoded`
+    examples. Picklable parameters only; the BPE and the splitter are built lazily per process.
+
+    Args:
+        encoder_json, vocab_bpe: GPT-2 BPE files (fairseq's ``gpt2_bpe_utils.get_encoder``)
+        max_source_positions: source tokens including every BOS and the final EOS
+        max_target_positions: target tokens including the final EOS
+        speakers: write speaker indices (dialogues); records must carry ``speakers``
+    """
+
+    def __init__(self, encoder_json: str, vocab_bpe: str, max_source_positions: int,
+                 max_target_positions: int, speakers: bool = False):
+        for path, flag in ((encoder_json, "--gpt2-encoder-json"), (vocab_bpe, "--gpt2-vocab-bpe")):
+            if not os.path.isfile(path):
+                raise ValueError(f"{flag} {path}: no such file")
+        if max_source_positions < 3 or max_target_positions < 2:
+            raise ValueError("--max-source-positions must be >= 3 and --max-target-positions >= 2")
+        self.encoder_json, self.vocab_bpe = encoder_json, vocab_bpe
+        self.max_source_positions = max_source_positions
+        self.max_target_positions = max_target_positions
+        self.speakers = speakers
+        self._bpe = None
+        self._splitter = None
+
+    @property
+    def bpe(self):
+        if self._bpe is None:
+            from fairseq.data.encoders.gpt2_bpe_utils import get_encoder
+
+            self._bpe = get_encoder(self.encoder_json, self.vocab_bpe)
+        return self._bpe
+
+    def split(self, text: str) -> List[str]:
+        if self._splitter is None:
+            self._splitter = SentenceSplitter()
+        return self._splitter(text)
+
+    def __getstate__(self):  # workers rebuild the BPE and the splitter
+        return dict(self.__dict__, _bpe=None, _splitter=None)
+
+    def encode_ids(self, text: str) -> List[str]:
+        return [str(i) for i in self.bpe.encode(text)]
+
+    def __call__(self, record) -> Encoded:
+        stats = Counter(examples=1)
+        sentences, speakers = self._sentences(record, stats)
+        budget = self.max_source_positions - 1  # fairseq-preprocess appends EOS
+        pieces, lengths = [], []
+        used = 0
+        for i, sentence in enumerate(sentences):
+            if used >= budget:  # past the cut: not encoded, counted in words
+                break
+            ids = self.encode_ids(sentence if i == 0 else " " + sentence)
+            pieces.append(ids)
+            lengths.append(len(ids))
+            used += 1 + len(ids)
+        kept, cut_to = fit_sentences(lengths, budget)
+        if cut_to >= 0:
+            pieces, kept = [pieces[0][:cut_to]], 1
+            stats["cut_inside_first_sentence"] += 1
+            stats["source_ids_cut"] += lengths[0] - cut_to
+        dropped = len(sentences) - kept
+        if dropped or cut_to >= 0:
+            stats["source_truncated"] += 1
+            stats["sentences_dropped"] += dropped
+            stats["source_ids_dropped"] += sum(lengths[kept:]) if cut_to < 0 else 0
+            stats["words_dropped_unencoded"] += sum(
+                len(s.split()) for s in sentences[len(lengths):])
+        source = " ".join(f"{BOS_SYMBOL} {' '.join(ids)}".rstrip() for ids in pieces[:kept])
+        stats["sentences"] += kept
+        target_ids = self.encode_ids(record.summary)
+        limit = self.max_target_positions - 1
+        if len(target_ids) > limit:
+            stats["target_truncated"] += 1
+            stats["target_ids_cut"] += len(target_ids) - limit
+            target_ids = target_ids[:limit]
+        segments = speaker_indices(speakers)[:kept] if self.speakers else None
+        return Encoded(source=source, target=" ".join(target_ids), sentences=kept,
+                       segments=segments, ref=record.summary, id=str(record.id), stats=stats)
+
+    def _sentences(self, record, stats: Counter) -> Tuple[List[str], Optional[List[str]]]:
+        """The record's own segmentation, else pysbd's; speakers checked for dialogues."""
+        if record.sentences is not None:
+            sentences = list(record.sentences)
+            stats["own_segmentation"] += 1
+        else:
+            sentences = self.split(record.text or "")
+            stats["split_by_pysbd"] += 1
+        if not sentences:
+            raise ValueError(f"{record.where}: the source has no sentence")
+        if self.speakers:
+            if record.speakers is None or len(record.speakers) != len(sentences):
+                raise ValueError(f"{record.where}: --speakers needs one speaker per turn (the "
+                                 f"dialogue readers samsum/qmsum give them)")
+            return sentences, list(record.speakers)
+        return sentences, None
+
+
+def _encode_batch(args):
+    encoder, records = args
+    return [encoder(r) for r in records]
+
+
+def encode_records(encoder: SentenceBOSEncoder, records: Iterable, workers: int = 1,
+                   chunk: int = 64, progress: bool = True, total: Optional[int] = None
+                   ) -> Iterator[Encoded]:
+    """Encode records in order, with ``workers`` processes and a progress bar (tqdm)."""
+    from tqdm import tqdm
+
+    def batches():
+        batch = []
+        for r in records:
+            batch.append(r)
+            if len(batch) == chunk:
+                yield encoder, batch
+                batch = []
+        if batch:
+            yield encoder, batch
+
+    bar = tqdm(total=total, unit="ex", disable=not progress, mininterval=1.0, desc="sentence-bos")
+    try:
+        if workers <= 1:
+            results = map(_encode_batch, batches())
+            for out in results:
+                bar.update(len(out))
+                yield from out
+        else:
+            import multiprocessing
+
+            with multiprocessing.get_context("spawn").Pool(workers) as pool:
+                for out in pool.imap(_encode_batch, batches()):
+                    bar.update(len(out))
+                    yield from out
+    finally:
+        bar.close()
+
+
+def write_split(examples: Iterable[Encoded], prefix: str, speakers: bool) -> Counter:
+    """Write the split's files (module docstring); returns the summed statistics."""
+    os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
+    suffixes = [s for s in SUFFIXES if speakers or s != "segments"]
+    # written under .tmp names, renamed once every record is done: a failed run (a bad record
+    # half-way) leaves no file that a recipe would take for a finished step
+    files = {s: open(f"{prefix}.{s}.tmp", "w", encoding="utf-8") for s in suffixes}
+    totals = Counter()
+    done = False
+    try:
+        for ex in examples:
+            files["source"].write(ex.source + "\n")
+            files["target"].write(ex.target + "\n")
+            files["sentences"].write(f"{ex.sentences}\n")
+            files["ref"].write(ex.ref + "\n")
+            files["ids"].write(ex.id + "\n")
+            if speakers:
+                files["segments"].write(" ".join(map(str, ex.segments)) + "\n")
+            totals.update(ex.stats)
+        done = True
+    finally:
+        for s, f in files.items():
+            f.close()
+            if done:
+                os.replace(f"{prefix}.{s}.tmp", f"{prefix}.{s}")
+            else:
+                os.remove(f"{prefix}.{s}.tmp")
+    return totals
+
+
+def format_totals(totals: Counter, max_source_positions: int, max_target_positions: int) -> str:
+    """The log line of a split: examples, sentences, every cut with its count."""
+    n = totals["examples"]
+    return (f"{n} examples, {totals['sentences']} sentences kept "
+            f"({totals['own_segmentation']} with the dataset's own segmentation, "
+            f"{totals['split_by_pysbd']} split by pysbd); source cut to {max_source_positions} "
+            f"tokens at sentence boundaries: {totals['source_truncated']} examples truncated, "
+            f"{totals['sentences_dropped']} sentences dropped ({totals['source_ids_dropped']} "
+            f"BPE ids encoded + {totals['words_dropped_unencoded']} words not encoded), "
+            f"{totals['cut_inside_first_sentence']} first sentences cut inside "
+            f"({totals['source_ids_cut']} ids); target cut to {max_target_positions} tokens: "
+            f"{totals['target_truncated']} examples truncated ({totals['target_ids_cut']} ids)")

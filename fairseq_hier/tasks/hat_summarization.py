@@ -1,0 +1,118 @@
+"""Task ``hat_summarization``: summarisation with a BOS symbol at every source sentence (HAT,
+paper 004 Sec. 3.1 and 4.1), on standard ``fairseq-preprocess`` output with BART's dictionary.
+
+fairseq's ``translation`` task (same options, same data-bin, same batches) plus what HAT's input
+needs, checked when a split is loaded, before any update:
+
+- every source opens with BOS and holds as many BOS symbols as its ``{split}.sentences`` line says
+  (written by ``fairseq-hier-sentence-bos``, copied beside the binarized data) and fits
+  ``--max-source-positions`` (the cut belongs to ``fairseq-hier-sentence-bos``, which cuts at
+  sentence boundaries; ``--truncate-source`` would cut a sentence and its BOS and is refused);
+- with a model that has speaker segment embeddings (``--segment-embeddings K``), ``{split}.segments``
+  gives the speaker index of every sentence, each below K; batches carry them as
+  ``net_input.src_segments`` ``B x N``.
+
+Used for ``hat_bart_*`` and for the plain ``long_bart_*`` / ``bart_*`` baselines alike (same data).
+``--print-sentence-attention`` makes ``fairseq-generate`` print the decoder's sentence attention
+(004 Sec. 6) as its ``A-`` lines: per target token, the weights over the source's sentences.
+"""
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+from fairseq import utils
+from fairseq.tasks import register_task
+from fairseq.tasks.translation import TranslationConfig, TranslationTask
+
+from ..data.sentence_dataset import (SentenceSegmentsDataset, check_sentences, max_segment,
+                                     read_segments, read_sentence_counts)
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class HATSummarizationConfig(TranslationConfig):
+    print_sentence_attention: bool = field(
+        default=False, metadata={"help": "fairseq-generate prints the decoder's sentence "
+                                         "attention (averaged over heads) as A- lines: per target "
+                                         "token, comma-separated weights over the source sentences "
+                                         "(HAT models; draw with fairseq-hier-heatmap)"})
+    sentence_attention_layer: int = field(
+        default=-1, metadata={"help": "decoder layer whose sentence attention is printed "
+                                      "(-1: the last; 004 Figs. 2-3 show every layer)"})
+
+
+@register_task("hat_summarization", dataclass=HATSummarizationConfig)
+class HATSummarizationTask(TranslationTask):
+    """fairseq's translation task with HAT's sentence checks and speaker segments."""
+
+    cfg: HATSummarizationConfig
+
+    def __init__(self, cfg, src_dict, tgt_dict):
+        super().__init__(cfg, src_dict, tgt_dict)
+        if cfg.truncate_source:
+            raise ValueError("hat_summarization: --truncate-source would cut sentences and their "
+                             "BOS; cut sources at sentence boundaries with fairseq-hier-sentence-bos "
+                             "--max-source-positions instead")
+        self.model_segments: Optional[int] = None  # segment embeddings of the built model
+        self.segments = {}  # split -> list of B x N speaker-index arrays
+
+    def load_dataset(self, split, epoch=1, combine=False, **kwargs):
+        super().load_dataset(split, epoch, combine, **kwargs)
+        dataset = self.datasets[split]
+        paths = utils.split_paths(self.cfg.data)
+        if split != self.cfg.train_subset:  # as fairseq's translation task: valid/test in the first
+            paths = paths[:1]
+        data_path = paths[(epoch - 1) % len(paths)]
+        src_path = os.path.join(data_path, f"{split}.{self.cfg.source_lang}-"
+                                           f"{self.cfg.target_lang}.{self.cfg.source_lang}")
+        counts_path = os.path.join(data_path, f"{split}.sentences")
+        counts = read_sentence_counts(counts_path, len(dataset.src))
+        check_sentences(dataset.src, self.src_dict.bos(), counts, self.cfg.max_source_positions,
+                        src_path, counts_path)
+        segments_path = os.path.join(data_path, f"{split}.segments")
+        if self.model_segments:
+            self.segments[split] = read_segments(segments_path, counts)
+            self._check_segment_ids(split)
+            self.datasets[split] = SentenceSegmentsDataset(dataset, self.segments[split])
+        elif os.path.exists(segments_path):
+            logger.info(f"{segments_path} is not used: the model has no segment embeddings "
+                        f"(--segment-embeddings 0)")
+
+    def build_model(self, cfg, from_checkpoint=False):
+        model = super().build_model(cfg, from_checkpoint)
+        embed = getattr(model.encoder, "embed_segments", None)
+        self.model_segments = embed.num_embeddings if embed is not None else 0
+        for split, dataset in list(self.datasets.items()):  # splits loaded before the model
+            if self.model_segments and not isinstance(dataset, SentenceSegmentsDataset):
+                self.load_dataset(split)
+        return model
+
+    def _check_segment_ids(self, split):
+        largest = max_segment(self.segments[split])
+        if largest >= self.model_segments:
+            raise ValueError(f"{split}.segments has speaker index {largest}, but the model has "
+                             f"{self.model_segments} segment embeddings (--segment-embeddings "
+                             f"{largest + 1} or more is needed)")
+
+    def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
+        """fairseq's generator, or ours that records the sentence attention (A- lines)."""
+        if not self.cfg.print_sentence_attention:
+            return super().build_generator(models, args, seq_gen_cls, extra_gen_cls_kwargs,
+                                           **kwargs)
+        from ..generation.sentence_attention import SentenceAttentionSequenceGenerator
+
+        if getattr(args, "print_alignment", None) not in (None, "soft"):
+            raise ValueError("--print-sentence-attention prints the sentence attention as soft "
+                             "A- lines: drop --print-alignment hard")
+        if getattr(args, "replace_unk", None):
+            raise ValueError("--replace-unk reads the A- alignment as token alignment; it does "
+                             "not go with --print-sentence-attention")
+        extra = dict(extra_gen_cls_kwargs or {},
+                     sentence_attention_layer=self.cfg.sentence_attention_layer)
+        generator = super().build_generator(models, args, SentenceAttentionSequenceGenerator,
+                                            extra, **kwargs)
+        args.print_alignment = "soft"  # fairseq-generate prints hypo["alignment"] as A- lines
+        return generator

@@ -1,0 +1,201 @@
+"""HAT recipes end to end through the real CLIs (paper 004 Sec. 4.1), on small files in the
+published layouts that the tests write (made-up sentences), a tiny GPT-2 BPE and a tiny BART
+checkpoint in fairseq's real layout (conftest):
+
+- long documents (arXiv, Cohan et al. jsonl): examples/hat_arxiv prepare -> train hat_bart and
+  the plain long_bart from BART -> decode -> PTB-tokenise -> ROUGE-1.5.5;
+- dialogues (SAMSum json): examples/hat_samsum with speaker segments, the HAT model initialised
+  from the arXiv-trained HAT (004 Table 5's scheme) -> decode -> ROUGE; the sentence-attention
+  heatmap (examples/hat_common/heatmap.sh).
+"""
+
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, ROOT, WORDS, tiny_bart_flags
+
+EXAMPLES = ROOT / "examples"
+
+
+def sentence(rng, low=4, high=9):
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(low, high))) + " ."
+
+
+def write_cohan(path: Path, n: int, rng, sentences=(3, 12)):
+    """arXiv/PubMed layout: one JSON object per line (article_text: sentences; abstract_text:
+    strings wrapped as <S> ... </S>)."""
+    lines = []
+    for i in range(n):
+        article = [sentence(rng) for _ in range(rng.randint(*sentences))]
+        abstract = [f"<S> {article[0]} </S>", f"<S> {sentence(rng)} </S>"]
+        lines.append(json.dumps({"article_id": f"paper.{i}", "article_text": article,
+                                 "abstract_text": abstract, "labels": None,
+                                 "section_names": ["introduction"], "sections": [article]}))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def write_samsum(path: Path, n: int, rng):
+    """SAMSum layout: a JSON list of {id, summary, dialogue} with \\r\\n-separated turns."""
+    names = ["Anna", "Ben", "Carla"]
+    items = []
+    for i in range(n):
+        turns = [f"{rng.choice(names)}: {sentence(rng, 2, 6)}" for _ in range(rng.randint(2, 6))]
+        items.append({"id": f"1373{i:04d}", "summary": f"{names[i % 3]} {sentence(rng, 3, 5)}",
+                      "dialogue": "\r\n".join(turns)})
+    path.write_text(json.dumps(items, indent=1))
+
+
+def run(script, *args, env=None):
+    """Run a recipe script with this virtualenv's commands first on PATH."""
+    full_env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", OMP_NUM_THREADS="1",
+                    PYTHONWARNINGS="ignore", WORKERS="1", PRECISION="", **(env or {}))
+    proc = subprocess.run(["bash", str(script), *map(str, args)], env=full_env, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if proc.returncode != 0:
+        raise AssertionError(f"{script} failed ({proc.returncode}):\n{proc.stdout[-5000:]}")
+    return proc.stdout
+
+
+TINY_TRAIN = dict(ARCH="hat_bart_base", UPDATES="3", WARMUP="1", BATCH="4", UPDATE_FREQ="1",
+                  LOG_INTERVAL="1", MAX_SOURCE="64")
+TRAIN_FLAGS = [*tiny_bart_flags(), "--max-target-positions", "64", "--num-workers", "0",
+               "--seed", "2"]
+DECODE = dict(BEAM="2", MIN_LEN="1", MAX_LEN="10", BATCH="4")
+ROUGE_LINE = re.compile(r"^1 ROUGE-(1|2|L) Average_F: ([\d.]+)", re.M)
+
+
+def rouge_f(text):
+    return {m.group(1): float(m.group(2)) for m in ROUGE_LINE.finditer(text)}
+
+
+@pytest.fixture(scope="module")
+def arxiv(tmp_path_factory, tiny_bart_dir):
+    """arXiv-layout data prepared by the recipe (3072 -> 64 source tokens for the tiny test)."""
+    rng = random.Random(0)
+    data = tmp_path_factory.mktemp("arxiv_data")
+    for split, n in (("train", 12), ("val", 4), ("test", 5)):
+        write_cohan(data / f"{split}.txt", n, rng)
+    work = tmp_path_factory.mktemp("arxiv_work")
+    log = run(EXAMPLES / "hat_arxiv" / "prepare.sh", data, work, tiny_bart_dir,
+              env=dict(MAX_SOURCE="64", MAX_TARGET="24"))
+    return dict(data=data, work=work, log=log)
+
+
+def test_arxiv_prepare_marks_every_sentence_and_cuts_at_boundaries(arxiv, tiny_bart_dir):
+    work = arxiv["work"]
+    assert "examples truncated" in arxiv["log"] and "sentences dropped" in arxiv["log"]
+    counts = [int(x) for x in (work / "bpe" / "train.sentences").read_text().split()]
+    sources = (work / "bpe" / "train.source").read_text().splitlines()
+    articles = [json.loads(line)["article_text"]
+                for line in (arxiv["data"] / "train.txt").read_text().splitlines()]
+    from fairseq.data.encoders.gpt2_bpe_utils import get_encoder
+
+    bpe = get_encoder(str(tiny_bart_dir / "encoder.json"), str(tiny_bart_dir / "vocab.bpe"))
+    for count, source, article in zip(counts, sources, articles):
+        tokens = source.split()
+        assert tokens[0] == "<s>" and tokens.count("<s>") == count >= 1
+        assert len(tokens) + 1 <= 64  # EOS appended by fairseq-preprocess
+        # whole sentences, in order, each after its BOS: the ids of the text's first sentences
+        sentences = " ".join(tokens).split("<s>")[1:]
+        for i, ids in enumerate(sentences):
+            text = bpe.decode([int(t) for t in ids.split()])
+            assert text == (" " if i else "") + article[i]
+        if count < len(article):  # cut at a boundary: the next sentence would not fit
+            nxt = len(bpe.encode(" " + article[count]))
+            assert len(tokens) + 1 + nxt + 1 > 64
+    assert (work / "data-bin" / "train.sentences").read_text() == \
+        (work / "bpe" / "train.sentences").read_text()
+    refs = (work / "bpe" / "test.ref").read_text().splitlines()
+    first = json.loads((arxiv["data"] / "test.txt").read_text().splitlines()[0])
+    assert refs[0] == " ".join(s[4:-5] for s in first["abstract_text"])  # <S> ... </S> removed
+
+
+@pytest.fixture(scope="module")
+def arxiv_trained(arxiv, tiny_bart_dir):
+    """hat_bart and the plain long_bart, fine-tuned from the tiny BART by the recipe."""
+    logs = {}
+    for kind, arch in (("hat", "hat_bart_base"), ("plain", "long_bart_base")):
+        logs[kind] = run(EXAMPLES / "hat_arxiv" / "train.sh", arxiv["work"], tiny_bart_dir, kind,
+                         *TRAIN_FLAGS, env=dict(TINY_TRAIN, ARCH=arch))
+    return logs
+
+
+def test_arxiv_train_from_bart_and_decode_and_score(arxiv, arxiv_trained, tiny_bart_dir):
+    work = arxiv["work"]
+    for kind in ("hat", "plain"):
+        log = arxiv_trained[kind]
+        # BART loaded by name, positions 34 -> 66 rows (64 source), the <mask> row dropped
+        assert "'encoder.embed_positions.weight 34 -> 66 rows'" in log, log[-3000:]
+        assert "num_updates 3" in log or "num_updates=3" in log.replace(" ", ""), log[-2000:]
+        new = re.search(r"new \(fresh init\) (\d+):", log)
+        assert (int(new.group(1)) if new else 0) == (16 + 2 * 10 if kind == "hat" else 0)
+        out = run(EXAMPLES / "hat_arxiv" / "decode.sh", work, tiny_bart_dir, kind, env=DECODE)
+        scores = rouge_f(out)
+        assert set(scores) == {"1", "2", "L"}, out[-2000:]
+        hyps = (work / "decode" / kind / "test.hyp").read_text().splitlines()
+        assert len(hyps) == 5
+    # the scoring step itself: the references scored as hypotheses through the same PTB step
+    ref_tok = work / "decode" / "hat" / "test.ref.tok"
+    subprocess.run([str(BIN / "fairseq-hier-ptb-tokenize"), str(work / "bpe" / "test.ref"),
+                    str(work / "oracle.tok")], check=True)
+    out = subprocess.run([str(BIN / "rouge"), str(ref_tok), str(work / "oracle.tok")],
+                         text=True, capture_output=True, check=True).stdout
+    assert rouge_f(out) == {"1": 1.0, "2": 1.0, "L": 1.0}
+
+
+@pytest.fixture(scope="module")
+def samsum(tmp_path_factory, tiny_bart_dir):
+    rng = random.Random(1)
+    data = tmp_path_factory.mktemp("samsum_data")
+    for split, n in (("train", 12), ("val", 4), ("test", 4)):
+        write_samsum(data / f"{split}.json", n, rng)
+    work = tmp_path_factory.mktemp("samsum_work")
+    log = run(EXAMPLES / "hat_samsum" / "prepare.sh", data, work, tiny_bart_dir,
+              env=dict(MAX_SOURCE="64", MAX_TARGET="24"))
+    return dict(data=data, work=work, log=log)
+
+
+def test_samsum_segments_are_speaker_indices_per_turn(samsum):
+    work = samsum["work"]
+    items = json.loads((samsum["data"] / "train.json").read_text())
+    segments = (work / "data-bin" / "train.segments").read_text().splitlines()
+    counts = (work / "data-bin" / "train.sentences").read_text().split()
+    for item, line, count in zip(items, segments, counts):
+        speakers = [t.split(":")[0] for t in item["dialogue"].split("\r\n")]
+        order = list(dict.fromkeys(speakers))
+        expected = [order.index(s) for s in speakers][: int(count)]
+        assert [int(x) for x in line.split()] == expected
+
+
+def test_samsum_from_the_arxiv_hat_with_segments_decodes_and_draws(samsum, arxiv, arxiv_trained,
+                                                                   tiny_bart_dir):
+    work = samsum["work"]
+    init = arxiv["work"] / "checkpoints" / "hat" / "checkpoint_best.pt"
+    log = run(EXAMPLES / "hat_samsum" / "train.sh", work, init, "hat", *TRAIN_FLAGS,
+              env=TINY_TRAIN)
+    # the HAT weights load by name; only the segment embeddings are new (004 Table 5's scheme)
+    assert "new (fresh init) 1: ['encoder.embed_segments.weight']" in log, log[-3000:]
+    assert "--segment-embeddings" not in log or "Traceback" not in log
+    out = run(EXAMPLES / "hat_samsum" / "decode.sh", work, tiny_bart_dir, "hat", env=DECODE)
+    assert set(rouge_f(out)) == {"1", "2", "L"}
+    heat = run(EXAMPLES / "hat_common" / "heatmap.sh", work, tiny_bart_dir,
+               work / "checkpoints" / "hat" / "checkpoint_best.pt", work / "heatmap",
+               env=dict(DECODE, SHARDS="2"))
+    pngs = list((work / "heatmap").glob("heatmap-*.png"))
+    assert len(pngs) == 1 and pngs[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", heat[-2000:]
+    a_lines = [line for line in (work / "heatmap" / "attention.log").read_text().splitlines()
+               if line.startswith("A-")]
+    assert a_lines
+    counts = (work / "bpe" / "test.sentences").read_text().split()
+    for line in a_lines:
+        ident, steps = line[2:].split("\t")
+        rows = [[float(w) for w in step.split(",")] for step in steps.split()]
+        assert all(len(r) == int(counts[int(ident)]) for r in rows)
+        assert all(abs(sum(r) - 1) < 1e-4 for r in rows)
