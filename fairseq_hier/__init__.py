@@ -12,6 +12,10 @@ name:
   ``attention_predictor`` (fairseq_hier/models/attention_predictor.py) and criterion
   ``attention_mse`` (fairseq_hier/criterions/attention_mse.py): the attention-prediction model of
   attention alignment (001 Sec. 4.2.1)
+- models/architectures ``hat`` (``hat_bart_large``, ``hat_bart_base``), ``long_bart``
+  (``long_bart_large``, ``long_bart_base``), ``hat_transformer`` (``hat_transformer_wmt_en_de``,
+  ``hat_transformer_iwslt_zh_en``) (fairseq_hier/models/hat.py) and task ``hat_summarization``
+  (fairseq_hier/tasks/hat_summarization.py): HAT, paper 004
 
 When registration happens. Importing this package itself is light (standard library only), so
 that the scoring commands (``rouge``, ``fairseq-hier-lead``, ``fairseq-hier-hypotheses``, and

@@ -156,3 +156,51 @@ def tiny_bart_flags(**overrides):
     dims = {k: v for k, v in TINY_BART.items() if not k.startswith("max_")}
     dims.update(overrides)
     return [f"--{k.replace('_', '-')}={v}" for k, v in dims.items()]
+
+
+# ------------------------------------------------------------- tiny models built in-process
+TINY_HAT = dict(encoder_layers=2, decoder_layers=2, encoder_embed_dim=16, decoder_embed_dim=16,
+                encoder_ffn_embed_dim=32, decoder_ffn_embed_dim=32, encoder_attention_heads=4,
+                decoder_attention_heads=4, max_source_positions=64, max_target_positions=64,
+                dropout=0.0)
+
+
+def make_dict(n):
+    """A fairseq Dictionary of ``n`` symbols: the 4 specials, then w0, w1, ..."""
+    from fairseq.data import Dictionary
+
+    d = Dictionary()
+    for i in range(n - len(d)):
+        d.add_symbol(f"w{i}")
+    return d
+
+
+def build_model(arch, d, **kw):
+    """An architecture built as a fairseq run builds it (legacy args namespace)."""
+    import argparse
+    import types
+
+    from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
+
+    args = argparse.Namespace(**{"task": "translation", **kw})
+    ARCH_CONFIG_REGISTRY[arch](args)
+    task = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
+    return ARCH_MODEL_REGISTRY[arch].build_model(args, task)
+
+
+def bos_source(*lengths, offset=10, bos=0, eos=2):
+    """One HAT source: a sentence of each length, every one opening with BOS; then EOS."""
+    import torch
+
+    tokens = []
+    for n in lengths:
+        tokens += [bos] + [offset + (len(tokens) + i) % 15 for i in range(n)]
+    return torch.tensor(tokens + [eos])
+
+
+def left_pad(seqs, pad=1):
+    """Stack 1-D sources into ``B x S``, left-padded as fairseq's translation task pads them."""
+    import torch
+
+    width = max(len(s) for s in seqs)
+    return torch.stack([torch.cat([s.new_full((width - len(s),), pad), s]) for s in seqs])

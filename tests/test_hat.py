@@ -1,34 +1,21 @@
 """HAT (paper 004): parameter counts, sentence positions, masking, padding/batch invariance,
 incremental decoding with beams (BART's set_beam_size path)."""
 
-import argparse
-import types
 from unittest import mock
 
 import pytest
 import torch
-from fairseq.data import Dictionary
-from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
+from fairseq.models import ARCH_MODEL_REGISTRY
 from fairseq.sequence_generator import SequenceGenerator
 
 import fairseq_hier  # noqa: F401  (registers the models)
+from conftest import TINY_HAT, bos_source, build_model, left_pad, make_dict
 from fairseq_hier.models.hat import HATModel, sentence_positions
 
 fairseq_hier.register()
 
 
-def make_dict(n):
-    d = Dictionary()
-    for i in range(n - len(d)):
-        d.add_symbol(f"w{i}")
-    return d
-
-
-def build(arch, d, **kw):
-    args = argparse.Namespace(**{"task": "translation", **kw})  # as in a fairseq run
-    ARCH_CONFIG_REGISTRY[arch](args)
-    task = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
-    return ARCH_MODEL_REGISTRY[arch].build_model(args, task)
+build = build_model
 
 
 def count(arch, **kw):
@@ -83,10 +70,7 @@ def test_sentence_positions_in_order_with_padding():
 
 
 D = make_dict(30)
-TINY = dict(encoder_layers=2, decoder_layers=2, encoder_embed_dim=16, decoder_embed_dim=16,
-            encoder_ffn_embed_dim=32, decoder_ffn_embed_dim=32, encoder_attention_heads=4,
-            decoder_attention_heads=4, max_source_positions=64, max_target_positions=64,
-            dropout=0.0)
+TINY = TINY_HAT
 
 
 @pytest.fixture(scope="module", params=["hat_bart_base", "hat_transformer_iwslt_zh_en"])
@@ -96,17 +80,7 @@ def model(request):
     return build(request.param, D, **TINY).eval()
 
 
-def sentences(*lengths, offset=10):
-    """One source: every sentence opens with <s>, ends with </s>."""
-    tokens = []
-    for n in lengths:
-        tokens += [D.bos()] + [offset + (len(tokens) + i) % 15 for i in range(n)]
-    return torch.tensor(tokens + [D.eos()])
-
-
-def left_pad(seqs):
-    width = max(len(s) for s in seqs)
-    return torch.stack([torch.cat([s.new_full((width - len(s),), D.pad()), s]) for s in seqs])
+sentences = bos_source  # D: bos 0, pad 1, eos 2
 
 
 def forward(model, src, prev):

@@ -199,3 +199,27 @@ def test_samsum_from_the_arxiv_hat_with_segments_decodes_and_draws(samsum, arxiv
         rows = [[float(w) for w in step.split(",")] for step in steps.split()]
         assert all(len(r) == int(counts[int(ident)]) for r in rows)
         assert all(abs(sum(r) - 1) < 1e-4 for r in rows)
+
+
+def test_bad_sentence_counts_stop_training_before_any_update(arxiv, tmp_path, tiny_bart_dir):
+    """A BOS count that disagrees with SPLIT.sentences is found when the split is loaded, and
+    the error names the file and the example; so is a dialogue model without SPLIT.segments."""
+    import shutil
+
+    from conftest import USER_DIR, run_cli
+
+    data = tmp_path / "data-bin"
+    shutil.copytree(arxiv["work"] / "data-bin", data)
+    counts = (data / "valid.sentences").read_text().split()
+    counts[1] = str(int(counts[1]) + 1)
+    (data / "valid.sentences").write_text("\n".join(counts) + "\n")
+    args = [data, "--user-dir", USER_DIR, "--task", "hat_summarization", "--arch", "hat_bart_base",
+            *TRAIN_FLAGS, "--max-source-positions", "64", "--optimizer", "adam", "--lr", "1e-4",
+            "--batch-size", "4", "--max-update", "2", "--save-dir", tmp_path / "ckpt"]
+    out = run_cli("fairseq-train", *args, check=False).stdout
+    assert (f"example 2: {int(counts[1]) - 1} BOS symbols but {counts[1]} sentences in "
+            f"{data / 'valid.sentences'}") in out, out[-3000:]
+    assert "num_updates" not in out and not (tmp_path / "ckpt" / "checkpoint_last.pt").exists()
+    (data / "valid.sentences").write_text((arxiv["work"] / "data-bin" / "valid.sentences").read_text())
+    out = run_cli("fairseq-train", *args, "--segment-embeddings", "2", check=False).stdout
+    assert f"{data / 'valid.segments'} not found (fairseq-hier-sentence-bos writes it" in out

@@ -6,19 +6,16 @@ Generator: beam 3 over a left-padded batch of 3, 1 and 4 sentences, on both HAT 
 attention of every returned hypothesis equals teacher forcing of that hypothesis (which checks
 fairseq's beam reordering of it), and the search equals fairseq's own."""
 
-import argparse
 import json
 import subprocess
 import sys
-import types
 
 import pytest
 import torch
-from fairseq.data import Dictionary
-from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
 from fairseq.sequence_generator import SequenceGenerator
 
 import fairseq_hier  # noqa: F401  (registers the models)
+from conftest import TINY_HAT, bos_source, build_model, left_pad, make_dict
 from fairseq_hier.cli import heatmap
 from fairseq_hier.cli.heatmap import parse_sentence_alignment
 from fairseq_hier.generation.sentence_attention import (SentenceAttentionSequenceGenerator,
@@ -28,26 +25,10 @@ from fairseq_hier.models.hat import HATModel
 fairseq_hier.register()
 
 
-# ------------------------------------------------ tiny models (as in tests/test_hat.py)
-def make_dict(n):
-    d = Dictionary()
-    for i in range(n - len(d)):
-        d.add_symbol(f"w{i}")
-    return d
-
-
-def build(arch, d, **kw):
-    args = argparse.Namespace(**{"task": "translation", **kw})  # as in a fairseq run
-    ARCH_CONFIG_REGISTRY[arch](args)
-    task = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
-    return ARCH_MODEL_REGISTRY[arch].build_model(args, task)
-
-
+# ------------------------------------------------ tiny models (conftest)
+build = build_model
 D = make_dict(30)
-TINY = dict(encoder_layers=2, decoder_layers=2, encoder_embed_dim=16, decoder_embed_dim=16,
-            encoder_ffn_embed_dim=32, decoder_ffn_embed_dim=32, encoder_attention_heads=4,
-            decoder_attention_heads=4, max_source_positions=64, max_target_positions=64,
-            dropout=0.0)
+TINY = TINY_HAT
 ARCHS = ["hat_bart_base", "hat_transformer_iwslt_zh_en"]
 # EOS output row scale: with it, the hypotheses of seed 0 end at different steps (2..8 tokens)
 EOS_SCALE = {"hat_bart_base": -1.0, "hat_transformer_iwslt_zh_en": 4.0}
@@ -66,17 +47,7 @@ def tiny_hat(arch):
     return model
 
 
-def sentences(*lengths, offset=10):
-    """One source: every sentence opens with <s>, ends with </s>."""
-    tokens = []
-    for n in lengths:
-        tokens += [D.bos()] + [offset + (len(tokens) + i) % 15 for i in range(n)]
-    return torch.tensor(tokens + [D.eos()])
-
-
-def left_pad(seqs):
-    width = max(len(s) for s in seqs)
-    return torch.stack([torch.cat([s.new_full((width - len(s),), D.pad()), s]) for s in seqs])
+sentences = bos_source  # D: bos 0, pad 1, eos 2
 
 
 COUNTS = [3, 1, 4]  # sentences per source

@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
 # Decode the AMI test meetings and score them with ROUGE-1.5.5. The paper gives no AMI decoding
-# settings: the long-document ones of arXiv (beam 2, length penalty 1, 72 to 966 tokens).
+# settings: arXiv's long-document ones (beam 2, length penalty 1, 72 to 966 tokens).
 # usage: decode.sh WORK BART_DIR hat|plain [extra fairseq-generate args]
 set -euo pipefail
-[[ $# -ge 3 ]] || { echo "usage: $0 WORK BART_DIR hat|plain [fairseq-generate args...]" >&2; exit 2; }
-WORK=$1; BART=$2; KIND=$3; shift 3
 BEAM=${BEAM:-2} LENPEN=${LENPEN:-1.0} MIN_LEN=${MIN_LEN:-72} MAX_LEN=${MAX_LEN:-966} \
-  bash "$(dirname "$0")/../hat_common/decode.sh" "$WORK" "$BART" \
-  "$WORK/checkpoints/$KIND/checkpoint_best.pt" "$WORK/decode/$KIND" "$@"
+  exec bash "$(dirname "$0")/../hat_common/recipe.sh" decode "$@"

@@ -3,8 +3,5 @@
 # min 72 and max 966 tokens.
 # usage: decode.sh WORK BART_DIR hat|plain [extra fairseq-generate args]
 set -euo pipefail
-[[ $# -ge 3 ]] || { echo "usage: $0 WORK BART_DIR hat|plain [fairseq-generate args...]" >&2; exit 2; }
-WORK=$1; BART=$2; KIND=$3; shift 3
 BEAM=${BEAM:-2} LENPEN=${LENPEN:-1.0} MIN_LEN=${MIN_LEN:-72} MAX_LEN=${MAX_LEN:-966} \
-  bash "$(dirname "$0")/../hat_common/decode.sh" "$WORK" "$BART" \
-  "$WORK/checkpoints/$KIND/checkpoint_best.pt" "$WORK/decode/$KIND" "$@"
+  exec bash "$(dirname "$0")/../hat_common/recipe.sh" decode "$@"

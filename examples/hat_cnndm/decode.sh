@@ -4,8 +4,5 @@
 # BEAM=6 MIN_LEN=10 MAX_LEN=60, fairseq's BART XSum settings.
 # usage: decode.sh WORK BART_DIR hat|plain [extra fairseq-generate args]
 set -euo pipefail
-[[ $# -ge 3 ]] || { echo "usage: $0 WORK BART_DIR hat|plain [fairseq-generate args...]" >&2; exit 2; }
-WORK=$1; BART=$2; KIND=$3; shift 3
 BEAM=${BEAM:-1} LENPEN=${LENPEN:-1.0} MIN_LEN=${MIN_LEN:-40} MAX_LEN=${MAX_LEN:-120} \
-  bash "$(dirname "$0")/../hat_common/decode.sh" "$WORK" "$BART" \
-  "$WORK/checkpoints/$KIND/checkpoint_best.pt" "$WORK/decode/$KIND" "$@"
+  exec bash "$(dirname "$0")/../hat_common/recipe.sh" decode "$@"

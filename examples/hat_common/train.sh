@@ -20,11 +20,13 @@ UPDATES=${UPDATES:-30000}; WARMUP=${WARMUP:-900}
 if [[ -z "${PRECISION+x}" ]]; then
   PRECISION=$(python -c 'import torch; print("--fp16" if torch.cuda.is_available() else "")')
 fi
+SEGMENT_FLAGS=()  # only for dialogue models: fairseq's own bart_* archs have no such option
+[[ "${SEGMENTS:-0}" != 0 ]] && SEGMENT_FLAGS=(--segment-embeddings "$SEGMENTS")
 mkdir -p "$SAVE"
 # shellcheck disable=SC2086  # PRECISION is empty or one flag
 fairseq-train "$WORK/data-bin" --user-dir "$USER_DIR" --task hat_summarization \
   --source-lang source --target-lang target --arch "$ARCH" --finetune-from-model "$INIT" \
-  --segment-embeddings "${SEGMENTS:-0}" \
+  "${SEGMENT_FLAGS[@]}" \
   --criterion label_smoothed_cross_entropy --label-smoothing 0.1 --dropout 0.1 \
   --attention-dropout 0.1 --weight-decay 0.01 --optimizer adam --adam-betas "(0.9, 0.999)" \
   --adam-eps 1e-08 --clip-norm 0.1 --lr-scheduler polynomial_decay --lr "${LR:-3e-5}" \
