@@ -3,18 +3,24 @@
 ``hat_bart_base`` vs ``long_bart_base`` (fairseq's ``bart_base`` with the same 3072 source
 positions) at 1024 and 3072 source tokens, a BOS symbol opening a sentence every 25 tokens
 (004's arXiv inputs: ~25 BPE tokens a sentence), a 256-token target, BART's 50265 symbols,
-dropout 0.1. Per configuration, in its own worker process: training tokens/s over timed Adam
-steps after a warm-up step, and the peak memory of one step above the pre-step state
-(CUDA: ``torch.cuda.max_memory_allocated``; CPU: torch.profiler's allocation events, as
+dropout 0.1. Time: per source length, both models in ONE worker process, one warm-up step
+each, then their timed Adam steps alternate (plain, HAT, plain, HAT, ...) and each model's median
+step counts (CPU: process CPU time, not wall time), so drift of the machine hits both alike (timing each model in its own process, one
+after the other, moved the 3072 ratio between 1.08 and 1.18 on the same code). Memory: per
+configuration, in its own worker process, the peak of one step above the pre-step state (CUDA:
+``torch.cuda.max_memory_allocated``; CPU: torch.profiler's allocation events, as
 ``benchmarks/efficiency.py``). The paper paid 1.15x time (115 h vs 100 h on arXiv); targets:
 time <= 1.10x, memory <= 1.15x. Last line: one JSON object with ``hat_time_ratio_3072``,
-``hat_mem_ratio_3072``, ``hat_time_ratio_1024``, ``hat_mem_ratio_1024``.
+``hat_mem_ratio_3072``, ``hat_time_ratio_1024``, ``hat_mem_ratio_1024`` and the time ratios'
+95% bootstrap intervals.
 
-    python benchmarks/hat_efficiency.py [--batch-size 1] [--steps 2] [--device cpu|cuda]
+    python benchmarks/hat_efficiency.py [--batch-size 1] [--steps 8] [--device cpu|cuda]
 """
 
 import argparse
 import json
+import statistics
+import time
 import types
 
 from efficiency import measure, side_by_side, training_step  # one definition of the measurements
@@ -55,27 +61,72 @@ def make_batch(d, batch_size, tokens, device):
 
 
 def worker(arch, tokens, batch_size, steps, device):
+    """``arch``: one model's peak memory (its own process); ``"pair"``: both models' step
+    times, alternating. Prints a JSON line."""
     import torch
 
-    torch.manual_seed(0)
-    model, d = build_model(arch)
-    model.to(device).train()
-    src, prev, target = make_batch(d, batch_size, tokens, device)
     lengths = torch.full((batch_size,), tokens, device=device)
-    elapsed, peak = measure(training_step(model, 1e-5, src, lengths, prev, target), steps, device)
-    print(json.dumps({"arch": arch, "tokens": tokens, "peak_mb": round(peak, 1),
-                      "s_per_step": round(elapsed / steps, 3),
-                      "params": sum(p.numel() for p in model.parameters())}))
+    if arch != "pair":
+        torch.manual_seed(0)
+        model, d = build_model(arch)
+        model.to(device).train()
+        src, prev, target = make_batch(d, batch_size, tokens, device)
+        _, peak = measure(training_step(model, 1e-5, src, lengths, prev, target), 0, device)
+        print(json.dumps({"arch": arch, "tokens": tokens, "peak_mb": round(peak, 1),
+                          "params": sum(p.numel() for p in model.parameters())}))
+        return
+    steps_of = {}
+    for name in ARCHS:
+        torch.manual_seed(0)
+        model, d = build_model(name)
+        model.to(device).train()
+        src, prev, target = make_batch(d, batch_size, tokens, device)
+        steps_of[name] = training_step(model, 1e-5, src, lengths, prev, target)
+        steps_of[name]()  # warm-up: gradients and Adam state allocated
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    # CUDA: wall time; CPU: this process's CPU time, which time stolen by other processes or
+    # virtual machines does not inflate (in CPU seconds: about threads x wall seconds)
+    clock = time.perf_counter if device == "cuda" else time.process_time
+    times = {name: [] for name in ARCHS}
+    for _ in range(steps):
+        for name in ARCHS:
+            sync()
+            start = clock()
+            steps_of[name]()
+            sync()
+            times[name].append(clock() - start)
+    print(json.dumps({"arch": "pair", "tokens": tokens, "steps": times}))
+
+
+def bootstrap_time_ratio(times, resamples=2000, seed=0):
+    """HAT / plain ratio of the median step times, and a 95% bootstrap interval over the
+    alternated step pairs (resampled together)."""
+    import random
+
+    plain, hat = times["long_bart_base"], times["hat_bart_base"]
+    ratio = statistics.median(hat) / statistics.median(plain)
+    rng, pairs, boots = random.Random(seed), list(zip(plain, hat)), []
+    for _ in range(resamples):
+        sample = [rng.choice(pairs) for _ in pairs]
+        boots.append(statistics.median(h for _, h in sample) / statistics.median(p for p, _ in sample))
+    boots.sort()
+    return ratio, boots[int(0.025 * resamples)], boots[int(0.975 * resamples) - 1]
 
 
 def main():
-    configs = [(arch, tokens) for tokens in LENGTHS for arch in ARCHS]
-    args, device, results = side_by_side(__doc__, __file__, worker, configs, batch_size=1, steps=2)
+    configs = [(arch, tokens) for tokens in LENGTHS for arch in (*ARCHS, "pair")]
+    args, device, results = side_by_side(__doc__, __file__, worker, configs, batch_size=1, steps=8)
+    for tokens in LENGTHS:  # the alternated step times into each model's row
+        for arch in ARCHS:
+            results[(arch, tokens)]["s_per_step"] = statistics.median(
+                results[("pair", tokens)]["steps"][arch])
 
     print(f"device: {device}, batch {args.batch_size} x (S source + {TARGET_TOKENS} target tokens), "
-          f"BOS every {SENTENCE_TOKENS} tokens, {args.steps} timed steps; ratios HAT / plain")
-    print(f"{'model':<16}{'src tokens':>11}{'params':>14}{'peak MB':>10}{'s/step':>9}"
-          f"{'tokens/s':>10}{'time ratio':>12}{'mem ratio':>11}")
+          f"BOS every {SENTENCE_TOKENS} tokens, median of {args.steps} alternated timed steps; "
+          f"ratios HAT / plain")
+    unit = "s" if device == "cuda" else "cpu-s"  # CPU: process CPU seconds (module docstring)
+    print(f"{'model':<16}{'src tokens':>11}{'params':>14}{'peak MB':>10}{unit + '/step':>11}"
+          f"{'tokens/' + unit:>14}{'time ratio':>12}{'mem ratio':>11}")
     ratios = {}
     for tokens in LENGTHS:
         plain = results[("long_bart_base", tokens)]
@@ -85,12 +136,17 @@ def main():
             mem_ratio = r["peak_mb"] / plain["peak_mb"]
             tps = args.batch_size * (tokens + TARGET_TOKENS) / r["s_per_step"]
             print(f"{arch:<16}{tokens:>11}{r['params']:>14,}{r['peak_mb']:>10.0f}"
-                  f"{r['s_per_step']:>9.2f}{tps:>10.0f}{time_ratio:>12.3f}{mem_ratio:>11.3f}")
+                  f"{r['s_per_step']:>11.2f}{tps:>14.0f}{time_ratio:>12.3f}{mem_ratio:>11.3f}")
         hat = results[("hat_bart_base", tokens)]
-        ratios[f"hat_time_ratio_{tokens}"] = round(hat["s_per_step"] / plain["s_per_step"], 3)
+        ratio, low, high = bootstrap_time_ratio(results[("pair", tokens)]["steps"])
+        print(f"{'':<16}{tokens:>11}  time ratio {ratio:.3f}, 95% bootstrap interval "
+              f"[{low:.3f}, {high:.3f}] over {args.steps} alternated step pairs")
+        ratios[f"hat_time_ratio_{tokens}"] = round(ratio, 3)
+        ratios[f"hat_time_ratio_{tokens}_ci95"] = [round(low, 3), round(high, 3)]
         ratios[f"hat_mem_ratio_{tokens}"] = round(hat["peak_mb"] / plain["peak_mb"], 3)
-    print(json.dumps({k: ratios[k] for k in ("hat_time_ratio_3072", "hat_mem_ratio_3072",
-                                             "hat_time_ratio_1024", "hat_mem_ratio_1024")}))
+    print(json.dumps({k: ratios[k] for k in (
+        "hat_time_ratio_3072", "hat_mem_ratio_3072", "hat_time_ratio_1024", "hat_mem_ratio_1024",
+        "hat_time_ratio_3072_ci95", "hat_time_ratio_1024_ci95")}))
 
 
 if __name__ == "__main__":
