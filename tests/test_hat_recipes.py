@@ -67,7 +67,7 @@ TINY_TRAIN = dict(ARCH="hat_bart_base", UPDATES="3", WARMUP="1", BATCH="4", UPDA
                   LOG_INTERVAL="1", MAX_SOURCE="64")
 TRAIN_FLAGS = [*tiny_bart_flags(), "--max-target-positions", "64", "--num-workers", "0",
                "--seed", "2"]
-DECODE = dict(BEAM="2", MIN_LEN="1", MAX_LEN="10", BATCH="4")
+DECODE = dict(BEAM="2", MIN_LEN="1", MAX_LEN="10", BATCH="4", MAX_SOURCE="64")
 ROUGE_LINE = re.compile(r"^1 ROUGE-(1|2|L) Average_F: ([\d.]+)", re.M)
 
 
@@ -141,6 +141,9 @@ def test_arxiv_train_from_bart_and_decode_and_score(arxiv, arxiv_trained, tiny_b
         assert set(scores) == {"1", "2", "L"}, out[-2000:]
         hyps = (work / "decode" / kind / "test.hyp").read_text().splitlines()
         assert len(hyps) == 5
+        # the recipe's source length reaches fairseq-generate (its default, 1024, would refuse
+        # every arXiv source of 3072 tokens)
+        assert "'max_source_positions': 64" in out, out[-3000:]
     # the scoring step itself: the references scored as hypotheses through the same PTB step
     ref_tok = work / "decode" / "hat" / "test.ref.tok"
     subprocess.run([str(BIN / "fairseq-hier-ptb-tokenize"), str(work / "bpe" / "test.ref"),

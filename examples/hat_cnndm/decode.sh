@@ -4,5 +4,5 @@
 # BEAM=6 MIN_LEN=10 MAX_LEN=60, fairseq's BART XSum settings.
 # usage: decode.sh WORK BART_DIR hat|plain [extra fairseq-generate args]
 set -euo pipefail
-BEAM=${BEAM:-1} LENPEN=${LENPEN:-1.0} MIN_LEN=${MIN_LEN:-40} MAX_LEN=${MAX_LEN:-120} \
+MAX_SOURCE=${MAX_SOURCE:-1024} BEAM=${BEAM:-1} LENPEN=${LENPEN:-1.0} MIN_LEN=${MIN_LEN:-40} MAX_LEN=${MAX_LEN:-120} \
   exec bash "$(dirname "$0")/../hat_common/recipe.sh" decode "$@"

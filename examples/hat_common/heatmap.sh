@@ -6,7 +6,8 @@
 # as the paper shows them (our weights are already averaged over heads).
 #
 # usage: heatmap.sh WORK BART_DIR CHECKPOINT OUT_DIR [ID]
-# env: LAYER (-1: last decoder layer) SHARDS (200) BEAM MIN_LEN MAX_LEN as decode.sh
+# env: LAYER (-1: last decoder layer) SHARDS (200) MAX_SOURCE (the model's: 3072 for arXiv/AMI)
+#      BEAM MIN_LEN MAX_LEN as decode.sh
 set -euo pipefail
 [[ $# -ge 4 ]] || { echo "usage: $0 WORK BART_DIR CHECKPOINT OUT_DIR [ID]" >&2; exit 2; }
 WORK=$1; BART=$2; CKPT=$3; OUT=$4; ID=${5:-}
@@ -14,6 +15,7 @@ USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hie
 mkdir -p "$OUT"
 fairseq-generate "$WORK/data-bin" --user-dir "$USER_DIR" --task hat_summarization \
   --source-lang source --target-lang target --path "$CKPT" --gen-subset test --batch-size 1 \
+  --max-source-positions "${MAX_SOURCE:-1024}" \
   --num-shards "${SHARDS:-200}" --shard-id 0 --print-sentence-attention \
   --sentence-attention-layer "${LAYER:--1}" --beam "${BEAM:-4}" --min-len "${MIN_LEN:-1}" \
   --max-len-a 0 --max-len-b "${MAX_LEN:-200}" > "$OUT/attention.log"

@@ -5,7 +5,8 @@
 # usage: recipe.sh train  WORK INIT hat|plain [fairseq-train args]
 #          INIT: BART_DIR (its model.pt) or a checkpoint (SAMSum/AMI start from CNN/DM's)
 #        recipe.sh decode WORK BART_DIR hat|plain [fairseq-generate args]
-# env: ARCH (hat_bart_large for hat, long_bart_large for plain) MAX_SOURCE (model source length)
+# env: ARCH (hat_bart_large for hat, long_bart_large for plain) MAX_SOURCE (source length of the
+#      model and of the task's checks, train and decode alike: fairseq-generate's default is 1024)
 #      SEGMENTS (auto: 1 + the largest speaker index of WORK/bpe/*.segments; unset: none) and the
 #      variables of train.sh / decode.sh beside this file
 set -euo pipefail
@@ -25,6 +26,6 @@ case "$STEP" in
       "$WORK/checkpoints/$KIND" --max-source-positions "${MAX_SOURCE:-1024}" "$@";;
   decode)
     exec bash "$HERE/decode.sh" "$WORK" "$FROM" "$WORK/checkpoints/$KIND/checkpoint_best.pt" \
-      "$WORK/decode/$KIND" "$@";;
+      "$WORK/decode/$KIND" --max-source-positions "${MAX_SOURCE:-1024}" "$@";;
   *) echo "recipe.sh: the step must be train or decode, got '$STEP'" >&2; exit 2;;
 esac
