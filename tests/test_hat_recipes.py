@@ -226,3 +226,36 @@ def test_bad_sentence_counts_stop_training_before_any_update(arxiv, tmp_path, ti
     (data / "valid.sentences").write_text((arxiv["work"] / "data-bin" / "valid.sentences").read_text())
     out = run_cli("fairseq-train", *args, "--segment-embeddings", "2", check=False).stdout
     assert f"{data / 'valid.segments'} not found (fairseq-hier-sentence-bos writes it" in out
+
+
+def write_qmsum(path: Path, n: int, rng):
+    """QMSum layout (AMI meetings): one meeting per line, transcript turns with QMSum's markup."""
+    lines = []
+    for i in range(n):
+        turns = [{"speaker": rng.choice(["Project Manager", "Marketing", "User Interface"]),
+                  "content": f"um {sentence(rng, 2, 6)} {{vocalsound}}"} for _ in range(5)]
+        turns.append({"speaker": "Marketing", "content": "Mm-hmm ."})
+        lines.append(json.dumps({
+            "topic_list": [{"topic": "opening", "relevant_text_span": [["0", "3"]]}],
+            "general_query_list": [{"query": "Summarize the whole meeting.",
+                                    "answer": f"The team {sentence(rng, 3, 6)}"}],
+            "specific_query_list": [], "meeting_transcripts": turns}))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_ami_prepare_filters_fillers_and_writes_speaker_segments(tmp_path, tiny_bart_dir):
+    rng = random.Random(2)
+    for split, n in (("train", 3), ("val", 2), ("test", 2)):
+        write_qmsum(tmp_path / f"{split}.jsonl", n, rng)
+    work = tmp_path / "work"
+    log = run(EXAMPLES / "hat_ami" / "prepare.sh", tmp_path, work, tiny_bart_dir,
+              env=dict(MAX_SOURCE="512", MAX_TARGET="24"))
+    # 5 x "um" + 5 x {vocalsound} + "Mm-hmm" per meeting; the "Mm-hmm ." turn is dropped
+    assert "filler_tokens_dropped=33" in log and "turns_dropped=3" in log, log[-3000:]
+    sources = (work / "bpe" / "train.source").read_text().splitlines()
+    assert [s.count("<s>") for s in sources] == [5, 5, 5]
+    assert (work / "data-bin" / "train.segments").exists()
+    first = json.loads((tmp_path / "train.jsonl").read_text().splitlines()[0])
+    order = list(dict.fromkeys(t["speaker"] for t in first["meeting_transcripts"][:5]))
+    assert (work / "data-bin" / "train.segments").read_text().splitlines()[0].split() == \
+        [str(order.index(t["speaker"])) for t in first["meeting_transcripts"][:5]]
