@@ -259,3 +259,19 @@ def test_ami_prepare_filters_fillers_and_writes_speaker_segments(tmp_path, tiny_
     order = list(dict.fromkeys(t["speaker"] for t in first["meeting_transcripts"][:5]))
     assert (work / "data-bin" / "train.segments").read_text().splitlines()[0].split() == \
         [str(order.index(t["speaker"])) for t in first["meeting_transcripts"][:5]]
+
+
+def test_cnndm_prepare_splits_untokenised_articles_with_pysbd(tmp_path, tiny_bart_dir):
+    """CNN/DM layout (.source/.target, untokenised): no published segmentation, so pysbd splits
+    the articles; every sentence gets its BOS."""
+    rng = random.Random(3)
+    for split, n in (("train", 3), ("val", 2), ("test", 2)):
+        articles = [" ".join(sentence(rng).capitalize()[:-2] + "." for _ in range(3))
+                    for _ in range(n)]
+        (tmp_path / f"{split}.source").write_text("\n".join(articles) + "\n")
+        (tmp_path / f"{split}.target").write_text("\n".join(a.split(".")[0] + "." for a in articles) + "\n")
+    work = tmp_path / "work"
+    log = run(EXAMPLES / "hat_cnndm" / "prepare.sh", tmp_path, work, tiny_bart_dir)
+    assert "(0 with the dataset's own segmentation, 3 split by pysbd)" in log, log[-3000:]
+    assert (work / "data-bin" / "train.sentences").read_text() == "3\n3\n3\n"
+    assert all(s.count("<s>") == 3 for s in (work / "bpe" / "train.source").read_text().splitlines())
