@@ -4,7 +4,7 @@ One generator per layout, each yielding :class:`Record`\\ s in file order. Stand
 only: importing this module imports neither torch, numpy nor fairseq, so the recipes' conversion
 commands start in well under a second.
 
-Layouts, exactly as their publishers ship them (see ``/work/shared/formats/README.md``):
+Layouts, exactly as their publishers ship them (see ``shared/formats/README.md`` beside this repository):
 
 - :func:`read_cohan` -- arXiv and PubMed (Cohan et al. 2018), ``{train,val,test}.txt``: one JSON
   object per line with ``article_id`` (str), ``article_text`` (list of sentences, lowercased and

@@ -104,8 +104,8 @@ def check_sentences(src, bos: int, counts: np.ndarray, max_source_positions: int
             problems.append(f"{len(bad)} example(s) with {name}: {shown}{more}")
     if problems:
         raise ValueError(f"{src_path}: " + " | ".join(problems) + "; every sentence must open "
-                         f"with BOS (fairseq-hier-sentence-bos) and sources must be cut at "
-                         f"sentence boundaries there, not by --truncate-source")
+                         "with BOS (fairseq-hier-sentence-bos) and sources must be cut at "
+                         "sentence boundaries there, not by --truncate-source")
     logger.info(f"{src_path}: {n} examples, {int(bos_counts.sum())} sentences (BOS), "
                 f"{int(bos_counts.max()) if n else 0} at most; all match {counts_path}")
 
