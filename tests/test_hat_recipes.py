@@ -174,6 +174,19 @@ def test_samsum_segments_are_speaker_indices_per_turn(samsum):
         order = list(dict.fromkeys(speakers))
         expected = [order.index(s) for s in speakers][: int(count)]
         assert [int(x) for x in line.split()] == expected
+    # too few segment embeddings for the data's speakers: an error before any update
+    from conftest import USER_DIR, run_cli
+
+    largest = max(int(x) for x in (work / "data-bin" / "valid.segments").read_text().split())
+    out = run_cli("fairseq-train", work / "data-bin", "--user-dir", USER_DIR, "--task",
+                  "hat_summarization", "--arch", "hat_bart_base", *TRAIN_FLAGS,
+                  "--max-source-positions", "64", "--segment-embeddings", str(largest),
+                  "--optimizer", "adam", "--lr", "1e-4", "--batch-size", "4", "--max-update", "1",
+                  "--save-dir", work / "never", check=False).stdout
+    assert (f"{work / 'data-bin' / 'valid.segments'} has speaker index {largest}, but the model "
+            f"has {largest} segment embeddings (--segment-embeddings {largest + 1} or more is "
+            f"needed)") in out, out[-3000:]
+    assert "num_updates" not in out
 
 
 def test_samsum_from_the_arxiv_hat_with_segments_decodes_and_draws(samsum, arxiv, arxiv_trained,

@@ -33,6 +33,18 @@ LAYOUTS = ("hierarchical", "flat")
 _CHUNK_TOKENS = 20_000_000  # tokens segmented at once by the up-front scan (~0.5 GB of temporaries)
 
 
+def token_chunks(sizes, chunk_tokens: int = _CHUNK_TOKENS):
+    """``(start, stop)`` ranges of consecutive examples covering a split, each as many examples
+    as fit in ``chunk_tokens`` tokens (at least one): up-front scans in bounded memory."""
+    ends = np.cumsum(np.asarray(sizes, dtype=np.int64))  # token offset after each example
+    start, n = 0, len(ends)
+    while start < n:
+        done = ends[start - 1] if start else 0
+        stop = min(n, max(start + 1, int(np.searchsorted(ends, done + chunk_tokens, "right"))))
+        yield start, stop
+        start = stop
+
+
 def token_buffer(dataset, start: int, stop: int):
     """Tokens of examples [start, stop) as one numpy array, plus their lengths."""
     sizes = np.asarray(dataset.sizes[start:stop], dtype=np.int64)
@@ -96,12 +108,7 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         kept = np.zeros(n, np.int64)
         totals = dict(empty=0, cut_paragraphs=0, cut_tokens=0, cut_examples=0)
         errors = []
-        ends = np.cumsum(np.asarray(self.src.sizes, dtype=np.int64))  # token offset after each line
-        start = 0
-        while start < n:
-            # the next chunk: as many lines as fit in _CHUNK_TOKENS, at least one
-            done = ends[start - 1] if start else 0
-            stop = min(n, max(start + 1, int(np.searchsorted(ends, done + _CHUNK_TOKENS, "right"))))
+        for start, stop in token_chunks(self.src.sizes):
             seg = self._segment(*token_buffer(self.src, start, stop))
             self.num_paragraphs[start:stop] = seg.num_paragraphs
             self.max_paragraph_len[start:stop] = seg.max_paragraph_len
@@ -111,7 +118,6 @@ class HierarchicalSummarizationDataset(FairseqDataset):
             totals["cut_tokens"] += int(seg.cut_tokens.sum())
             totals["cut_examples"] += int(((seg.cut_paragraphs > 0) | (seg.cut_tokens > 0)).sum())
             errors.extend(seg.error)
-            start = stop
         if any(errors):
             raise ValueError(summarize_errors(errors, src_path))
         self.src_lengths = kept

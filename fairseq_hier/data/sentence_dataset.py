@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from fairseq.data import BaseWrapperDataset
 
-from .hierarchical_dataset import _CHUNK_TOKENS, token_buffer
+from .hierarchical_dataset import token_buffer, token_chunks
 
 logger = logging.getLogger(__name__)
 HINT = "(fairseq-hier-sentence-bos writes it; copy it next to the binarized data)"
@@ -78,17 +78,12 @@ def check_sentences(src, bos: int, counts: np.ndarray, max_source_positions: int
     sizes = np.asarray(src.sizes, dtype=np.int64)
     bos_counts = np.zeros(n, np.int64)
     first = np.zeros(n, np.int64)
-    ends = np.cumsum(sizes)
-    start = 0
-    while start < n:  # chunks of ~_CHUNK_TOKENS tokens
-        done = ends[start - 1] if start else 0
-        stop = min(n, max(start + 1, int(np.searchsorted(ends, done + _CHUNK_TOKENS, "right"))))
+    for start, stop in token_chunks(sizes):
         tokens, lengths = token_buffer(src, start, stop)
         offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         # per example: BOS count (reduceat over each example's slice) and its first token
         bos_counts[start:stop] = np.add.reduceat((tokens == bos).astype(np.int64), offsets)
         first[start:stop] = tokens[offsets]
-        start = stop
     problems = []
     for name, bad, what in (
             ("no BOS", np.flatnonzero(bos_counts == 0), lambda i: "the source has no BOS symbol"),

@@ -57,7 +57,6 @@ class HATSummarizationTask(TranslationTask):
                              "BOS; cut sources at sentence boundaries with fairseq-hier-sentence-bos "
                              "--max-source-positions instead")
         self.model_segments: Optional[int] = None  # segment embeddings of the built model
-        self.segments = {}  # split -> list of B x N speaker-index arrays
 
     def load_dataset(self, split, epoch=1, combine=False, **kwargs):
         super().load_dataset(split, epoch, combine, **kwargs)
@@ -74,9 +73,13 @@ class HATSummarizationTask(TranslationTask):
                         src_path, counts_path)
         segments_path = os.path.join(data_path, f"{split}.segments")
         if self.model_segments:
-            self.segments[split] = read_segments(segments_path, counts)
-            self._check_segment_ids(split)
-            self.datasets[split] = SentenceSegmentsDataset(dataset, self.segments[split])
+            segments = read_segments(segments_path, counts)
+            largest = max_segment(segments)
+            if largest >= self.model_segments:
+                raise ValueError(f"{segments_path} has speaker index {largest}, but the model has "
+                                 f"{self.model_segments} segment embeddings "
+                                 f"(--segment-embeddings {largest + 1} or more is needed)")
+            self.datasets[split] = SentenceSegmentsDataset(dataset, segments)
         elif os.path.exists(segments_path):
             logger.info(f"{segments_path} is not used: the model has no segment embeddings "
                         f"(--segment-embeddings 0)")
@@ -89,13 +92,6 @@ class HATSummarizationTask(TranslationTask):
             if self.model_segments and not isinstance(dataset, SentenceSegmentsDataset):
                 self.load_dataset(split)
         return model
-
-    def _check_segment_ids(self, split):
-        largest = max_segment(self.segments[split])
-        if largest >= self.model_segments:
-            raise ValueError(f"{split}.segments has speaker index {largest}, but the model has "
-                             f"{self.model_segments} segment embeddings (--segment-embeddings "
-                             f"{largest + 1} or more is needed)")
 
     def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
         """fairseq's generator, or ours that records the sentence attention (A- lines)."""
