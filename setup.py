@@ -23,6 +23,10 @@ setup(
             "fairseq-hier-sentence-bos = fairseq_hier.cli.sentence_bos:cli_main",
             "fairseq-hier-heatmap = fairseq_hier.cli.heatmap:cli_main",
             "fairseq-hier-ptb-tokenize = fairseq_hier.cli.ptb_tokenize:cli_main",
+            "fairseq-hier-doc-extract = fairseq_hier.cli.doc_extract:cli_main",
+            "fairseq-hier-doc-tokenize = fairseq_hier.cli.doc_tokenize:cli_main",
+            "fairseq-hier-doc-chunk = fairseq_hier.cli.doc_chunk:cli_main",
+            "fairseq-hier-doc-bleu = fairseq_hier.cli.doc_bleu:cli_main",
         ],
     },
 )

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-STAMP_VERSION=8  # bump when the pins below or the console scripts of setup.py change
+STAMP_VERSION=9  # bump when the pins below or the console scripts of setup.py change
 
 if [[ -n "${VIRTUAL_ENV:-}" ]]; then
   VENV="$VIRTUAL_ENV"
@@ -56,6 +56,19 @@ if [[ ! -f "$STAMP" ]]; then
   # before PTB tokenisation), nltk (its Penn Treebank word tokenizer: the PTB-style step before
   # ROUGE; no nltk data is needed), matplotlib (sentence-attention heatmaps)
   "${PIP[@]}" "pysbd==0.3.4" "nltk==3.10.4" "matplotlib==3.11.2"
+  # Document translation (004 Sec. 4.2): sacremoses (Moses normalise/tokenise/detokenise), jieba
+  # (Chinese), fastBPE (the paper's BPE: its Python module applies codes; it needs Cython at
+  # build time, hence --no-build-isolation). fastBPE's wheel has no learner: the `fastbpe`
+  # command (learnbpe, applybpe, getvocab) is compiled from the same sdist's main.cc.
+  "${PIP[@]}" "sacremoses==0.2.0" "jieba==0.42.1"
+  "${PIP[@]}" --no-build-isolation "fastBPE==0.1.0"
+  FASTBPE_SRC=$(mktemp -d)
+  "$VENV/bin/python" -m pip download --disable-pip-version-check -q --no-deps --no-binary :all: \
+    "fastBPE==0.1.0" -d "$FASTBPE_SRC"
+  tar xzf "$FASTBPE_SRC"/fastBPE-0.1.0.tar.gz -C "$FASTBPE_SRC"
+  g++ -std=c++11 -pthread -O3 "$FASTBPE_SRC/fastBPE-0.1.0/fastBPE/main.cc" \
+    -I"$FASTBPE_SRC/fastBPE-0.1.0/fastBPE" -o "$VENV/bin/fastbpe"
+  rm -rf "$FASTBPE_SRC"
   "$VENV/bin/python" -c 'import fairseq' 2>/dev/null \
     || "${PIP[@]}" --no-deps --no-build-isolation "fairseq-fixed==0.12.3.1"
   "${PIP[@]}" --no-deps --no-build-isolation -e "$ROOT"

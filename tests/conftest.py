@@ -31,6 +31,17 @@ def run_cli(name, *args, cwd=None, check=True):
     return proc
 
 
+def run_recipe(script, *args, env=None):
+    """Run a recipe script with this virtualenv's commands first on PATH."""
+    full_env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", OMP_NUM_THREADS="1",
+                    PYTHONWARNINGS="ignore", WORKERS="1", PRECISION="", **(env or {}))
+    proc = subprocess.run(["bash", str(script), *map(str, args)], env=full_env, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if proc.returncode != 0:
+        raise AssertionError(f"{script} failed ({proc.returncode}):\n{proc.stdout[-5000:]}")
+    return proc.stdout
+
+
 def write_toy_corpus(folder: Path, sizes=(("train", 48), ("valid", 8), ("test", 8)), seed=0):
     """Raw files in the task's format: `title <P> p1 <P> p2 ...` / summary."""
     rng = random.Random(seed)

@@ -6,6 +6,7 @@ from unittest import mock
 import pytest
 import torch
 from fairseq.models import ARCH_MODEL_REGISTRY
+from fairseq.models.transformer import TransformerModel
 from fairseq.sequence_generator import SequenceGenerator
 
 import fairseq_hier  # noqa: F401  (registers the models)
@@ -38,24 +39,26 @@ def test_parameter_counts_are_the_papers():
     assert hat - plain == encoder_layer + 12 * (attention + norm)  # 63,001,600
 
 
-@pytest.mark.parametrize("hat,plain,plain_dims", [
-    ("hat_transformer_wmt_en_de", "transformer_wmt_en_de_big", {}),
-    ("hat_transformer_iwslt_zh_en", "transformer",
-     dict(encoder_embed_dim=512, decoder_embed_dim=512, encoder_ffn_embed_dim=1024,
-          decoder_ffn_embed_dim=1024, encoder_attention_heads=4, decoder_attention_heads=4))])
-def test_translation_presets_add_the_papers_parameters(hat, plain, plain_dims):
-    """004 Sec. 4.2: 260M vs 222M (En-De), 64M vs 55M (Zh-En); with a 40k joint vocabulary
-    ours are 255.1M vs 217.3M and 60.4M vs 52.0M: the differences (37.8M, 8.4M) are the design's."""
-    def mt_count(arch, **kw):
+HAT_EN_DE, PLAIN_EN_DE = 255_116_288, 217_317_376  # difference 37,798,912 (paper: 260M - 222M)
+HAT_ZH_EN, PLAIN_ZH_EN = 60_435_968, 52_023_296  # difference 8,412,672 (paper: 64M - 55M)
+
+
+@pytest.mark.parametrize("hat,plain,c,ffn,counts", [
+    ("hat_transformer_wmt_en_de", "transformer_wmt_en_de_big", 1024, 4096, (HAT_EN_DE, PLAIN_EN_DE)),
+    ("hat_transformer_iwslt_zh_en", "transformer_iwslt_zh_en", 512, 1024, (HAT_ZH_EN, PLAIN_ZH_EN))])
+def test_translation_presets_add_the_papers_parameters(hat, plain, c, ffn, counts):
+    """004 Sec. 4.2: 260M vs 222M (En-De), 64M vs 55M (Zh-En); ours with a 40k joint vocabulary and
+    shared embeddings (the recipes'): the differences (37.8M, 8.4M) are the design's."""
+    def mt_count(arch):
         with torch.device("meta"):
-            model = build(arch, make_dict(40000), share_all_embeddings=True, **kw)
+            model = build(arch, make_dict(40000), share_all_embeddings=True)
         return sum(p.numel() for p in model.parameters())
 
-    difference = mt_count(hat) - mt_count(plain, **plain_dims)
-    c, ffn = (1024, 4096) if plain_dims == {} else (512, 1024)
+    assert ARCH_MODEL_REGISTRY[plain] is TransformerModel  # fairseq's own model, our preset
+    assert (mt_count(hat), mt_count(plain)) == counts
     attention, norm = 4 * (c * c + c), 2 * c
-    assert difference == attention + norm + (c * ffn + ffn + ffn * c + c) + norm + 6 * (attention + norm)
-    assert difference == {1024: 37_798_912, 512: 8_412_672}[c]
+    encoder_layer = attention + norm + (c * ffn + ffn + ffn * c + c) + norm
+    assert counts[0] - counts[1] == encoder_layer + 6 * (attention + norm)
 
 
 def test_sentence_positions_in_order_with_padding():
@@ -73,7 +76,8 @@ D = make_dict(30)
 TINY = TINY_HAT
 
 
-@pytest.fixture(scope="module", params=["hat_bart_base", "hat_transformer_iwslt_zh_en"])
+@pytest.fixture(scope="module", params=["hat_bart_base", "hat_transformer_iwslt_zh_en",
+                                        "hat_transformer_wmt_en_de"])
 def model(request):
     """HAT on BART (learned positions, beamable attention) and on fairseq's Transformer."""
     torch.manual_seed(0)

@@ -10,7 +10,6 @@ checkpoint in fairseq's real layout (conftest):
 """
 
 import json
-import os
 import random
 import re
 import subprocess
@@ -18,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, ROOT, WORDS, tiny_bart_flags
+from conftest import BIN, ROOT, WORDS, run_recipe, tiny_bart_flags
 
 EXAMPLES = ROOT / "examples"
 
@@ -51,17 +50,6 @@ def write_samsum(path: Path, n: int, rng):
     path.write_text(json.dumps(items, indent=1))
 
 
-def run(script, *args, env=None):
-    """Run a recipe script with this virtualenv's commands first on PATH."""
-    full_env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", OMP_NUM_THREADS="1",
-                    PYTHONWARNINGS="ignore", WORKERS="1", PRECISION="", **(env or {}))
-    proc = subprocess.run(["bash", str(script), *map(str, args)], env=full_env, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    if proc.returncode != 0:
-        raise AssertionError(f"{script} failed ({proc.returncode}):\n{proc.stdout[-5000:]}")
-    return proc.stdout
-
-
 TINY_TRAIN = dict(ARCH="hat_bart_base", UPDATES="3", WARMUP="1", BATCH="4", UPDATE_FREQ="1",
                   LOG_INTERVAL="1", MAX_SOURCE="64")
 TRAIN_FLAGS = [*tiny_bart_flags(), "--max-target-positions", "64", "--num-workers", "0",
@@ -82,7 +70,7 @@ def arxiv(tmp_path_factory, tiny_bart_dir):
     for split, n in (("train", 12), ("val", 4), ("test", 5)):
         write_cohan(data / f"{split}.txt", n, rng)
     work = tmp_path_factory.mktemp("arxiv_work")
-    log = run(EXAMPLES / "hat_arxiv" / "prepare.sh", data, work, tiny_bart_dir,
+    log = run_recipe(EXAMPLES / "hat_arxiv" / "prepare.sh", data, work, tiny_bart_dir,
               env=dict(MAX_SOURCE="64", MAX_TARGET="24"))
     return dict(data=data, work=work, log=log)
 
@@ -121,7 +109,7 @@ def arxiv_trained(arxiv, tiny_bart_dir):
     """hat_bart and the plain long_bart, fine-tuned from the tiny BART by the recipe."""
     logs = {}
     for kind, arch in (("hat", "hat_bart_base"), ("plain", "long_bart_base")):
-        logs[kind] = run(EXAMPLES / "hat_arxiv" / "train.sh", arxiv["work"], tiny_bart_dir, kind,
+        logs[kind] = run_recipe(EXAMPLES / "hat_arxiv" / "train.sh", arxiv["work"], tiny_bart_dir, kind,
                          *TRAIN_FLAGS, env=dict(TINY_TRAIN, ARCH=arch))
     return logs
 
@@ -135,7 +123,7 @@ def test_arxiv_train_from_bart_and_decode_and_score(arxiv, arxiv_trained, tiny_b
         assert "num_updates 3" in log or "num_updates=3" in log.replace(" ", ""), log[-2000:]
         new = re.search(r"new \(fresh init\) (\d+):", log)
         assert (int(new.group(1)) if new else 0) == (16 + 2 * 10 if kind == "hat" else 0)
-        out = run(EXAMPLES / "hat_arxiv" / "decode.sh", work, tiny_bart_dir, kind, env=DECODE)
+        out = run_recipe(EXAMPLES / "hat_arxiv" / "decode.sh", work, tiny_bart_dir, kind, env=DECODE)
         scores = rouge_f(out)
         assert set(scores) == {"1", "2", "L"}, out[-2000:]
         hyps = (work / "decode" / kind / "test.hyp").read_text().splitlines()
@@ -159,7 +147,7 @@ def samsum(tmp_path_factory, tiny_bart_dir):
     for split, n in (("train", 12), ("val", 4), ("test", 4)):
         write_samsum(data / f"{split}.json", n, rng)
     work = tmp_path_factory.mktemp("samsum_work")
-    log = run(EXAMPLES / "hat_samsum" / "prepare.sh", data, work, tiny_bart_dir,
+    log = run_recipe(EXAMPLES / "hat_samsum" / "prepare.sh", data, work, tiny_bart_dir,
               env=dict(MAX_SOURCE="64", MAX_TARGET="24"))
     return dict(data=data, work=work, log=log)
 
@@ -193,14 +181,14 @@ def test_samsum_from_the_arxiv_hat_with_segments_decodes_and_draws(samsum, arxiv
                                                                    tiny_bart_dir):
     work = samsum["work"]
     init = arxiv["work"] / "checkpoints" / "hat" / "checkpoint_best.pt"
-    log = run(EXAMPLES / "hat_samsum" / "train.sh", work, init, "hat", *TRAIN_FLAGS,
+    log = run_recipe(EXAMPLES / "hat_samsum" / "train.sh", work, init, "hat", *TRAIN_FLAGS,
               env=TINY_TRAIN)
     # the HAT weights load by name; only the segment embeddings are new (004 Table 5's scheme)
     assert "new (fresh init) 1: ['encoder.embed_segments.weight']" in log, log[-3000:]
     assert "--segment-embeddings" not in log or "Traceback" not in log
-    out = run(EXAMPLES / "hat_samsum" / "decode.sh", work, tiny_bart_dir, "hat", env=DECODE)
+    out = run_recipe(EXAMPLES / "hat_samsum" / "decode.sh", work, tiny_bart_dir, "hat", env=DECODE)
     assert set(rouge_f(out)) == {"1", "2", "L"}
-    heat = run(EXAMPLES / "hat_common" / "heatmap.sh", work, tiny_bart_dir,
+    heat = run_recipe(EXAMPLES / "hat_common" / "heatmap.sh", work, tiny_bart_dir,
                work / "checkpoints" / "hat" / "checkpoint_best.pt", work / "heatmap",
                env=dict(DECODE, SHARDS="2"))
     pngs = list((work / "heatmap").glob("heatmap-*.png"))
@@ -260,7 +248,7 @@ def test_ami_prepare_filters_fillers_and_writes_speaker_segments(tmp_path, tiny_
     for split, n in (("train", 3), ("val", 2), ("test", 2)):
         write_qmsum(tmp_path / f"{split}.jsonl", n, rng)
     work = tmp_path / "work"
-    log = run(EXAMPLES / "hat_ami" / "prepare.sh", tmp_path, work, tiny_bart_dir,
+    log = run_recipe(EXAMPLES / "hat_ami" / "prepare.sh", tmp_path, work, tiny_bart_dir,
               env=dict(MAX_SOURCE="512", MAX_TARGET="24"))
     # 5 x "um" + 5 x {vocalsound} + "Mm-hmm" per meeting; the "Mm-hmm ." turn is dropped
     assert "filler_tokens_dropped=33" in log and "turns_dropped=3" in log, log[-3000:]
@@ -283,7 +271,7 @@ def test_cnndm_prepare_splits_untokenised_articles_with_pysbd(tmp_path, tiny_bar
         (tmp_path / f"{split}.source").write_text("\n".join(articles) + "\n")
         (tmp_path / f"{split}.target").write_text("\n".join(a.split(".")[0] + "." for a in articles) + "\n")
     work = tmp_path / "work"
-    log = run(EXAMPLES / "hat_cnndm" / "prepare.sh", tmp_path, work, tiny_bart_dir)
+    log = run_recipe(EXAMPLES / "hat_cnndm" / "prepare.sh", tmp_path, work, tiny_bart_dir)
     assert "(0 with the dataset's own segmentation, 3 split by pysbd)" in log, log[-3000:]
     assert (work / "data-bin" / "train.sentences").read_text() == "3\n3\n3\n"
     assert all(s.count("<s>") == 3 for s in (work / "bpe" / "train.source").read_text().splitlines())

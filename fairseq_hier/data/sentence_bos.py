@@ -206,9 +206,10 @@ def _encode_batch(args):
 
 
 def encode_records(encoder: SentenceBOSEncoder, records: Iterable, workers: int = 1,
-                   chunk: int = 64, progress: bool = True, total: Optional[int] = None
-                   ) -> Iterator[Encoded]:
-    """Encode records in order, with ``workers`` processes and a progress bar (tqdm)."""
+                   chunk: int = 64, progress: bool = True, total: Optional[int] = None,
+                   desc: str = "sentence-bos") -> Iterator[Encoded]:
+    """Encode records in order, with ``workers`` processes and a progress bar (tqdm); any
+    picklable callable ``encoder`` (the document-translation tokenizer too)."""
     from tqdm import tqdm
 
     def batches():
@@ -221,7 +222,7 @@ def encode_records(encoder: SentenceBOSEncoder, records: Iterable, workers: int 
         if batch:
             yield encoder, batch
 
-    bar = tqdm(total=total, unit="ex", disable=not progress, mininterval=1.0, desc="sentence-bos")
+    bar = tqdm(total=total, unit="ex", disable=not progress, mininterval=1.0, desc=desc)
     try:
         if workers <= 1:
             results = map(_encode_batch, batches())

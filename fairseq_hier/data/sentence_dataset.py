@@ -71,9 +71,12 @@ def read_segments(path: str, counts: np.ndarray) -> List[np.ndarray]:
 
 
 def check_sentences(src, bos: int, counts: np.ndarray, max_source_positions: int,
-                    src_path: str, counts_path: str) -> None:
+                    src_path: str, counts_path: str,
+                    limit_name: str = "--max-source-positions",
+                    cut_by: str = "fairseq-hier-sentence-bos") -> None:
     """Raise ValueError naming the first bad examples unless every source starts with BOS, has
-    ``counts[i]`` BOS symbols and at most ``max_source_positions`` tokens (EOS included)."""
+    ``counts[i]`` BOS symbols and at most ``max_source_positions`` tokens (EOS included; the
+    option that sets the limit is ``limit_name``, the command that inserts BOS ``cut_by``)."""
     n = len(src)
     sizes = np.asarray(src.sizes, dtype=np.int64)
     bos_counts = np.zeros(n, np.int64)
@@ -92,15 +95,15 @@ def check_sentences(src, bos: int, counts: np.ndarray, max_source_positions: int
             ("BOS count", np.flatnonzero((bos_counts > 0) & (bos_counts != counts)),
              lambda i: f"{bos_counts[i]} BOS symbols but {counts[i]} sentences in {counts_path}"),
             ("too long", np.flatnonzero(sizes > max_source_positions),
-             lambda i: f"{sizes[i]} tokens > --max-source-positions {max_source_positions}")):
+             lambda i: f"{sizes[i]} tokens > {limit_name} {max_source_positions}")):
         if len(bad):
             shown = "; ".join(f"example {i + 1}: {what(i)}" for i in bad[:3])
             more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
             problems.append(f"{len(bad)} example(s) with {name}: {shown}{more}")
     if problems:
         raise ValueError(f"{src_path}: " + " | ".join(problems) + "; every sentence must open "
-                         "with BOS (fairseq-hier-sentence-bos) and sources must be cut at "
-                         "sentence boundaries there, not by --truncate-source")
+                         f"with BOS ({cut_by}) and sources must be cut at sentence boundaries "
+                         "there, not by --truncate-source")
     logger.info(f"{src_path}: {n} examples, {int(bos_counts.sum())} sentences (BOS), "
                 f"{int(bos_counts.max()) if n else 0} at most; all match {counts_path}")
 

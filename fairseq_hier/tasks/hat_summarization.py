@@ -49,13 +49,15 @@ class HATSummarizationTask(TranslationTask):
     """fairseq's translation task with HAT's sentence checks and speaker segments."""
 
     cfg: HATSummarizationConfig
+    task_name = "hat_summarization"
+    cut_by = "fairseq-hier-sentence-bos --max-source-positions"  # for messages
 
     def __init__(self, cfg, src_dict, tgt_dict):
         super().__init__(cfg, src_dict, tgt_dict)
         if cfg.truncate_source:
-            raise ValueError("hat_summarization: --truncate-source would cut sentences and their "
-                             "BOS; cut sources at sentence boundaries with fairseq-hier-sentence-bos "
-                             "--max-source-positions instead")
+            raise ValueError(f"{self.task_name}: --truncate-source would cut sentences and "
+                             f"their BOS; cut sources at sentence boundaries with {self.cut_by} "
+                             f"instead")
         self.model_segments: Optional[int] = None  # segment embeddings of the built model
 
     def load_dataset(self, split, epoch=1, combine=False, **kwargs):
@@ -67,10 +69,8 @@ class HATSummarizationTask(TranslationTask):
         data_path = paths[(epoch - 1) % len(paths)]
         src_path = os.path.join(data_path, f"{split}.{self.cfg.source_lang}-"
                                            f"{self.cfg.target_lang}.{self.cfg.source_lang}")
-        counts_path = os.path.join(data_path, f"{split}.sentences")
-        counts = read_sentence_counts(counts_path, len(dataset.src))
-        check_sentences(dataset.src, self.src_dict.bos(), counts, self.cfg.max_source_positions,
-                        src_path, counts_path)
+        counts, counts_path = self.sentence_counts(data_path, split, len(dataset.src))
+        self.check_split(dataset, src_path, counts, counts_path)
         segments_path = os.path.join(data_path, f"{split}.segments")
         if self.model_segments:
             segments = read_segments(segments_path, counts)
@@ -83,6 +83,16 @@ class HATSummarizationTask(TranslationTask):
         elif os.path.exists(segments_path):
             logger.info(f"{segments_path} is not used: the model has no segment embeddings "
                         f"(--segment-embeddings 0)")
+
+    def sentence_counts(self, data_path: str, split: str, examples: int):
+        """The number of sentences of every source, and the file that says so."""
+        path = os.path.join(data_path, f"{split}.sentences")
+        return read_sentence_counts(path, examples), path
+
+    def check_split(self, dataset, src_path: str, counts, counts_path: str) -> None:
+        """Up-front checks of a loaded split (``dataset``: fairseq's ``LanguagePairDataset``)."""
+        check_sentences(dataset.src, self.src_dict.bos(), counts, self.cfg.max_source_positions,
+                        src_path, counts_path)
 
     def build_model(self, cfg, from_checkpoint=False):
         model = super().build_model(cfg, from_checkpoint)

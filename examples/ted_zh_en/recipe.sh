@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# IWSLT17 TED Zh-En document-level translation (paper 004 Sec. 4.2, Tables 2 and 7): HAT
+# Transformer vs the plain Transformer (512, FFN 1024, 4 heads), trained from scratch on the same
+# chunks, scored with document-level sacreBLEU. Every step skips what is done; see README.md.
+#
+# usage: recipe.sh extract|prepare|train|decode|all DATA_DIR WORK [fairseq args]
+#   DATA_DIR: the IWSLT17 zh-en files as published: train.tags.zh-en.{zh,en},
+#     IWSLT17.TED.dev2010.zh-en.{zh,en}.xml and IWSLT17.TED.tst20NN.zh-en.{zh,en}.xml.
+#     Validation (Table 7): dev2010 + tst2011..tst2015 (those present); test: tst2017 (test),
+#     tst2016 (test1), those present with their references.
+# env: the paper's settings below can be overridden; WORKERS, BPE_CODES (40000), MAX_CHUNK (512)
+set -euo pipefail
+[[ $# -ge 3 ]] || { echo "usage: $0 extract|prepare|train|decode|all DATA_DIR WORK [fairseq args]" >&2; exit 2; }
+STEP=$1; DATA=$2; WORK=$3; shift 3
+HERE=$(cd "$(dirname "$0")" && pwd); COMMON="$HERE/../doc_mt_common"
+SRC=zh; TGT=en
+# 004 Sec. 4.2: 8192 tokens x 2 accumulation on one V100, 8000 steps, warmup 100 to 1e-3, label
+# smoothing 0.2, dropout 0.3, weight decay 0.1
+export UPDATES=${UPDATES:-8000} WARMUP=${WARMUP:-100} LR=${LR:-1e-3} DROPOUT=${DROPOUT:-0.3} \
+  SMOOTHING=${SMOOTHING:-0.2} WEIGHT_DECAY=${WEIGHT_DECAY:-0.1}
+export MAX_TOKENS=${MAX_TOKENS:-8192} PAPER_GPUS=1 PAPER_UPDATE_FREQ=2
+export HAT_ARCH=${HAT_ARCH:-hat_transformer_iwslt_zh_en} PLAIN_ARCH=${PLAIN_ARCH:-transformer_iwslt_zh_en}
+X="$DATA/IWSLT17.TED"
+
+extract() {
+  local raw="$WORK/raw" args=() set
+  mkdir -p "$raw"
+  if [[ ! -f "$raw/train.docids" ]]; then
+    fairseq-hier-doc-extract --format ted-tags --src-lang zh --tgt-lang en --output "$raw/train" \
+      --pair "$DATA/train.tags.zh-en.zh" "$DATA/train.tags.zh-en.en"
+  fi
+  if [[ ! -f "$raw/valid.docids" ]]; then
+    for set in dev2010 tst2011 tst2012 tst2013 tst2014 tst2015; do
+      [[ -f "$X.$set.zh-en.zh.xml" ]] && args+=(--pair "$X.$set.zh-en.zh.xml" "$X.$set.zh-en.en.xml")
+    done
+    [[ ${#args[@]} -gt 0 ]] || { echo "recipe.sh: no validation set in $DATA (README.md)" >&2; exit 1; }
+    fairseq-hier-doc-extract --format ted-xml --src-lang zh --tgt-lang en --output "$raw/valid" "${args[@]}"
+  fi
+  local i=0 split
+  for set in tst2017 tst2016; do
+    [[ -f "$X.$set.zh-en.zh.xml" && -f "$X.$set.zh-en.en.xml" ]] || { echo "recipe.sh: $set (with its reference) not in $DATA, not tested"; continue; }
+    if [[ $i -eq 0 ]]; then split=test; else split=test$i; fi
+    i=$((i + 1))
+    [[ -f "$raw/$split.docids" ]] && continue
+    fairseq-hier-doc-extract --format ted-xml --src-lang zh --tgt-lang en --output "$raw/$split" \
+      --pair "$X.$set.zh-en.zh.xml" "$X.$set.zh-en.en.xml"
+    echo "$set" > "$raw/$split.name"
+  done
+}
+
+case "$STEP" in
+  extract) extract;;
+  prepare) bash "$COMMON/prepare.sh" "$WORK" "$SRC" "$TGT";;
+  train) for kind in plain hat; do bash "$COMMON/train.sh" "$WORK" "$SRC" "$TGT" "$kind" "$@"; done;;
+  decode) bash "$COMMON/decode.sh" "$WORK" "$SRC" "$TGT" "$@";;
+  all) extract; for step in prepare train decode; do bash "$0" "$step" "$DATA" "$WORK"; done;;
+  *) echo "recipe.sh: the step must be extract, prepare, train, decode or all, got '$STEP'" >&2; exit 2;;
+esac

@@ -1,0 +1,218 @@
+"""Documents -> chunks of at most ``--max-chunk-tokens`` BPE tokens, and back (paper 004 Sec. 4.2:
+"we split documents into chunks of at most 512 tokens. We only split at segment boundaries to
+maintain alignment between the source and target languages. We translate each chunk separately
+and afterwards concatenate the translated chunks to compute the BLEU score for the entire
+document").
+
+Tokenisation (:func:`tokenizer`): sacremoses for En/De/Cs and other Moses languages (punctuation
+normalisation, then tokenisation with aggressive hyphen splitting ``@-@``, no entity escaping, as
+fairseq's WMT recipes run ``normalize-punctuation.perl`` and ``tokenizer.perl -a``); jieba for
+Chinese. :func:`detokenizer` is the inverse for scoring (Moses detokenisation; Chinese: spaces
+between CJK characters removed).
+
+Chunking (:func:`chunk_spans`, one definition used by the CLI and the tests): greedy over a
+document's sentences in order; a sentence costs its BPE tokens + 1 (its BOS marker) on the source
+side and its BPE tokens on the target side; a chunk takes sentences while BOTH sides stay within
+the limit (EOS, appended by fairseq, is not counted: the models have 1024 positions). A sentence
+that alone exceeds the limit on either side becomes its own chunk, and the side(s) over the limit
+are truncated to it (the source keeps its BOS): counted and located in the log, never dropped;
+references for scoring come from the untruncated raw files, so the cut costs BLEU visibly.
+
+Files written for a split ``OUT`` (one line per chunk, in document order):
+
+- ``OUT.{src}``: the chunk's source sentences, each opened by ``<s>`` (fairseq's BOS symbol, a
+  normal entry of the joined dictionary), BPE'd: ``<s> Das ist ein Te@@ st . <s> Und ...``;
+- ``OUT.{tgt}``: the chunk's target sentences joined by spaces, BPE'd, no markers;
+- ``OUT.chunks`` (the chunk map, copied beside the binarized data): per chunk
+  ``docid<TAB>chunk<TAB>first<TAB>last``: the document, the chunk's index in it (from 0), and its
+  first and last sentence (0-based, inclusive) in the document.
+"""
+
+import logging
+import os
+from dataclasses import dataclass
+from typing import Callable, Iterable, List, Sequence, Tuple
+
+logger = logging.getLogger(__name__)
+
+BOS = "<s>"
+SPECIAL_SYMBOLS = ("<s>", "<pad>", "</s>", "<unk>")  # fairseq's Dictionary specials
+BPE_CONTINUATION = "@@ "  # fastBPE's (and subword-nmt's) marker; fairseq's --remove-bpe default
+MOSES_LANGS = ("en", "de", "cs", "fr", "es", "it", "pt", "ro", "ru", "fi", "et", "lv", "lt", "pl")
+
+
+# ----------------------------------------------------------------------------- tokenisation
+def tokenizer(lang: str) -> Callable[[str], str]:
+    """A function raw sentence -> space-separated tokens for ``lang``."""
+    if lang == "zh":
+        import jieba
+
+        jieba.setLogLevel(logging.WARNING)
+        jieba.initialize()
+        return lambda s: " ".join(w for w in jieba.cut(s.strip()) if w.strip())
+    if lang not in MOSES_LANGS:
+        raise ValueError(f"no tokenizer for language {lang!r}: Moses (sacremoses) for "
+                         f"{', '.join(MOSES_LANGS)}, jieba for zh")
+    from sacremoses import MosesPunctNormalizer, MosesTokenizer
+
+    normalizer, moses = MosesPunctNormalizer(lang=lang), MosesTokenizer(lang=lang)
+    return lambda s: moses.tokenize(normalizer.normalize(s.strip()), escape=False,
+                                    aggressive_dash_splits=True, return_str=True)
+
+
+def detokenizer(lang: str) -> Callable[[str], str]:
+    """Tokenised text (BPE removed) -> plain text, the inverse of :func:`tokenizer`."""
+    if lang == "zh":
+        import re
+
+        cjk = re.compile(r"(?<=[\u3000-\u9fff\uff00-\uffef]) (?=[\u3000-\u9fff\uff00-\uffef])")
+        return lambda s: cjk.sub("", s.strip())
+    from sacremoses import MosesDetokenizer
+
+    moses = MosesDetokenizer(lang=lang)
+    return lambda s: moses.detokenize(s.split())
+
+
+def remove_bpe(text: str) -> str:
+    """Undo fastBPE: ``Te@@ st`` -> ``Test`` (also a trailing ``@@``)."""
+    return (text + " ").replace(BPE_CONTINUATION, "").rstrip()
+
+
+# ----------------------------------------------------------------------------- chunking
+def chunk_spans(src_lengths: Sequence[int], tgt_lengths: Sequence[int],
+                limit: int) -> Tuple[List[Tuple[int, int]], List[int]]:
+    """Greedy chunking of one document at sentence boundaries.
+
+    Args:
+        src_lengths, tgt_lengths: BPE tokens of every sentence (source without its BOS).
+        limit: the most tokens of a chunk on either side (source BOS markers included).
+    Returns:
+        ``spans``: ``(first, last)`` sentence indices (inclusive) of each chunk, covering
+        ``0..n-1`` in order, each sentence once; ``overlong``: the sentences that alone exceed the
+        limit on a side (each is its own chunk, to be truncated).
+    """
+    if limit < 2:
+        raise ValueError(f"--max-chunk-tokens must be at least 2 (a BOS and a token), got {limit}")
+    spans: List[Tuple[int, int]] = []
+    overlong: List[int] = []
+    first, src_used, tgt_used = 0, 0, 0
+    for i, (s, t) in enumerate(zip(src_lengths, tgt_lengths)):
+        s += 1  # its BOS marker
+        if i > first and (src_used + s > limit or tgt_used + t > limit):
+            spans.append((first, i - 1))
+            first, src_used, tgt_used = i, 0, 0
+        if s > limit or t > limit:
+            overlong.append(i)
+        src_used, tgt_used = src_used + s, tgt_used + t
+    if len(src_lengths):
+        spans.append((first, len(src_lengths) - 1))
+    # an over-long sentence closes the chunk before it (it cannot fit) and the one after it
+    # (nothing fits after it): it is always alone
+    return spans, overlong
+
+
+@dataclass
+class ChunkRow:
+    """One line of a chunk map."""
+    docid: str
+    chunk: int
+    first: int
+    last: int
+
+    def line(self) -> str:
+        return f"{self.docid}\t{self.chunk}\t{self.first}\t{self.last}\n"
+
+
+def read_chunk_map(path: str, expected: int = None) -> List[ChunkRow]:
+    """Read and check a chunk map: four tab-separated fields a line; per document (contiguous
+    lines) chunk indices 0, 1, ... and sentence spans that tile 0..n-1. ValueError naming the file
+    and line otherwise, or if it has not ``expected`` lines (the binarized examples)."""
+    if not os.path.exists(path):
+        raise ValueError(f"{path} not found (the chunk map fairseq-hier-doc-chunk writes; copy it "
+                         f"next to the binarized data)")
+    rows: List[ChunkRow] = []
+    finished = set()
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, start=1):
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 4 or not all(x.isdigit() for x in fields[1:]) or not fields[0]:
+                raise ValueError(f"{path}:{n}: expected docid<TAB>chunk<TAB>first<TAB>last, got "
+                                 f"{line.rstrip()!r}")
+            row = ChunkRow(fields[0], *map(int, fields[1:]))
+            prev = rows[-1] if rows else None
+            if prev is not None and prev.docid != row.docid:
+                finished.add(prev.docid)
+            if row.docid in finished:
+                raise ValueError(f"{path}:{n}: document {row.docid!r} continues after another "
+                                 f"document began (its chunks must be contiguous)")
+            same = prev is not None and prev.docid == row.docid
+            want_chunk, want_first = (prev.chunk + 1, prev.last + 1) if same else (0, 0)
+            if row.chunk != want_chunk or row.first != want_first or row.last < row.first:
+                raise ValueError(f"{path}:{n}: document {row.docid!r} chunk {row.chunk} covers "
+                                 f"sentences {row.first}-{row.last}; expected chunk {want_chunk} "
+                                 f"starting at sentence {want_first}")
+            rows.append(row)
+    if expected is not None and len(rows) != expected:
+        raise ValueError(f"{path} has {len(rows)} chunks, the binarized split has {expected} "
+                         f"examples")
+    return rows
+
+
+def documents_of(rows: Sequence[ChunkRow]) -> List[Tuple[str, List[int], int]]:
+    """Per document in map order: ``(docid, indices of its chunks, its number of sentences)``."""
+    docs: List[Tuple[str, List[int], int]] = []
+    for i, row in enumerate(rows):
+        if not docs or docs[-1][0] != row.docid:
+            docs.append((row.docid, [], 0))
+        docid, chunks, _ = docs[-1]
+        chunks.append(i)
+        docs[-1] = (docid, chunks, row.last + 1)
+    return docs
+
+
+def reassemble(rows: Sequence[ChunkRow], chunk_texts: Sequence[str]) -> List[Tuple[str, str]]:
+    """Chunk outputs (one per map row, in map order) -> ``(docid, text)`` per document, in the
+    original document order, the chunks' texts joined by a space (the paper's concatenation).
+    The chunk <-> document alignment comes from the map alone, so a chunk's hypothesis may hold
+    more or fewer sentences than its source span."""
+    if len(chunk_texts) != len(rows):
+        raise ValueError(f"{len(chunk_texts)} chunk outputs for {len(rows)} chunks in the map")
+    return [(docid, " ".join(t for t in (chunk_texts[i].strip() for i in chunks) if t))
+            for docid, chunks, _ in documents_of(rows)]
+
+
+def split_source_chunk(line: str) -> List[str]:
+    """A source chunk line -> its sentences (the text after each ``<s>``)."""
+    parts = f" {line.strip()} ".split(f" {BOS} ")
+    if parts[0].strip():
+        raise ValueError(f"a source chunk must open with {BOS}: {line[:60]!r}")
+    return [p.strip() for p in parts[1:]]
+
+
+def write_chunks(out: str, src: str, tgt: str, chunks: Iterable[Tuple[ChunkRow, List[str],
+                                                                       List[str]]]) -> int:
+    """Write ``OUT.{src,tgt,chunks}`` from ``(row, source sentences, target sentences)`` (BPE'd
+    token strings, already cut to the limit); renamed from ``.tmp`` names when complete."""
+    paths = (f"{out}.{src}", f"{out}.{tgt}", f"{out}.chunks")
+    folder = os.path.dirname(out)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    handles = [open(p + ".tmp", "w", encoding="utf-8") for p in paths]
+    n = 0
+    try:
+        fs, ft, fm = handles
+        for row, source, target in chunks:
+            fs.write(" ".join(f"{BOS} {s}" for s in source) + "\n")
+            ft.write(" ".join(target) + "\n")
+            fm.write(row.line())
+            n += 1
+    except BaseException:
+        for h in handles:
+            h.close()
+            os.remove(h.name)
+        raise
+    for h in handles:
+        h.close()
+    for p in paths:
+        os.replace(p + ".tmp", p)
+    return n

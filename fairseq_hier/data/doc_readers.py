@@ -1,0 +1,656 @@
+"""Readers of the published document-level MT layouts (paper 004 Sec. 4.2) -> :class:`Document`.
+
+Each reader returns the documents of its input as a list of
+:class:`fairseq_hier.data.documents.Document` (``docid``, aligned ``src`` / ``tgt`` sentences),
+ready for :func:`fairseq_hier.data.documents.write_documents`. Standard library only (the XML
+is parsed with ``xml.parsers.expat``, so errors name the line).
+
+Layouts, exactly as their publishers ship them (see ``shared/formats/README.md``):
+
+- :func:`read_mteval` -- WMT newstest "fake SGML" up to WMT20 (``newstest2020-ende-src.en.sgm``
+  / ``newstest2020-ende-ref.de.sgm``) and the IWSLT17 TED dev/test XML
+  (``IWSLT17.TED.tst2015.zh-en.zh.xml`` / ``...en.xml``): one tag per line, ``<srcset>`` or
+  ``<refset>`` (IWSLT: inside ``<mteval>``) > ``<doc docid=...>`` > optional ``<p>``/``<hl>``
+  blocks and one-line metadata elements (IWSLT: ``<url>``, ``<description>``, ``<keywords>``,
+  ``<talkid>``, ``<title>``) > ``<seg id="N">text</seg>``, ids 1..n in every document. Segment
+  text is taken exactly as sacreBLEU takes it (``sacrebleu/dataset/fake_sgml.py``: what lies
+  between ``<seg ...>`` and the last ``</seg>`` of the line, whitespace collapsed, entities such
+  as ``&amp;`` left as they are), so our references equal sacreBLEU's. Source and reference
+  documents are paired by docid, in source order.
+- :func:`read_wmt_xml` -- the WMT21+ XML (``<dataset>`` > ``<collection>`` >
+  ``<doc id origlang [domain] [testsuite]>`` > ``<src lang>`` / ``<ref lang translator>`` /
+  ``<hyp system>`` > ``<p>`` > ``<seg id>``). Entities are unescaped (XML). As sacreBLEU's
+  ``wmt_xml.py``: documents with a ``testsuite`` attribute are skipped, ``<hyp>`` blocks are
+  ignored, a segment without reference text (from any translator) is skipped, the reference is
+  the chosen translator's (default: the first translator in file order). Skipped documents and
+  segments are counted in the log.
+- :func:`read_doc_split` -- WMT20 training data with document boundaries (News Commentary v15,
+  Europarl v10): a TSV file ``src<TAB>tgt`` (column languages stated by the caller) or two
+  line-aligned plain files. A document boundary is a line empty (or whitespace only) on both
+  sides; several in a row are one boundary. Docids ``{basename}:{k}``, ``k`` the 1-based number
+  of the document in that file (counted before any bad pair is dropped, so ids stay stable).
+- :func:`read_ted_tags` -- IWSLT17 ``train.tags.zh-en.zh`` / ``train.tags.zh-en.en``: two
+  line-aligned files; a talk starts with tag lines (``<url>``, ``<keywords>``, ``<speaker>``,
+  ``<talkid>``, ``<title>``, ``<description>``, sometimes ``<reviewer ...>``,
+  ``<translator ...>``; ``<doc ...>`` and ``</doc>`` are accepted too), then its sentences one
+  per line; a tag line after sentences (or a second ``<talkid>`` before any) begins the next
+  talk, ``</doc>`` ends one. Tag lines must face tag lines. Docid: the talk's ``<talkid>``, the
+  same in both files.
+
+Policies: every sentence is whitespace-collapsed (:func:`fairseq_hier.data.readers.collapse`,
+the same as sacreBLEU's cleaning). Malformed input raises
+:class:`fairseq_hier.data.readers.ReaderError` (a ValueError) with one line
+``"path:line: what is wrong"``. Nothing is dropped without a count in the log: documents
+without segments, skipped testsuite documents and segments without reference (WMT XML), pairs
+empty on both sides (TED), bad pairs dropped with ``skip_bad`` (doc-split).
+"""
+
+import collections
+import logging
+import os
+import re
+import xml.parsers.expat
+from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+
+from fairseq_hier.data.documents import Document
+from fairseq_hier.data.readers import ReaderError, collapse
+
+logger = logging.getLogger(__name__)
+
+# how many locations of dropped records the log lists
+LOGGED_LOCATIONS = 5
+
+
+def _numbered_lines(path: str) -> Iterator[Tuple[int, str]]:
+    """(1-based line number, line without ``\\n`` / ``\\r\\n``), read lazily; only ``\\n`` ends
+    a line. A UTF-8 BOM at the start is dropped; a non-UTF-8 line is an error naming it."""
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise ReaderError(f"cannot read {path}: {e.strerror or e}") from None
+    with f:
+        for n, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+            except UnicodeDecodeError as e:
+                raise ReaderError(f"{path}:{n}: not UTF-8 text ({e.reason} at byte {e.start} "
+                                  f"of the line)") from None
+            yield n, line.rstrip("\n").rstrip("\r")
+
+
+def _aligned_lines(src_path: str, tgt_path: str) -> Iterator[Tuple[int, str, str]]:
+    """(line number, source line, target line) of two line-aligned files; raises, naming the
+    first unpaired line, once the shorter file has ended."""
+    src_lines, tgt_lines = _numbered_lines(src_path), _numbered_lines(tgt_path)
+    n = 0
+    for n, a in src_lines:
+        b = next(tgt_lines, None)
+        if b is None:
+            _line_count_mismatch(src_path, n + sum(1 for _ in src_lines), tgt_path, n - 1)
+        yield n, a, b[1]
+    rest = sum(1 for _ in tgt_lines)
+    if rest:
+        _line_count_mismatch(tgt_path, n + rest, src_path, n)
+
+
+def _line_count_mismatch(longer: str, n_long: int, shorter: str, n_short: int) -> None:
+    raise ReaderError(f"{longer}:{n_short + 1}: line counts differ: {longer} has {n_long} "
+                      f"lines, {shorter} has {n_short} (the two files must be line-aligned)")
+
+
+def _log_counts(label: str, docs: List[Document], skipped: collections.Counter) -> None:
+    sentences = sum(len(d.src) for d in docs)
+    dropped = "".join(f"; {key}={value}" for key, value in sorted(skipped.items()) if value)
+    logger.info(f"{label}: {len(docs)} documents, {sentences} sentence pairs{dropped}")
+
+
+# ---------------------------------------------------------------------------------------------
+# WMT fake SGML (up to WMT20) and IWSLT TED dev/test XML
+# ---------------------------------------------------------------------------------------------
+
+_ATTRIBUTE = re.compile(r'([A-Za-z_][\w.:-]*)="([^"]*)"')
+# sacreBLEU: re.sub(r"<seg.*?>(.*)</seg>.*?", "\\1", line), then whitespace collapsed
+_SEG_LINE = re.compile(r"<seg\b([^>]*)>(.*)</seg>")
+_DOC_LINE = re.compile(r"<doc\b([^>]*)>")
+_SET_LINE = re.compile(r"<\?xml\b.*\?>|</?(?:mteval|srcset|refset|tstset)\b[^>]*>")
+_BLOCK_LINE = re.compile(r"</?(?:p|hl)>")
+_METADATA_LINE = re.compile(r"<([A-Za-z][\w-]*)\b[^>]*>.*</\1>")
+_SEG_ID = re.compile(r"[0-9]+")
+
+
+def _attributes(text: str) -> Dict[str, str]:
+    """``name="value"`` pairs of a tag's attribute text (values taken as written)."""
+    return dict(_ATTRIBUTE.findall(text))
+
+
+class _MtevalDoc(NamedTuple):
+    docid: str
+    line: int
+    segments: List[str]
+
+
+def _read_mteval_file(path: str) -> List[_MtevalDoc]:
+    """The documents of one mteval file, in file order (checks in the module docstring)."""
+    docs: List[_MtevalDoc] = []
+    first_line: Dict[str, int] = {}
+    doc: Optional[_MtevalDoc] = None
+    for n, line in _numbered_lines(path):
+        s = line.strip()
+        where = f"{path}:{n}"
+        if not s:
+            continue
+        if s.startswith(("<seg ", "<seg>")):
+            if doc is None:
+                raise ReaderError(f"{where}: <seg> outside a <doc>")
+            doc.segments.append(_mteval_segment(s, where, len(doc.segments) + 1))
+        elif s.startswith(("<doc ", "<doc>")):
+            if doc is not None:
+                raise _unclosed_doc(path, doc, n, s)
+            m = _DOC_LINE.fullmatch(s)
+            if m is None:
+                raise ReaderError(f"{where}: malformed <doc> line (expected <doc docid=\"...\" "
+                                  f"...> on one line)")
+            docid = _attributes(m.group(1)).get("docid", "")
+            if not docid:
+                raise ReaderError(f"{where}: missing docid (<doc> without a docid attribute)")
+            if docid in first_line:
+                raise ReaderError(f"{where}: repeated docid {docid!r} (first at line "
+                                  f"{first_line[docid]})")
+            first_line[docid] = n
+            doc = _MtevalDoc(docid, n, [])
+        elif s == "</doc>":
+            if doc is None:
+                raise ReaderError(f"{where}: </doc> without <doc>")
+            docs.append(doc)
+            doc = None
+        elif doc is not None and _SET_LINE.fullmatch(s):
+            raise _unclosed_doc(path, doc, n, s)
+        elif not _mteval_structure_line(s, inside=doc is not None):
+            inside = "inside" if doc is not None else "outside"
+            raise ReaderError(f"{where}: unexpected line {s[:60]!r} {inside} a <doc> (expected "
+                              f"one tag per line: <doc>, <p>, <hl>, <seg id=\"N\">text</seg> or "
+                              f"a one-line metadata element)")
+    if doc is not None:
+        raise ReaderError(f"{path}:{doc.line}: <doc> not closed before the end of the file")
+    if not docs:
+        raise ReaderError(f"{path}: no <doc> in the file")
+    return docs
+
+
+def _unclosed_doc(path: str, doc: _MtevalDoc, n: int, s: str) -> ReaderError:
+    return ReaderError(f"{path}:{doc.line}: <doc> not closed before line {n} ({s[:60]!r})")
+
+
+def _mteval_structure_line(s: str, inside: bool) -> bool:
+    """True for the lines that hold no segment: ``<p>``, ``<hl>`` and one-line metadata elements
+    inside a document; the XML declaration and the set tags outside."""
+    if inside:
+        return bool(_BLOCK_LINE.fullmatch(s) or _METADATA_LINE.fullmatch(s))
+    return bool(_SET_LINE.fullmatch(s))
+
+
+def _mteval_segment(s: str, where: str, expected_id: int) -> str:
+    """The text of a ``<seg id="N">text</seg>`` line, sacreBLEU's way; checks the id."""
+    m = _SEG_LINE.fullmatch(s)
+    if m is None:
+        raise ReaderError(f"{where}: malformed <seg> line (expected <seg id=\"N\">text</seg> on "
+                          f"one line)")
+    seg_id = _attributes(m.group(1)).get("id", "")
+    if not _SEG_ID.fullmatch(seg_id):
+        raise ReaderError(f"{where}: <seg> without a numeric id")
+    if int(seg_id) != expected_id:
+        raise ReaderError(f"{where}: segment id {seg_id} (expected {expected_id}: ids run 1..n "
+                          f"in every document)")
+    text = collapse(m.group(2))
+    if not text:
+        raise ReaderError(f"{where}: empty segment (id {seg_id})")
+    return text
+
+
+def read_mteval(src_path: str, ref_path: str) -> List[Document]:
+    """Documents of an mteval source/reference pair (WMT fake SGML or IWSLT XML), paired by
+    docid in source order. Documents without any segment on either side are dropped (counted)."""
+    sources, references = _read_mteval_file(src_path), _read_mteval_file(ref_path)
+    by_docid = {d.docid: d for d in references}
+    source_ids = {d.docid for d in sources}
+    for doc in sources:
+        if doc.docid not in by_docid:
+            raise ReaderError(f"{src_path}:{doc.line}: docid {doc.docid!r} has no document in "
+                              f"{ref_path}")
+    for doc in references:
+        if doc.docid not in source_ids:
+            raise ReaderError(f"{ref_path}:{doc.line}: docid {doc.docid!r} has no document in "
+                              f"{src_path}")
+    docs, skipped = [], collections.Counter()
+    for src in sources:
+        ref = by_docid[src.docid]
+        if len(src.segments) != len(ref.segments):
+            raise ReaderError(f"{src_path}:{src.line}: segment count mismatch for docid "
+                              f"{src.docid!r}: {len(src.segments)} segments here, "
+                              f"{len(ref.segments)} in {ref_path}:{ref.line}")
+        if not src.segments:
+            skipped["documents_without_segments"] += 1
+            continue
+        docs.append(Document(src.docid, src.segments, ref.segments))
+    if [d.docid for d in sources] != [d.docid for d in references]:
+        logger.info(f"{ref_path}: documents in another order than in {src_path}; paired by "
+                    f"docid")
+    _log_counts(f"{src_path} + {ref_path}", docs, skipped)
+    return docs
+
+
+# ---------------------------------------------------------------------------------------------
+# WMT21+ XML
+# ---------------------------------------------------------------------------------------------
+
+class _Block(NamedTuple):
+    """One ``<src>``/``<ref>``/``<hyp>`` of a document: segment id -> (line, raw text)."""
+    kind: str
+    line: int
+    translator: str
+    segments: Dict[int, Tuple[int, str]]
+
+
+class _XmlDoc(NamedTuple):
+    docid: str
+    line: int
+    testsuite: bool
+    blocks: List[_Block]
+
+
+class _WmtXmlParser:
+    """expat callbacks collecting the documents of a WMT21+ XML file (structure checks only)."""
+
+    def __init__(self, path: str, src_lang: Optional[str], tgt_lang: Optional[str]):
+        self.path = path
+        self.langs = {"src": src_lang, "ref": tgt_lang}
+        self.lang_given = {"src": src_lang is not None, "ref": tgt_lang is not None}
+        self.docs: List[_XmlDoc] = []
+        self.translators: List[str] = []  # in file order
+        self.doc: Optional[_XmlDoc] = None
+        self.block: Optional[_Block] = None
+        self.seg: Optional[Tuple[int, int]] = None  # (id, line) of the open <seg>
+        self.text: List[str] = []
+        self.parser = xml.parsers.expat.ParserCreate()
+        self.parser.buffer_text = True
+        self.parser.StartElementHandler = self.start
+        self.parser.EndElementHandler = self.end
+        self.parser.CharacterDataHandler = self.characters
+
+    def parse(self) -> List[_XmlDoc]:
+        try:
+            with open(self.path, "rb") as f:
+                self.parser.ParseFile(f)
+        except OSError as e:
+            raise ReaderError(f"cannot read {self.path}: {e.strerror or e}") from None
+        except xml.parsers.expat.ExpatError as e:
+            raise ReaderError(f"{self.path}:{e.lineno}: malformed XML "
+                              f"({xml.parsers.expat.ErrorString(e.code)} at column "
+                              f"{e.offset + 1})") from None
+        return self.docs
+
+    def error(self, message: str) -> ReaderError:
+        return ReaderError(f"{self.path}:{self.parser.CurrentLineNumber}: {message}")
+
+    def start(self, name: str, attrs: Dict[str, str]) -> None:
+        line = self.parser.CurrentLineNumber
+        if self.seg is not None:
+            raise self.error(f"<{name}> inside a <seg> (expected text only)")
+        if name == "doc":
+            if self.doc is not None:
+                raise self.error(f"<doc> inside the <doc> of line {self.doc.line}")
+            if not attrs.get("id"):
+                raise self.error("missing docid (<doc> without an id attribute)")
+            self.doc = _XmlDoc(attrs["id"], line, "testsuite" in attrs, [])
+        elif name in ("src", "ref", "hyp"):
+            if self.doc is None or self.block is not None:
+                raise self.error(f"<{name}> outside a <doc> or inside another block")
+            if name != "hyp":
+                self.check_lang(name, attrs.get("lang"))
+            translator = attrs.get("translator", "")
+            if name == "ref" and translator not in self.translators:
+                self.translators.append(translator)
+            for other in self.doc.blocks:
+                if other.kind == name and (name == "src" or other.translator == translator):
+                    raise self.error(f"a second <{name}>{_translator(name, translator)} in "
+                                     f"document {self.doc.docid!r} (first at line {other.line})")
+            self.block = _Block(name, line, translator, {})
+        elif name == "seg":
+            if self.block is None:
+                raise self.error("<seg> outside <src>, <ref> or <hyp>")
+            seg_id = attrs.get("id", "")
+            if not _SEG_ID.fullmatch(seg_id):
+                raise self.error(f"<seg> without a numeric id (id={seg_id!r})")
+            if int(seg_id) in self.block.segments:
+                first = self.block.segments[int(seg_id)][0]
+                raise self.error(f"segment id {seg_id} repeats line {first} in this "
+                                 f"<{self.block.kind}>")
+            self.seg, self.text = (int(seg_id), line), []
+
+    def end(self, name: str) -> None:
+        if name == "seg" and self.seg is not None:
+            seg_id, line = self.seg
+            self.block.segments[seg_id] = (line, "".join(self.text))
+            self.seg = None
+        elif name in ("src", "ref", "hyp") and self.block is not None:
+            if name != "hyp":
+                self.doc.blocks.append(self.block)
+            self.block = None
+        elif name == "doc" and self.doc is not None:
+            self.docs.append(self.doc)
+            self.doc = None
+
+    def characters(self, data: str) -> None:
+        if self.seg is not None:
+            self.text.append(data)
+
+    def check_lang(self, kind: str, lang: Optional[str]) -> None:
+        """Every <src> (<ref>) holds the stated language, else the first one's."""
+        if self.langs[kind] is None:
+            self.langs[kind] = lang
+        elif lang != self.langs[kind]:
+            expected = ("the language asked for" if self.lang_given[kind]
+                        else f"that of the first <{kind}>")
+            raise self.error(f"<{kind}> lang {lang!r} (expected {self.langs[kind]!r}, "
+                             f"{expected})")
+
+
+def _translator(kind: str, translator: str) -> str:
+    return f" translator={translator!r}" if kind == "ref" else ""
+
+
+def read_wmt_xml(path: str, src_lang: Optional[str] = None, tgt_lang: Optional[str] = None,
+                 translator: Optional[str] = None) -> List[Document]:
+    """Documents of a WMT21+ XML test set, with the references of ``translator`` (default: the
+    first translator in file order). ``src_lang``/``tgt_lang``, when given, must be the ``lang``
+    of every ``<src>``/``<ref>``."""
+    parsed = _WmtXmlParser(path, src_lang, tgt_lang)
+    xml_docs = parsed.parse()
+    if not xml_docs:
+        raise ReaderError(f"{path}: no <doc> in the file")
+    if not parsed.translators:
+        raise ReaderError(f"{path}: no <ref> in the file")
+    if translator is None:
+        translator = parsed.translators[0]
+    elif translator not in parsed.translators:
+        available = ", ".join(repr(t) for t in parsed.translators)
+        raise ReaderError(f"{path}: no reference by translator {translator!r} (available: "
+                          f"{available})")
+    docs, first_line, skipped = [], {}, collections.Counter()
+    for doc in xml_docs:
+        if doc.testsuite:
+            skipped["testsuite_documents_skipped"] += 1
+            continue
+        if doc.docid in first_line:
+            raise ReaderError(f"{path}:{doc.line}: repeated docid {doc.docid!r} (first at line "
+                              f"{first_line[doc.docid]})")
+        first_line[doc.docid] = doc.line
+        kept = _wmt_xml_document(path, doc, translator, skipped)
+        if kept.src:
+            docs.append(kept)
+        else:
+            skipped["documents_without_reference_skipped"] += 1
+    _log_counts(f"{path} (translator {translator!r})", docs, skipped)
+    return docs
+
+
+def _wmt_xml_document(path: str, doc: _XmlDoc, translator: str,
+                      skipped: collections.Counter) -> Document:
+    """The segments of one document that have a reference by ``translator`` (sacreBLEU's rule:
+    a segment without reference text by any translator is skipped)."""
+    sources = [b for b in doc.blocks if b.kind == "src"]
+    if not sources:
+        raise ReaderError(f"{path}:{doc.line}: document {doc.docid!r} has no <src>")
+    src = sources[0]
+    refs = [b for b in doc.blocks if b.kind == "ref"]
+    for ref in refs:
+        if set(ref.segments) != set(src.segments):
+            differ = sorted(set(ref.segments) ^ set(src.segments))[0]
+            raise ReaderError(f"{path}:{ref.line}: segment ids of <ref "
+                              f"translator={ref.translator!r}> do not match the <src> of line "
+                              f"{src.line} in document {doc.docid!r} (first difference: id "
+                              f"{differ})")
+    chosen = next((r for r in refs if r.translator == translator), None)
+    out = Document(doc.docid)
+    for seg_id in sorted(src.segments):
+        if not any(r.segments[seg_id][1] for r in refs):
+            skipped["segments_without_reference_skipped"] += 1
+            continue
+        reference = collapse(chosen.segments[seg_id][1]) if chosen is not None else ""
+        if not reference:  # sacreBLEU keeps it, with an empty reference
+            skipped["segments_without_reference_by_translator_skipped"] += 1
+            continue
+        line, text = src.segments[seg_id]
+        source = collapse(text)
+        if not source:
+            raise ReaderError(f"{path}:{line}: empty source segment (id {seg_id}) in document "
+                              f"{doc.docid!r}")
+        out.src.append(source)
+        out.tgt.append(reference)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# WMT20 training data with document boundaries (News Commentary v15, Europarl v10)
+# ---------------------------------------------------------------------------------------------
+
+# (where, source, target, problem): a boundary has both sides empty; a bad pair has a problem
+_Pair = Tuple[str, str, str, Optional[str]]
+
+
+def read_doc_split(paths: Sequence[str], src_lang: str, tgt_lang: str,
+                   columns: Optional[Sequence[str]] = None,
+                   skip_bad: bool = False) -> List[Document]:
+    """Documents of a document-split training corpus: ``paths`` is one TSV file (then
+    ``columns`` names the language of each column, e.g. ``("de", "en")``) or a source and a
+    target plain file, line-aligned. A bad pair (one side empty, a TSV line without exactly one
+    tab) is an error; with ``skip_bad`` it is dropped and counted in the log with the first
+    locations. Different line counts of the plain files are always an error (a shift somewhere
+    has misaligned every later pair)."""
+    if len(paths) == 1:
+        (path,) = paths
+        pairs = _tsv_pairs(path, src_lang, tgt_lang, _tsv_swap(path, src_lang, tgt_lang, columns))
+    elif len(paths) == 2:
+        if columns is not None:
+            raise ReaderError(f"{paths[0]}: columns apply to a TSV file, not to a pair of plain "
+                              f"files (given in the order source, target)")
+        pairs = _plain_pairs(*paths)
+    else:
+        raise ReaderError(f"read_doc_split takes one TSV file or a source and a target file, "
+                          f"not {len(paths)} paths")
+    label = " + ".join(paths)
+    docs, skipped, first_bad = _split_documents(pairs, os.path.basename(paths[0]), skip_bad)
+    if first_bad:
+        logger.warning(f"{label}: skipped {skipped['bad_pairs_skipped']} bad sentence pairs "
+                       f"(first: {'; '.join(first_bad)})")
+    _log_counts(label, docs, skipped)
+    return docs
+
+
+def _tsv_swap(path: str, src_lang: str, tgt_lang: str,
+              columns: Optional[Sequence[str]]) -> bool:
+    """True if the TSV's first column holds the target language."""
+    if columns is None or sorted(columns) != sorted((src_lang, tgt_lang)) or src_lang == tgt_lang:
+        raise ReaderError(f"{path}: columns {tuple(columns) if columns else None} must name the "
+                          f"language of each TSV column, {src_lang!r} and {tgt_lang!r} in the "
+                          f"file's order")
+    return columns[0] != src_lang
+
+
+def _tsv_pairs(path: str, src_lang: str, tgt_lang: str, swap: bool) -> Iterator[_Pair]:
+    for n, line in _numbered_lines(path):
+        where = f"{path}:{n}"
+        if not line.strip():  # empty, a tab only, whitespace only
+            yield where, "", "", None
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2:
+            yield where, "", "", (f"{len(fields) - 1} tabs (expected source<TAB>target: "
+                                  f"exactly one tab)")
+            continue
+        src, tgt = (collapse(f) for f in (fields[::-1] if swap else fields))
+        yield where, src, tgt, _unbalanced(src, tgt, f"the {src_lang} column",
+                                           f"the {tgt_lang} column")
+
+
+def _plain_pairs(src_path: str, tgt_path: str) -> Iterator[_Pair]:
+    for n, a, b in _aligned_lines(src_path, tgt_path):
+        src, tgt = collapse(a), collapse(b)
+        yield f"{src_path}:{n}", src, tgt, _unbalanced(src, tgt, f"{src_path}:{n}",
+                                                       f"{tgt_path}:{n}")
+
+
+def _unbalanced(src: str, tgt: str, src_name: str, tgt_name: str) -> Optional[str]:
+    if bool(src) == bool(tgt):
+        return None
+    empty, full = (src_name, tgt_name) if not src else (tgt_name, src_name)
+    return (f"unbalanced: {empty} is empty but {full} is not (a document boundary is empty on "
+            f"both sides)")
+
+
+def _split_documents(pairs: Iterator[_Pair], name: str, skip_bad: bool
+                     ) -> Tuple[List[Document], collections.Counter, List[str]]:
+    """Group pairs into documents at the boundaries: (documents with ids ``name:k``, ``k``
+    counting every block of non-boundary lines in the file; counts of what was dropped; the
+    first few ``"where: problem"`` of the bad pairs dropped)."""
+    docs: List[Document] = []
+    skipped = collections.Counter()
+    first_bad: List[str] = []
+    current: Optional[Document] = None
+    k = 0
+
+    def close() -> None:
+        if current is None:
+            return
+        if current.src:
+            docs.append(current)
+        else:
+            skipped["documents_left_empty_skipped"] += 1
+
+    for where, src, tgt, problem in pairs:
+        if problem is None and not src and not tgt:
+            close()
+            current = None
+            continue
+        if current is None:
+            k += 1
+            current = Document(f"{name}:{k}")
+        if problem is not None:
+            if not skip_bad:
+                raise ReaderError(f"{where}: {problem}")
+            skipped["bad_pairs_skipped"] += 1
+            if len(first_bad) < LOGGED_LOCATIONS:
+                first_bad.append(f"{where}: {problem}")
+            continue
+        current.src.append(src)
+        current.tgt.append(tgt)
+    close()
+    return docs, skipped, first_bad
+
+
+# ---------------------------------------------------------------------------------------------
+# IWSLT17 TED training data (train.tags.L1-L2.L1)
+# ---------------------------------------------------------------------------------------------
+
+_TED_TAG = re.compile(r"<(/?)(url|keywords|speaker|talkid|title|description|reviewer|translator"
+                      r"|doc)\b[^>]*>")
+_TALKID_LINE = re.compile(r"<talkid>\s*(.*?)\s*</talkid>")
+
+
+class _Talk:
+    """A talk being read: its first line, ``<talkid>`` per side (id, line) and sentences."""
+
+    def __init__(self, line: int):
+        self.line = line
+        self.talkids: List[Optional[Tuple[str, int]]] = [None, None]
+        self.doc = Document("")
+
+
+def read_ted_tags(src_path: str, tgt_path: str) -> List[Document]:
+    """Talks of an IWSLT ``train.tags`` pair (line-aligned), docid = ``<talkid>``. Lines empty
+    on both sides and talks without sentences are dropped (counted)."""
+    paths = (src_path, tgt_path)
+    docs: List[Document] = []
+    first_line: Dict[str, int] = {}
+    skipped = collections.Counter()
+    talk: Optional[_Talk] = None
+
+    def finish() -> None:
+        if talk is None:
+            return
+        if not talk.doc.src:
+            skipped["talks_without_sentences_skipped"] += 1
+            return
+        talk.doc.docid = _talk_docid(talk, paths, first_line)
+        docs.append(talk.doc)
+
+    for n, a, b in _aligned_lines(src_path, tgt_path):
+        tags = (_TED_TAG.match(a.strip()), _TED_TAG.match(b.strip()))
+        if bool(tags[0]) != bool(tags[1]):
+            t = 0 if tags[0] else 1
+            raise ReaderError(f"{paths[t]}:{n}: misaligned: a <{tags[t].group(2)}> line here but "
+                              f"a sentence at {paths[1 - t]}:{n}")
+        if tags[0]:
+            if tags[0].group(1) and tags[0].group(2) == "doc":  # </doc> ends the talk
+                finish()
+                talk = None
+                continue
+            ids = [_talkid(tag, line, path, n) for tag, line, path in zip(tags, (a, b), paths)]
+            if talk is None or talk.doc.src or any(
+                    i is not None and old is not None for i, old in zip(ids, talk.talkids)):
+                finish()
+                talk = _Talk(n)
+            talk.talkids = [old if i is None else (i, n) for i, old in zip(ids, talk.talkids)]
+            continue
+        src, tgt = collapse(a), collapse(b)
+        if not src and not tgt:
+            skipped["empty_line_pairs_skipped"] += 1
+            continue
+        if not src or not tgt:
+            empty, full = (0, 1) if not src else (1, 0)
+            raise ReaderError(f"{paths[empty]}:{n}: empty sentence on one side only "
+                              f"({paths[full]}:{n} holds a sentence)")
+        if talk is None:
+            talk = _Talk(n)
+        talk.doc.src.append(src)
+        talk.doc.tgt.append(tgt)
+    finish()
+    if not docs:
+        raise ReaderError(f"{src_path}: no talk with sentences in the file")
+    _log_counts(f"{src_path} + {tgt_path}", docs, skipped)
+    return docs
+
+
+def _talkid(tag: re.Match, line: str, path: str, n: int) -> Optional[str]:
+    """The id of a ``<talkid>`` line, None for another tag."""
+    if tag.group(2) != "talkid":
+        return None
+    m = _TALKID_LINE.fullmatch(line.strip())
+    if m is None:
+        raise ReaderError(f"{path}:{n}: malformed <talkid> line (expected <talkid>ID</talkid>)")
+    return m.group(1)
+
+
+def _talk_docid(talk: _Talk, paths: Tuple[str, str], first_line: Dict[str, int]) -> str:
+    """The talk's ``<talkid>``, the same on both sides and not seen before."""
+    for side, found in enumerate(talk.talkids):
+        if found is None or not found[0]:
+            raise ReaderError(f"{paths[side]}:{talk.line}: talk without <talkid> (missing docid)")
+    (src_id, src_line), (tgt_id, tgt_line) = talk.talkids
+    if src_id != tgt_id:
+        raise ReaderError(f"{paths[0]}:{src_line}: talkid {src_id!r} but {paths[1]}:{tgt_line} "
+                          f"has talkid {tgt_id!r}")
+    if src_id in first_line:
+        raise ReaderError(f"{paths[0]}:{src_line}: duplicated talkid {src_id!r} (first at line "
+                          f"{first_line[src_id]})")
+    first_line[src_id] = src_line
+    return src_id
+
+
+FORMATS: Dict[str, Callable[..., List[Document]]] = {
+    "wmt-sgml": read_mteval,
+    "ted-xml": read_mteval,
+    "wmt-xml": read_wmt_xml,
+    "doc-split": read_doc_split,
+    "ted-tags": read_ted_tags,
+}

@@ -1,0 +1,127 @@
+"""Parallel documents in our raw layout (task ``document_translation``, paper 004 Sec. 4.2).
+
+A split ``PREFIX`` is three files, written by the readers (``fairseq-hier-doc-extract``) and kept
+by every later step (tokenisation, BPE):
+
+- ``PREFIX.{src}`` and ``PREFIX.{tgt}``: one sentence per line, source and target aligned line by
+  line; documents are separated by ONE empty line (none before the first or after the last);
+  a sentence is never empty (an empty line would end its document);
+- ``PREFIX.docids``: one document id per line, in document order, unique within the split.
+
+Stdlib only: readers and recipes import it without fairseq or torch.
+"""
+
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, List
+
+
+@dataclass
+class Document:
+    """One parallel document: ``src[i]`` translates to ``tgt[i]``."""
+    docid: str
+    src: List[str] = field(default_factory=list)
+    tgt: List[str] = field(default_factory=list)
+
+
+def split_paths(prefix: str, src: str, tgt: str):
+    return f"{prefix}.{src}", f"{prefix}.{tgt}", f"{prefix}.docids"
+
+
+def write_documents(prefix: str, src: str, tgt: str, docs: Iterable[Document]) -> int:
+    """Write ``docs`` as ``PREFIX.{src,tgt,docids}`` (under ``.tmp`` names, renamed when complete);
+    returns the number of documents. ValueError (naming the document) on an empty document, an
+    empty or multi-line sentence, unequal sides or a repeated docid."""
+    paths = split_paths(prefix, src, tgt)
+    folder = os.path.dirname(prefix)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    seen = set()
+    n = 0
+    handles = [open(p + ".tmp", "w", encoding="utf-8") for p in paths]
+    try:
+        fs, ft, fd = handles
+        for doc in docs:
+            where = f"document {n + 1} ({doc.docid!r})"
+            if doc.docid in seen:
+                raise ValueError(f"{paths[2]}: docid {doc.docid!r} occurs twice ({where})")
+            if not doc.docid or doc.docid != doc.docid.strip() or "\n" in doc.docid:
+                raise ValueError(f"{paths[2]}: {where}: a docid must be non-empty, one line, "
+                                 f"no surrounding spaces")
+            if not doc.src or len(doc.src) != len(doc.tgt):
+                raise ValueError(f"{prefix}: {where} has {len(doc.src)} source and "
+                                 f"{len(doc.tgt)} target sentences")
+            for side in (doc.src, doc.tgt):
+                for i, s in enumerate(side):
+                    if not s.strip() or "\n" in s or "\r" in s:
+                        raise ValueError(f"{prefix}: {where} sentence {i + 1} is empty or spans "
+                                         f"lines: {s!r}")
+            seen.add(doc.docid)
+            sep = "\n" if n else ""
+            fs.write(sep + "".join(s + "\n" for s in doc.src))
+            ft.write(sep + "".join(s + "\n" for s in doc.tgt))
+            fd.write(doc.docid + "\n")
+            n += 1
+    except BaseException:
+        for h in handles:
+            h.close()
+            os.remove(h.name)
+        raise
+    for h in handles:
+        h.close()
+    for p in paths:
+        os.replace(p + ".tmp", p)
+    return n
+
+
+def read_sentence_blocks(path: str) -> List[List[str]]:
+    """A side of a split: its documents as lists of sentences (ValueError naming the file and
+    line on an empty document, i.e. two empty lines in a row, or a leading/trailing empty line)."""
+    if not os.path.exists(path):
+        raise ValueError(f"{path} not found")
+    docs: List[List[str]] = [[]]
+    last_blank = 0
+    with open(path, encoding="utf-8", newline="\n") as f:
+        for n, line in enumerate(f, start=1):
+            line = line.rstrip("\n")
+            if line.strip():
+                docs[-1].append(line)
+                continue
+            if not docs[-1]:
+                raise ValueError(f"{path}:{n}: empty document (an empty line must follow a "
+                                 f"sentence: documents are separated by exactly one empty line)")
+            docs.append([])
+            last_blank = n
+    if not docs[-1]:
+        if len(docs) == 1:
+            raise ValueError(f"{path} holds no sentence")
+        raise ValueError(f"{path}:{last_blank}: empty line after the last document")
+    return docs
+
+
+def read_documents(prefix: str, src: str, tgt: str) -> List[Document]:
+    """``PREFIX.{src,tgt,docids}`` -> documents, checking that both sides have the same documents
+    and sentence counts and that every document has a unique docid."""
+    src_path, tgt_path, ids_path = split_paths(prefix, src, tgt)
+    sources, targets = read_sentence_blocks(src_path), read_sentence_blocks(tgt_path)
+    if not os.path.exists(ids_path):
+        raise ValueError(f"{ids_path} not found (one docid per document)")
+    with open(ids_path, encoding="utf-8") as f:
+        docids = [line.rstrip("\n") for line in f]
+    if not (len(sources) == len(targets) == len(docids)):
+        raise ValueError(f"{prefix}: {len(sources)} source documents ({src_path}), "
+                         f"{len(targets)} target documents ({tgt_path}), {len(docids)} docids "
+                         f"({ids_path}): all three must agree")
+    seen = {}
+    docs = []
+    for i, (d, s, t) in enumerate(zip(docids, sources, targets)):
+        if not d.strip():
+            raise ValueError(f"{ids_path}:{i + 1}: empty docid")
+        if d in seen:
+            raise ValueError(f"{ids_path}:{i + 1}: docid {d!r} repeats line {seen[d]}")
+        seen[d] = i + 1
+        if len(s) != len(t):
+            raise ValueError(f"{prefix}: document {i + 1} ({d!r}) has {len(s)} source sentences "
+                             f"({src_path}) but {len(t)} target sentences ({tgt_path})")
+        docs.append(Document(d, s, t))
+    return docs

@@ -1,0 +1,78 @@
+"""Task ``document_translation``: document-level translation in chunks of whole sentences with a
+BOS marker at every source sentence (HAT, paper 004 Sec. 4.2), on ``fairseq-preprocess
+--joined-dictionary`` output of ``fairseq-hier-doc-chunk``.
+
+fairseq's ``translation`` task (same options, data-bin and batches; the same data trains
+``hat_transformer_*`` and the plain ``transformer`` baselines, which read the BOS markers as
+ordinary tokens) plus, when a split is loaded and before any update:
+
+- ``{split}.chunks`` (the chunk map, :mod:`fairseq_hier.data.doc_chunks`) beside the binarized
+  data: one well-formed line per example, every document's chunks contiguous and tiling its
+  sentences;
+- every source opens with BOS and holds one BOS per sentence of its chunk map line;
+- sources and targets hold at most ``--max-chunk-tokens`` tokens + EOS (the chunker's limit).
+
+``--max-source-positions`` / ``--max-target-positions`` must leave room for a chunk and its EOS.
+Generation (``fairseq-generate``) translates chunk by chunk; ``fairseq-hier-doc-bleu`` puts the
+documents back together from the chunk map and scores them.
+"""
+
+import logging
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+from fairseq.tasks import register_task
+
+from ..data.doc_chunks import documents_of, read_chunk_map
+from ..data.sentence_dataset import check_sentences
+from .hat_summarization import HATSummarizationConfig, HATSummarizationTask
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class DocumentTranslationConfig(HATSummarizationConfig):
+    max_chunk_tokens: int = field(
+        default=512, metadata={"help": "most tokens of a chunk on either side, EOS not counted "
+                                       "(the source's BOS markers are): the limit "
+                                       "fairseq-hier-doc-chunk cut the documents to (004: 512); "
+                                       "every split is checked against it before training"})
+
+
+@register_task("document_translation", dataclass=DocumentTranslationConfig)
+class DocumentTranslationTask(HATSummarizationTask):
+    """fairseq's translation task over document chunks, checked against their chunk map."""
+
+    cfg: DocumentTranslationConfig
+    task_name = "document_translation"
+    cut_by = "fairseq-hier-doc-chunk --max-chunk-tokens"
+
+    def __init__(self, cfg, src_dict, tgt_dict):
+        super().__init__(cfg, src_dict, tgt_dict)
+        need = cfg.max_chunk_tokens + 1
+        for name, value in (("--max-source-positions", cfg.max_source_positions),
+                            ("--max-target-positions", cfg.max_target_positions)):
+            if value < need:
+                raise ValueError(f"document_translation: {name} {value} cannot hold a chunk of "
+                                 f"--max-chunk-tokens {cfg.max_chunk_tokens} and its EOS")
+
+    def sentence_counts(self, data_path: str, split: str, examples: int):
+        path = os.path.join(data_path, f"{split}.chunks")
+        rows = read_chunk_map(path, examples)
+        logger.info(f"{path}: {len(rows)} chunks of {len(documents_of(rows))} documents")
+        return np.asarray([r.last - r.first + 1 for r in rows], np.int64), path
+
+    def check_split(self, dataset, src_path: str, counts, counts_path: str) -> None:
+        limit = self.cfg.max_chunk_tokens + 1
+        check_sentences(dataset.src, self.src_dict.bos(), counts, limit, src_path, counts_path,
+                        limit_name="(--max-chunk-tokens + EOS)", cut_by=self.cut_by)
+        if dataset.tgt is not None:
+            sizes = np.asarray(dataset.tgt_sizes, np.int64)
+            bad = np.flatnonzero(sizes > limit)
+            if len(bad):
+                tgt_path = src_path[: -len(self.cfg.source_lang)] + self.cfg.target_lang
+                shown = "; ".join(f"example {i + 1}: {sizes[i]} tokens" for i in bad[:3])
+                raise ValueError(f"{tgt_path}: {len(bad)} target(s) longer than "
+                                 f"(--max-chunk-tokens + EOS) {limit}: {shown}; chunk the "
+                                 f"documents with {self.cut_by} {self.cfg.max_chunk_tokens}")
