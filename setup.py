@@ -27,6 +27,7 @@ setup(
             "fairseq-hier-doc-tokenize = fairseq_hier.cli.doc_tokenize:cli_main",
             "fairseq-hier-doc-chunk = fairseq_hier.cli.doc_chunk:cli_main",
             "fairseq-hier-doc-bleu = fairseq_hier.cli.doc_bleu:cli_main",
+            "fairseq-hier-doc-demo-corpus = fairseq_hier.cli.doc_demo_corpus:cli_main",
         ],
     },
 )

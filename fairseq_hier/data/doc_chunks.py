@@ -45,7 +45,11 @@ MOSES_LANGS = ("en", "de", "cs", "fr", "es", "it", "pt", "ro", "ru", "fi", "et",
 def tokenizer(lang: str) -> Callable[[str], str]:
     """A function raw sentence -> space-separated tokens for ``lang``."""
     if lang == "zh":
-        import jieba
+        import warnings
+
+        with warnings.catch_warnings():  # jieba 0.42.1 imports the deprecated pkg_resources
+            warnings.simplefilter("ignore", UserWarning)
+            import jieba
 
         jieba.setLogLevel(logging.WARNING)
         jieba.initialize()
