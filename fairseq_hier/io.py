@@ -5,7 +5,9 @@ Standard library only: importing this module imports neither torch nor fairseq, 
 commands that use it start in well under a second.
 """
 
-from typing import List
+import os
+from contextlib import contextmanager
+from typing import Iterator, List, Sequence, TextIO
 
 
 def read_lines(path: str) -> List[str]:
@@ -29,3 +31,25 @@ def check_parallel(path_a: str, lines_a: List[str], path_b: str, lines_b: List[s
     if len(lines_a) != len(lines_b):
         raise ValueError(f"line counts differ: {path_a} has {len(lines_a)} lines, "
                          f"{path_b} has {len(lines_b)} lines (one example per line is expected)")
+
+
+@contextmanager
+def atomic_outputs(paths: Sequence[str]) -> Iterator[List[TextIO]]:
+    """Text files opened for writing under ``.tmp`` names and renamed to ``paths`` only when the
+    block completes: a failed run (a bad record half-way) leaves no file that a recipe would take
+    for a finished step. Creates the parent folders."""
+    for p in paths:
+        folder = os.path.dirname(os.path.abspath(p))
+        os.makedirs(folder, exist_ok=True)
+    handles = [open(p + ".tmp", "w", encoding="utf-8") for p in paths]
+    done = False
+    try:
+        yield handles
+        done = True
+    finally:
+        for p, h in zip(paths, handles):
+            h.close()
+            if done:
+                os.replace(p + ".tmp", p)
+            else:
+                os.remove(p + ".tmp")

@@ -12,7 +12,6 @@
 set -euo pipefail
 [[ $# -ge 3 ]] || { echo "usage: $0 extract|prepare|train|decode|all DATA_DIR WORK [fairseq args]" >&2; exit 2; }
 STEP=$1; DATA=$2; WORK=$3; shift 3
-HERE=$(cd "$(dirname "$0")" && pwd); COMMON="$HERE/../doc_mt_common"
 SRC=zh; TGT=en
 # 004 Sec. 4.2: 8192 tokens x 2 accumulation on one V100, 8000 steps, warmup 100 to 1e-3, label
 # smoothing 0.2, dropout 0.3, weight decay 0.1
@@ -48,11 +47,5 @@ extract() {
   done
 }
 
-case "$STEP" in
-  extract) extract;;
-  prepare) bash "$COMMON/prepare.sh" "$WORK" "$SRC" "$TGT";;
-  train) for kind in plain hat; do bash "$COMMON/train.sh" "$WORK" "$SRC" "$TGT" "$kind" "$@"; done;;
-  decode) bash "$COMMON/decode.sh" "$WORK" "$SRC" "$TGT" "$@";;
-  all) extract; for step in prepare train decode; do bash "$0" "$step" "$DATA" "$WORK"; done;;
-  *) echo "recipe.sh: the step must be extract, prepare, train, decode or all, got '$STEP'" >&2; exit 2;;
-esac
+source "$(dirname "$0")/../doc_mt_common/steps.sh"
+run_step "$STEP" "$@"

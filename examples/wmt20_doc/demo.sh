@@ -3,7 +3,7 @@
 # layouts (fairseq-hier-doc-demo-corpus: word-by-word lexicon plus a pronoun whose German gender
 # comes from the document's first sentence), both systems at small dims on the CPU: extract,
 # tokenise, BPE, chunk, binarize, train, translate whole test documents, document-level BLEU with
-# its signature, the paired bootstrap interval and p-value. About 10 minutes on 2 CPU cores.
+# its signature, the paired bootstrap interval and p-value. About 5 minutes on 2 CPU cores.
 #
 # usage: demo.sh [WORK]   (default /tmp/fairseq-hier-doc-demo)
 set -euo pipefail

@@ -16,7 +16,6 @@
 set -euo pipefail
 [[ $# -ge 4 ]] || { echo "usage: $0 en-de|en-cs extract|prepare|train|decode|all DATA_DIR WORK [fairseq args]" >&2; exit 2; }
 PAIR=$1; STEP=$2; DATA=$3; WORK=$4; shift 4
-HERE=$(cd "$(dirname "$0")" && pwd); COMMON="$HERE/../doc_mt_common"
 SRC=en; TGT=${PAIR#en-}
 case "$PAIR" in
   en-de)  # 004 Sec. 4.2: 1024 tokens x 16 accumulation x 8 V100, 50000 steps, warmup 1250 to 1e-4
@@ -71,11 +70,5 @@ extract() {
   done
 }
 
-case "$STEP" in
-  extract) extract;;
-  prepare) bash "$COMMON/prepare.sh" "$WORK" "$SRC" "$TGT";;
-  train) for kind in plain hat; do bash "$COMMON/train.sh" "$WORK" "$SRC" "$TGT" "$kind" "$@"; done;;
-  decode) bash "$COMMON/decode.sh" "$WORK" "$SRC" "$TGT" "$@";;
-  all) extract; for step in prepare train decode; do bash "$0" "$PAIR" "$step" "$DATA" "$WORK"; done;;
-  *) echo "recipe.sh: the step must be extract, prepare, train, decode or all, got '$STEP'" >&2; exit 2;;
-esac
+source "$(dirname "$0")/../doc_mt_common/steps.sh"
+run_step "$STEP" "$@"

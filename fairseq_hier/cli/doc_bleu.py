@@ -24,12 +24,13 @@ p-value against the baseline; one system gets its bootstrap interval alone. Writ
 ``NAME.chunks.tsv`` (docid, chunk, first and last sentence, hypothesis). Last line: JSON.
 """
 
-import argparse
 import json
 import logging
 import os
 import sys
 from typing import Dict, List, Optional, Tuple
+
+from fairseq_hier.cli.common import command_parser, run_command
 
 logger = logging.getLogger("fairseq_hier.doc_bleu")
 PROG = "fairseq-hier-doc-bleu"
@@ -154,10 +155,7 @@ def run(args) -> dict:
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
-                        level=logging.INFO, stream=sys.stderr)
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(PROG, __doc__)
     p.add_argument("systems", nargs="+", metavar="NAME=LOG",
                    help="fairseq-generate output of each system (the first is the baseline)")
     p.add_argument("--chunks", required=True, help="the split's chunk map (DATA_BIN/test.chunks)")
@@ -177,13 +175,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     args = p.parse_args(argv)
     if args.tokenize is None:
         args.tokenize = "zh" if args.tgt_lang == "zh" else "13a"
-    try:
-        run(args)
-    except ValueError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 1
-    return 0
-
+    return run_command(PROG, run, args)
 
 if __name__ == "__main__":
     sys.exit(cli_main())

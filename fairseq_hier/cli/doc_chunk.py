@@ -13,10 +13,11 @@ its own chunk, truncated on that side: the log counts them and names the first o
 line. A token that is one of fairseq's special symbols (``<s>`` ...) is an error naming its line.
 """
 
-import argparse
 import logging
 import sys
 from typing import List, Optional
+
+from fairseq_hier.cli.common import add_split_arguments, command_parser, run_command
 
 logger = logging.getLogger("fairseq_hier.doc_chunk")
 PROG = "fairseq-hier-doc-chunk"
@@ -101,27 +102,14 @@ def run(args):
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
-                        level=logging.INFO, stream=sys.stderr)
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--input", required=True, help="prefix of the tokenised INPUT.{src,tgt,docids}")
-    p.add_argument("--output", required=True, help="prefix of OUTPUT.{src,tgt,chunks}")
-    p.add_argument("--src-lang", required=True, help="source language")
-    p.add_argument("--tgt-lang", required=True, help="target language")
+    p = command_parser(PROG, __doc__)
+    add_split_arguments(p, "prefix of the tokenised INPUT.{src,tgt,docids}",
+                        "prefix of OUTPUT.{src,tgt,chunks}")
     p.add_argument("--codes", required=True, help="joint fastBPE codes (fastbpe learnbpe)")
     p.add_argument("--max-chunk-tokens", type=int, default=512,
                    help="most BPE tokens of a chunk on either side, the source's BOS markers "
                         "included, EOS not (004: 512)")
-    p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
-    args = p.parse_args(argv)
-    try:
-        run(args)
-    except ValueError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 1
-    return 0
-
+    return run_command(PROG, run, p.parse_args(argv))
 
 if __name__ == "__main__":
     sys.exit(cli_main())

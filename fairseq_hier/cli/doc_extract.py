@@ -23,9 +23,10 @@ bad input gives a one-line error naming the file and line and exit status 1.
 """
 
 import argparse
-import logging
 import sys
 from typing import List, Optional
+
+from fairseq_hier.cli.common import command_parser, run_command
 
 PROG = "fairseq-hier-doc-extract"
 # the inputs each format reads: "pair" (--pair SRC REF), "file" (--file F) or both
@@ -41,8 +42,7 @@ INPUT_KINDS = {
 def get_parser() -> argparse.ArgumentParser:
     from fairseq_hier.data.doc_readers import FORMATS
 
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser(PROG, __doc__)
     p.add_argument("--format", required=True, choices=sorted(FORMATS),
                    help="published layout of the inputs (see fairseq_hier/data/doc_readers.py)")
     p.add_argument("--src-lang", required=True, help="source language code (output suffix)")
@@ -124,18 +124,10 @@ def run(args) -> int:
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
-                        level=logging.INFO, stream=sys.stderr)
     parser = get_parser()
     args = parser.parse_args(argv)
     check_args(parser, args)
-    try:
-        run(args)
-    except ValueError as e:  # ReaderError and our checks: one line, no traceback
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 1
-    return 0
-
+    return run_command(PROG, run, args)
 
 if __name__ == "__main__":
     sys.exit(cli_main())

@@ -12,11 +12,12 @@ tokenisation with ``@-@`` hyphen splits for Moses languages, jieba for ``zh``). 
 (sentences per second) that the recipes' time estimates come from. Errors: one line, exit 1.
 """
 
-import argparse
 import logging
 import sys
 import time
 from typing import List, Optional
+
+from fairseq_hier.cli.common import add_split_arguments, command_parser, run_command
 
 logger = logging.getLogger("fairseq_hier.doc_tokenize")
 PROG = "fairseq-hier-doc-tokenize"
@@ -70,24 +71,11 @@ def run(args) -> int:
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
-                        level=logging.INFO, stream=sys.stderr)
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--input", required=True, help="prefix of INPUT.{src,tgt,docids}")
-    p.add_argument("--output", required=True, help="prefix of the tokenised OUTPUT.{src,tgt,docids}")
-    p.add_argument("--src-lang", required=True, help="source language (zh: jieba; else Moses)")
-    p.add_argument("--tgt-lang", required=True, help="target language")
+    p = command_parser(PROG, __doc__)
+    add_split_arguments(p, "prefix of INPUT.{src,tgt,docids}",
+                        "prefix of the tokenised OUTPUT.{src,tgt,docids}")
     p.add_argument("--workers", type=int, default=1, help="worker processes")
-    p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
-    args = p.parse_args(argv)
-    try:
-        run(args)
-    except ValueError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 1
-    return 0
-
+    return run_command(PROG, run, p.parse_args(argv))
 
 if __name__ == "__main__":
     sys.exit(cli_main())

@@ -20,14 +20,15 @@ import sys
 from collections import Counter
 from typing import List, Optional
 
+from fairseq_hier.cli.common import command_parser, run_command
+
 logger = logging.getLogger("fairseq_hier.sentence_bos")
 
 
 def get_parser() -> argparse.ArgumentParser:
     from fairseq_hier.data.readers import READERS
 
-    p = argparse.ArgumentParser(prog="fairseq-hier-sentence-bos", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = command_parser("fairseq-hier-sentence-bos", __doc__)
     p.add_argument("--format", required=True, choices=sorted(READERS),
                    help="published layout of --input (see fairseq_hier/data/readers.py)")
     p.add_argument("--input", required=True,
@@ -81,16 +82,7 @@ def run(args) -> Counter:
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
-                        level=logging.INFO, stream=sys.stderr)
-    args = get_parser().parse_args(argv)
-    try:
-        run(args)
-    except ValueError as e:  # ReaderError and our checks: one line, no traceback
-        print(f"fairseq-hier-sentence-bos: error: {e}", file=sys.stderr)
-        return 1
-    return 0
-
+    return run_command("fairseq-hier-sentence-bos", run, get_parser().parse_args(argv))
 
 if __name__ == "__main__":
     sys.exit(cli_main())

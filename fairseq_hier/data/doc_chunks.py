@@ -197,26 +197,13 @@ def write_chunks(out: str, src: str, tgt: str, chunks: Iterable[Tuple[ChunkRow, 
                                                                        List[str]]]) -> int:
     """Write ``OUT.{src,tgt,chunks}`` from ``(row, source sentences, target sentences)`` (BPE'd
     token strings, already cut to the limit); renamed from ``.tmp`` names when complete."""
-    paths = (f"{out}.{src}", f"{out}.{tgt}", f"{out}.chunks")
-    folder = os.path.dirname(out)
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-    handles = [open(p + ".tmp", "w", encoding="utf-8") for p in paths]
+    from ..io import atomic_outputs
+
     n = 0
-    try:
-        fs, ft, fm = handles
+    with atomic_outputs((f"{out}.{src}", f"{out}.{tgt}", f"{out}.chunks")) as (fs, ft, fm):
         for row, source, target in chunks:
             fs.write(" ".join(f"{BOS} {s}" for s in source) + "\n")
             ft.write(" ".join(target) + "\n")
             fm.write(row.line())
             n += 1
-    except BaseException:
-        for h in handles:
-            h.close()
-            os.remove(h.name)
-        raise
-    for h in handles:
-        h.close()
-    for p in paths:
-        os.replace(p + ".tmp", p)
     return n

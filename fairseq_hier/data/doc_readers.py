@@ -53,7 +53,7 @@ import xml.parsers.expat
 from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from fairseq_hier.data.documents import Document
-from fairseq_hier.data.readers import ReaderError, collapse
+from fairseq_hier.data.readers import ReaderError, collapse, numbered_lines
 
 logger = logging.getLogger(__name__)
 
@@ -61,27 +61,10 @@ logger = logging.getLogger(__name__)
 LOGGED_LOCATIONS = 5
 
 
-def _numbered_lines(path: str) -> Iterator[Tuple[int, str]]:
-    """(1-based line number, line without ``\\n`` / ``\\r\\n``), read lazily; only ``\\n`` ends
-    a line. A UTF-8 BOM at the start is dropped; a non-UTF-8 line is an error naming it."""
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise ReaderError(f"cannot read {path}: {e.strerror or e}") from None
-    with f:
-        for n, raw in enumerate(f, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
-            except UnicodeDecodeError as e:
-                raise ReaderError(f"{path}:{n}: not UTF-8 text ({e.reason} at byte {e.start} "
-                                  f"of the line)") from None
-            yield n, line.rstrip("\n").rstrip("\r")
-
-
 def _aligned_lines(src_path: str, tgt_path: str) -> Iterator[Tuple[int, str, str]]:
     """(line number, source line, target line) of two line-aligned files; raises, naming the
     first unpaired line, once the shorter file has ended."""
-    src_lines, tgt_lines = _numbered_lines(src_path), _numbered_lines(tgt_path)
+    src_lines, tgt_lines = numbered_lines(src_path), numbered_lines(tgt_path)
     n = 0
     for n, a in src_lines:
         b = next(tgt_lines, None)
@@ -134,7 +117,7 @@ def _read_mteval_file(path: str) -> List[_MtevalDoc]:
     docs: List[_MtevalDoc] = []
     first_line: Dict[str, int] = {}
     doc: Optional[_MtevalDoc] = None
-    for n, line in _numbered_lines(path):
+    for n, line in numbered_lines(path):
         s = line.strip()
         where = f"{path}:{n}"
         if not s:
@@ -478,7 +461,7 @@ def _tsv_swap(path: str, src_lang: str, tgt_lang: str,
 
 
 def _tsv_pairs(path: str, src_lang: str, tgt_lang: str, swap: bool) -> Iterator[_Pair]:
-    for n, line in _numbered_lines(path):
+    for n, line in numbered_lines(path):
         where = f"{path}:{n}"
         if not line.strip():  # empty, a tab only, whitespace only
             yield where, "", "", None

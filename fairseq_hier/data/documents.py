@@ -32,22 +32,20 @@ def write_documents(prefix: str, src: str, tgt: str, docs: Iterable[Document]) -
     """Write ``docs`` as ``PREFIX.{src,tgt,docids}`` (under ``.tmp`` names, renamed when complete);
     returns the number of documents. ValueError (naming the document) on an empty document, an
     empty or multi-line sentence, unequal sides or a repeated docid."""
+    from ..io import atomic_outputs
+
     paths = split_paths(prefix, src, tgt)
-    folder = os.path.dirname(prefix)
-    if folder:
-        os.makedirs(folder, exist_ok=True)
     seen = set()
     n = 0
-    handles = [open(p + ".tmp", "w", encoding="utf-8") for p in paths]
-    try:
-        fs, ft, fd = handles
+    with atomic_outputs(paths) as (fs, ft, fd):
         for doc in docs:
             where = f"document {n + 1} ({doc.docid!r})"
             if doc.docid in seen:
                 raise ValueError(f"{paths[2]}: docid {doc.docid!r} occurs twice ({where})")
-            if not doc.docid or doc.docid != doc.docid.strip() or "\n" in doc.docid:
+            if not doc.docid or doc.docid != doc.docid.strip() or "\n" in doc.docid \
+                    or "\t" in doc.docid:
                 raise ValueError(f"{paths[2]}: {where}: a docid must be non-empty, one line, "
-                                 f"no surrounding spaces")
+                                 f"no tab, no surrounding spaces")
             if not doc.src or len(doc.src) != len(doc.tgt):
                 raise ValueError(f"{prefix}: {where} has {len(doc.src)} source and "
                                  f"{len(doc.tgt)} target sentences")
@@ -62,15 +60,6 @@ def write_documents(prefix: str, src: str, tgt: str, docs: Iterable[Document]) -
             ft.write(sep + "".join(s + "\n" for s in doc.tgt))
             fd.write(doc.docid + "\n")
             n += 1
-    except BaseException:
-        for h in handles:
-            h.close()
-            os.remove(h.name)
-        raise
-    for h in handles:
-        h.close()
-    for p in paths:
-        os.replace(p + ".tmp", p)
     return n
 
 
@@ -115,8 +104,8 @@ def read_documents(prefix: str, src: str, tgt: str) -> List[Document]:
     seen = {}
     docs = []
     for i, (d, s, t) in enumerate(zip(docids, sources, targets)):
-        if not d.strip():
-            raise ValueError(f"{ids_path}:{i + 1}: empty docid")
+        if not d.strip() or "\t" in d:
+            raise ValueError(f"{ids_path}:{i + 1}: a docid must be non-empty, without a tab: {d!r}")
         if d in seen:
             raise ValueError(f"{ids_path}:{i + 1}: docid {d!r} repeats line {seen[d]}")
         seen[d] = i + 1

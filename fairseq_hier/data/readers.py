@@ -411,33 +411,39 @@ def _str_list(obj: dict, key: str, where: str, expected: str) -> List[str]:
     return value
 
 
-def _json_lines(path: str, keys: Tuple[str, ...],
-                stats: collections.Counter) -> Iterator[Tuple[int, dict]]:
-    """(line number, object) for each non-blank line of a JSON-lines file, read lazily (the
-    arXiv training file holds gigabytes). Only ``\\n`` ends a line (``\\r\\n`` too); each line
-    must be UTF-8 and one JSON object with ``keys``."""
+def numbered_lines(path: str) -> Iterator[Tuple[int, str]]:
+    """(1-based line number, line without ``\\n`` / ``\\r\\n``), read lazily (the arXiv
+    training file holds gigabytes); only ``\\n`` ends a line. A UTF-8 BOM at the start is
+    dropped; a non-UTF-8 line is an error naming it."""
     try:
         f = open(path, "rb")
     except OSError as e:
         raise ReaderError(f"cannot read {path}: {e.strerror or e}") from None
     with f:
-        for lineno, raw in enumerate(f, start=1):
+        for n, raw in enumerate(f, start=1):
             try:
-                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
-                line = line.rstrip("\n").rstrip("\r")  # JSON columns count within the line
+                line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
             except UnicodeDecodeError as e:
-                raise ReaderError(f"{path}:{lineno}: not UTF-8 text ({e.reason} at byte "
-                                  f"{e.start} of the line)") from None
-            if not line.strip():
-                stats["blank_lines_skipped"] += 1
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ReaderError(f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno}; "
-                                  f"expected one JSON object per line)") from None
-            _check_object(obj, keys, f"{path}:{lineno}", "one JSON object per line")
-            yield lineno, obj
+                raise ReaderError(f"{path}:{n}: not UTF-8 text ({e.reason} at byte {e.start} "
+                                  f"of the line)") from None
+            yield n, line.rstrip("\n").rstrip("\r")
+
+
+def _json_lines(path: str, keys: Tuple[str, ...],
+                stats: collections.Counter) -> Iterator[Tuple[int, dict]]:
+    """(line number, object) for each non-blank line of a JSON-lines file (:func:`numbered_lines`);
+    each line must be one JSON object with ``keys`` (JSON columns count within the line)."""
+    for lineno, line in numbered_lines(path):
+        if not line.strip():
+            stats["blank_lines_skipped"] += 1
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ReaderError(f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno}; "
+                              f"expected one JSON object per line)") from None
+        _check_object(obj, keys, f"{path}:{lineno}", "one JSON object per line")
+        yield lineno, obj
 
 
 def _json_document(path: str):

@@ -242,14 +242,12 @@ def encode_records(encoder: SentenceBOSEncoder, records: Iterable, workers: int 
 
 def write_split(examples: Iterable[Encoded], prefix: str, speakers: bool) -> Counter:
     """Write the split's files (module docstring); returns the summed statistics."""
-    os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
+    from ..io import atomic_outputs
+
     suffixes = [s for s in SUFFIXES if speakers or s != "segments"]
-    # written under .tmp names, renamed once every record is done: a failed run (a bad record
-    # half-way) leaves no file that a recipe would take for a finished step
-    files = {s: open(f"{prefix}.{s}.tmp", "w", encoding="utf-8") for s in suffixes}
     totals = Counter()
-    done = False
-    try:
+    with atomic_outputs([f"{prefix}.{s}" for s in suffixes]) as handles:
+        files = dict(zip(suffixes, handles))
         for ex in examples:
             files["source"].write(ex.source + "\n")
             files["target"].write(ex.target + "\n")
@@ -259,14 +257,6 @@ def write_split(examples: Iterable[Encoded], prefix: str, speakers: bool) -> Cou
             if speakers:
                 files["segments"].write(" ".join(map(str, ex.segments)) + "\n")
             totals.update(ex.stats)
-        done = True
-    finally:
-        for s, f in files.items():
-            f.close()
-            if done:
-                os.replace(f"{prefix}.{s}.tmp", f"{prefix}.{s}")
-            else:
-                os.remove(f"{prefix}.{s}.tmp")
     return totals
 
 
