@@ -207,6 +207,9 @@ def test_the_recipe_trains_both_systems_and_prints_them_side_by_side(wmt):
     assert re.search(r"^plain +[\d.]+ +[\d.]+ ± [\d.]+ +- +[\d.]+$", table, re.M)
     assert re.search(r"^hat +[\d.]+ +[\d.]+ ± [\d.]+ +[\d.]+ +[\d.]+$", table, re.M)
     assert "3 documents, " in table and "signature: nrefs:1|bs:1000" in table
+    # the test's short length limit is flagged (fairseq-generate's defaults would cut chunks)
+    assert (f"--max-len-a 1.0 --max-len-b 4 allow {MAX_CHUNK + 4} tokens for a chunk of up to "
+            f"{MAX_CHUNK} source tokens: long chunks may be cut before EOS") in table
     # a second run skips every finished step
     again = run_recipe(EXAMPLES / "wmt20_doc" / "recipe.sh", "en-de", "prepare", wmt["data"], work, env=ENV)
     assert again.count("exists, skipped") == 8  # tokenise x3, BPE, chunk x3, binarize
@@ -330,3 +333,12 @@ def test_ted_recipe_reads_iwslt17_and_prepares_jieba_chunks(tmp_path):
     chunks = (work / "chunks" / "test.zh").read_text(encoding="utf-8").splitlines()
     assert all(line.startswith("<s> ") for line in chunks)
     assert sum(line.split().count("<s>") for line in chunks) == 8
+
+
+def test_tokenising_with_worker_processes_gives_the_same_files(wmt, tmp_path):
+    work = wmt["work"]
+    run_cli("fairseq-hier-doc-tokenize", "--input", work / "raw" / "test", "--output",
+            tmp_path / "test", "--src-lang", "en", "--tgt-lang", "de", "--workers", "2")
+    for suffix in ("en", "de", "docids"):
+        assert (tmp_path / f"test.{suffix}").read_bytes() == (work / "tok" / f"test.{suffix}").read_bytes()
+

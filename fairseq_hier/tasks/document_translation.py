@@ -76,3 +76,17 @@ class DocumentTranslationTask(HATSummarizationTask):
                 raise ValueError(f"{tgt_path}: {len(bad)} target(s) longer than "
                                  f"(--max-chunk-tokens + EOS) {limit}: {shown}; chunk the "
                                  f"documents with {self.cut_by} {self.cfg.max_chunk_tokens}")
+
+    def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
+        """fairseq's generator; warns when the length limit may stop a chunk's translation
+        before its EOS (004 generates "until we encounter an EOS token"; fairseq-generate's
+        defaults, --max-len-a 0 --max-len-b 200, would cut long chunks: fairseq#4470)."""
+        cap = getattr(args, "max_len_a", 0) * self.cfg.max_chunk_tokens + getattr(
+            args, "max_len_b", 200)
+        if cap < 1.5 * self.cfg.max_chunk_tokens:  # a translation may run longer than its source
+            logger.warning(f"--max-len-a {getattr(args, 'max_len_a', 0)} --max-len-b "
+                           f"{getattr(args, 'max_len_b', 200)} allow {cap:g} tokens for a chunk of "
+                           f"up to {self.cfg.max_chunk_tokens} source tokens: long chunks may be "
+                           f"cut before EOS (the recipes use --max-len-a 0 --max-len-b 1023)")
+        return super().build_generator(models, args, seq_gen_cls, extra_gen_cls_kwargs, **kwargs)
+
