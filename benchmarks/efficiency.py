@@ -107,6 +107,18 @@ def training_step(model, lr, src_tokens, src_lengths, prev_output_tokens, target
     return step
 
 
+def step_flops(step):
+    """Floating-point operations of one call of ``step`` as torch's FlopCounterMode counts them:
+    matrix products (``mm``, ``addmm``, ``bmm``, attention kernels) forward and backward, 2 per
+    multiply-add; elementwise work, softmax and the optimizer's update are not counted. The same
+    on any machine, so a ratio of two models' counts is free of timing noise."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FlopCounterMode(display=False) as counter:
+        step()
+    return counter.get_total_flops()
+
+
 def measure(step, steps, device):
     """``step`` once as warm-up (it allocates gradients and Adam state, so the baseline holds
     them), then ``steps`` timed calls, then the peak MB of one more above the pre-step state.

@@ -23,14 +23,16 @@ import statistics
 import time
 import types
 
-from efficiency import measure, side_by_side, training_step  # one definition of the measurements
+from efficiency import measure, side_by_side, step_flops, training_step  # one definition of the measurements
 
 LENGTHS = (1024, 3072)
 ARCHS = ("long_bart_base", "hat_bart_base")
 SENTENCE_TOKENS, TARGET_TOKENS, VOCAB = 25, 256, 50265
 
 
-def build_model(arch):
+def build_model(arch, vocab=VOCAB, **options):
+    """``arch`` with dropout 0.1 (and ``options``: more legacy args) on a ``vocab``-symbol
+    dictionary; returns (model, dictionary)."""
     from fairseq.data import Dictionary
     from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
 
@@ -38,58 +40,65 @@ def build_model(arch):
 
     fairseq_hier.register()
     d = Dictionary()
-    for i in range(VOCAB - len(d)):
+    for i in range(vocab - len(d)):
         d.add_symbol(f"w{i}")
-    args = argparse.Namespace(task="translation", dropout=0.1, max_target_positions=1024)
+    args = argparse.Namespace(task="translation", dropout=0.1, max_target_positions=1024, **options)
     ARCH_CONFIG_REGISTRY[arch](args)
     task = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
     return ARCH_MODEL_REGISTRY[arch].build_model(args, task), d
 
 
-def make_batch(d, batch_size, tokens, device):
-    """``B x S`` sources with a BOS every SENTENCE_TOKENS tokens and a final EOS."""
+def make_batch(d, batch_size, tokens, device, sentence_tokens=SENTENCE_TOKENS,
+               target_tokens=TARGET_TOKENS):
+    """``B x S`` sources with a BOS every ``sentence_tokens`` tokens and a final EOS; ``B x T``
+    targets ending in EOS and their shifted decoder inputs."""
     import torch
 
     g = torch.Generator().manual_seed(0)
     words = lambda *shape: torch.randint(d.nspecial, len(d), shape, generator=g)  # noqa: E731
     src = words(batch_size, tokens)
-    src[:, ::SENTENCE_TOKENS] = d.bos()
+    src[:, ::sentence_tokens] = d.bos()
     src[:, -1] = d.eos()
-    target = torch.cat([words(batch_size, TARGET_TOKENS - 1), torch.full((batch_size, 1), d.eos())], 1)
+    target = torch.cat([words(batch_size, target_tokens - 1), torch.full((batch_size, 1), d.eos())], 1)
     prev = torch.cat([torch.full((batch_size, 1), d.eos()), target[:, :-1]], 1)
     return src.to(device), prev.to(device), target.to(device)
 
 
-def worker(arch, tokens, batch_size, steps, device):
-    """``arch``: one model's peak memory (its own process); ``"pair"``: both models' step
-    times, alternating. Prints a JSON line."""
+def worker(arch, tokens, batch_size, steps, device, archs=ARCHS, build=build_model,
+           batch=make_batch, count_flops=False):
+    """``arch``: one model's peak memory (its own process), and with ``count_flops`` the FLOPs
+    of one more step; ``"pair"``: the step times of both ``archs`` (plain, HAT), alternating.
+    ``build(arch)`` -> (model, dictionary); ``batch``: as :func:`make_batch`. Prints a JSON
+    line."""
     import torch
 
     lengths = torch.full((batch_size,), tokens, device=device)
     if arch != "pair":
         torch.manual_seed(0)
-        model, d = build_model(arch)
+        model, d = build(arch)
         model.to(device).train()
-        src, prev, target = make_batch(d, batch_size, tokens, device)
-        _, peak = measure(training_step(model, 1e-5, src, lengths, prev, target), 0, device)
+        src, prev, target = batch(d, batch_size, tokens, device)
+        step = training_step(model, 1e-5, src, lengths, prev, target)
+        _, peak = measure(step, 0, device)
+        flops = {"flops": step_flops(step)} if count_flops else {}
         print(json.dumps({"arch": arch, "tokens": tokens, "peak_mb": round(peak, 1),
-                          "params": sum(p.numel() for p in model.parameters())}))
+                          "params": sum(p.numel() for p in model.parameters()), **flops}))
         return
     steps_of = {}
-    for name in ARCHS:
+    for name in archs:
         torch.manual_seed(0)
-        model, d = build_model(name)
+        model, d = build(name)
         model.to(device).train()
-        src, prev, target = make_batch(d, batch_size, tokens, device)
+        src, prev, target = batch(d, batch_size, tokens, device)
         steps_of[name] = training_step(model, 1e-5, src, lengths, prev, target)
         steps_of[name]()  # warm-up: gradients and Adam state allocated
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     # CUDA: wall time; CPU: this process's CPU time, which time stolen by other processes or
     # virtual machines does not inflate (in CPU seconds: about threads x wall seconds)
     clock = time.perf_counter if device == "cuda" else time.process_time
-    times = {name: [] for name in ARCHS}
+    times = {name: [] for name in archs}
     for _ in range(steps):
-        for name in ARCHS:
+        for name in archs:
             sync()
             start = clock()
             steps_of[name]()
@@ -98,19 +107,25 @@ def worker(arch, tokens, batch_size, steps, device):
     print(json.dumps({"arch": "pair", "tokens": tokens, "steps": times}))
 
 
-def bootstrap_time_ratio(times, resamples=2000, seed=0):
-    """HAT / plain ratio of the median step times, and a 95% bootstrap interval over the
-    alternated step pairs (resampled together)."""
+def bootstrap(pairs, statistic, resamples=2000, seed=0):
+    """``statistic`` of the alternated (plain, HAT) step pairs and its 95% bootstrap interval,
+    the pairs resampled together: (value, low, high)."""
     import random
 
-    plain, hat = times["long_bart_base"], times["hat_bart_base"]
-    ratio = statistics.median(hat) / statistics.median(plain)
-    rng, pairs, boots = random.Random(seed), list(zip(plain, hat)), []
+    rng, boots = random.Random(seed), []
     for _ in range(resamples):
-        sample = [rng.choice(pairs) for _ in pairs]
-        boots.append(statistics.median(h for _, h in sample) / statistics.median(p for p, _ in sample))
+        boots.append(statistic([rng.choice(pairs) for _ in pairs]))
     boots.sort()
-    return ratio, boots[int(0.025 * resamples)], boots[int(0.975 * resamples) - 1]
+    return statistic(pairs), boots[int(0.025 * resamples)], boots[int(0.975 * resamples) - 1]
+
+
+def bootstrap_time_ratio(times, resamples=2000, seed=0, archs=ARCHS):
+    """HAT / plain ratio of the median step times, and a 95% bootstrap interval over the
+    alternated step pairs (resampled together)."""
+    def ratio(sample):
+        return statistics.median(h for _, h in sample) / statistics.median(p for p, _ in sample)
+
+    return bootstrap(list(zip(times[archs[0]], times[archs[1]])), ratio, resamples, seed)
 
 
 def main():

@@ -20,9 +20,9 @@ i=1; while [[ -f "$WORK/raw/test$i.docids" ]]; do SPLITS+=("test$i"); i=$((i + 1
 step() {  # step NAME OUTPUT COMMAND...: run unless OUTPUT exists, and time it
   local name=$1 out=$2; shift 2
   if [[ -e "$out" ]]; then echo "prepare.sh: $name: $out exists, skipped"; return; fi
-  local t0=$SECONDS
+  local t0=$EPOCHREALTIME
   "$@"
-  echo "prepare.sh: $name took $((SECONDS - t0)) s"
+  echo "prepare.sh: $name took $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.1f", b - a}') s"
 }
 for split in "${SPLITS[@]}"; do
   step "tokenise $split" "$WORK/tok/$split.docids" fairseq-hier-doc-tokenize \

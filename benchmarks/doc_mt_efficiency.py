@@ -1,0 +1,155 @@
+"""Training cost of HAT vs a plain Transformer on 512-token document chunks (not a test).
+
+Document MT (paper 004 Sec. 4.2), side by side in one run, at two sizes (``--dims``):
+``en_de``: ``hat_transformer_wmt_en_de`` vs fairseq's ``transformer_wmt_en_de_big`` (6+6 layers,
+1024, FFN 4096, 16 heads); ``zh_en``: ``hat_transformer_iwslt_zh_en`` vs fairseq's
+``transformer`` with 512, FFN 1024, 4 heads. Both models of a size: a 40000-symbol joint
+dictionary with ``share_all_embeddings`` (the recipes' setting), dropout 0.1, attention dropout
+0.1 (the HAT presets inherit it from ``transformer_wmt_en_de_big``; fairseq's plain
+``transformer`` would default to 0, so it is set for both: the difference measured is the
+architecture's). Batch: ``--batch-size`` chunks of 512 source tokens with a BOS ``<s>`` opening
+a sentence every 22 tokens (24 sentences; 004 Table 2: En-De ~446 BPE tokens a document, WMT
+sentences ~22) and a final EOS, and 512 target tokens.
+
+Measured with ``benchmarks/hat_efficiency.py``'s machinery (its worker, batch builder and
+bootstrap; ``benchmarks/efficiency.py``'s ``side_by_side``, ``training_step`` and ``measure``):
+- time: per size, both models in ONE worker process, one warm-up Adam step each (lr 1e-5,
+  cross-entropy), then ``--steps`` timed steps alternating (plain, HAT, plain, HAT, ...), so
+  drift of the machine hits both alike. CPU: process CPU time (about threads x wall seconds,
+  not inflated by time stolen by other processes); CUDA: wall time after synchronising. Each
+  model's step time is the median of its timed steps with a 95% bootstrap interval, the time
+  ratio HAT / plain the ratio of the medians with a 95% bootstrap interval over the step pairs;
+  tokens/s = batch x (512 source + 512 target tokens) / median step time;
+- memory: per model, in its own worker process, the peak of one training step (forward,
+  backward, Adam) above the state held before it (model, gradients, Adam state, batch). CUDA:
+  ``torch.cuda.max_memory_allocated``; CPU: the running sum of torch.profiler's allocation
+  events (exact for tensors, unlike RSS);
+- FLOPs: per model, in the same worker, one more training step under torch's FlopCounterMode
+  (matrix products forward and backward, attention included; elementwise work and Adam's update
+  not counted): what the architecture costs, free of timing noise, the same on any machine.
+Prints a table per size (model, parameters, peak MB, GFLOPs a step, step time median and 95%
+interval, tokens/s, ratios HAT / plain) and, as its last line, one JSON object:
+``hat_mt_time_ratio``, ``hat_mt_mem_ratio`` (En-De, the paper's headline),
+``hat_mt_time_ratio_zh_en``, ``hat_mt_mem_ratio_zh_en``, the time ratios' intervals
+(``*_ci95``), the FLOPs ratios (``hat_mt_flops_ratio``, ``hat_mt_flops_ratio_zh_en``), tokens/s,
+step times, peaks and FLOPs of each model, and the config.
+
+Paper 004 paid 25 h vs 17 h of training for En-De (1.47x). Targets: HAT / plain <= 1.15x time
+and <= 1.15x memory. Default run (batch 1, 16 step pairs, both sizes) on 2 CPU cores: 380 s
+wall time (6.3 min) on an otherwise idle machine; other jobs on the same cores slow it (840 s
+beside a test run) and widen the intervals, as process CPU time still counts threads waiting on
+each other.
+
+    python benchmarks/doc_mt_efficiency.py [--batch-size 1] [--steps 16] [--device cpu|cuda]
+        [--dims en_de,zh_en]
+"""
+
+import argparse
+import functools
+import json
+import statistics
+import sys
+import time
+
+from efficiency import side_by_side  # one definition of the command line and of the workers
+from hat_efficiency import bootstrap, bootstrap_time_ratio, build_model, make_batch
+from hat_efficiency import worker as hat_worker
+
+SOURCE_TOKENS, TARGET_TOKENS, SENTENCE_TOKENS, VOCAB = 512, 512, 22, 40000
+MODELS = {"en_de": ("transformer_wmt_en_de_big", "hat_transformer_wmt_en_de"),  # (plain, HAT)
+          "zh_en": ("transformer", "hat_transformer_iwslt_zh_en")}
+PLAIN_OPTIONS = {"en_de": {}, "zh_en": {  # what the HAT preset sets beyond wmt_en_de_big
+    "encoder_embed_dim": 512, "decoder_embed_dim": 512, "encoder_ffn_embed_dim": 1024,
+    "decoder_ffn_embed_dim": 1024, "encoder_attention_heads": 4, "decoder_attention_heads": 4}}
+
+
+def build_mt(dims, arch):
+    """One of ``MODELS[dims]`` as the recipes build it; returns (model, dictionary)."""
+    options = PLAIN_OPTIONS[dims] if arch == MODELS[dims][0] else {}
+    return build_model(arch, VOCAB, share_all_embeddings=True, attention_dropout=0.1, **options)
+
+
+def worker(config, tokens, batch_size, steps, device):
+    """``config`` ``DIMS:ARCH`` (one model's peak memory and step FLOPs) or ``DIMS:pair`` (both
+    models' alternated step times): hat_efficiency's worker on this benchmark's models and
+    batches."""
+    dims, arch = config.split(":")
+    batch = functools.partial(make_batch, sentence_tokens=SENTENCE_TOKENS, target_tokens=TARGET_TOKENS)
+    hat_worker(arch, tokens, batch_size, steps, device, archs=MODELS[dims],
+               build=functools.partial(build_mt, dims), batch=batch, count_flops=True)
+
+
+def parse_dims():
+    """This benchmark's own option, ``--dims``, taken off the command line before
+    ``side_by_side`` parses the rest."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--dims", default=",".join(MODELS),
+                        help=f"comma-separated sizes to measure, of {', '.join(MODELS)} "
+                             f"(default: all)")
+    known, sys.argv[1:] = parser.parse_known_args()
+    if {"-h", "--help"} & set(sys.argv[1:]):
+        parser.print_help()
+    dims = [d for d in known.dims.split(",") if d]
+    unknown = [d for d in dims if d not in MODELS]
+    if unknown or not dims:
+        parser.error(f"--dims: unknown {unknown or 'empty'}; choose from {', '.join(MODELS)}")
+    return dims
+
+
+def median_ci(pairs, column):
+    """Median step time of one model (``column`` of the step pairs) and its 95% interval."""
+    return bootstrap(pairs, lambda sample: statistics.median(pair[column] for pair in sample))
+
+
+def main():
+    dims = parse_dims()
+    start = time.perf_counter()
+    configs = [(f"{d}:{arch}", SOURCE_TOKENS) for d in dims for arch in (*MODELS[d], "pair")]
+    args, device, results = side_by_side(__doc__, __file__, worker, configs, batch_size=1, steps=16)
+
+    unit = "s" if device == "cuda" else "cpu-s"  # CPU: process CPU seconds (module docstring)
+    tokens_per_step = args.batch_size * (SOURCE_TOKENS + TARGET_TOKENS)
+    print(f"device: {device}, batch {args.batch_size} x ({SOURCE_TOKENS} source + {TARGET_TOKENS} "
+          f"target tokens), BOS every {SENTENCE_TOKENS} source tokens, {VOCAB} shared symbols; "
+          f"median of {args.steps} alternated timed steps, 95% bootstrap intervals; ratios HAT / plain")
+    print(f"{'dims':<7}{'model':<29}{'params':>13}{'peak MB':>9}{'GFLOP':>8}{unit + '/step':>11}"
+          f"{'95% interval':>17}{'tokens/' + unit:>14}{'time ratio':>12}{'mem ratio':>11}"
+          f"{'FLOP ratio':>12}")
+    summary, details = {}, {"tokens_per_s": {}, "step_s": {}, "step_s_ci95": {}, "peak_mb": {},
+                            "flops": {}}
+    for d in dims:
+        times = results[(f"{d}:pair", SOURCE_TOKENS)]["steps"]
+        pairs = list(zip(*(times[arch] for arch in MODELS[d])))
+        rows = [results[(f"{d}:{arch}", SOURCE_TOKENS)] for arch in MODELS[d]]
+        steps = [median_ci(pairs, column) for column in (0, 1)]  # (median, low, high)
+        for arch, r, (step, low, high) in zip(MODELS[d], rows, steps):
+            tps = tokens_per_step / step
+            print(f"{d:<7}{arch:<29}{r['params']:>13,}{r['peak_mb']:>9.0f}{r['flops'] / 1e9:>8.0f}"
+                  f"{step:>11.2f}{f'[{low:.2f}, {high:.2f}]':>17}{tps:>14.0f}"
+                  f"{step / steps[0][0]:>12.3f}{r['peak_mb'] / rows[0]['peak_mb']:>11.3f}"
+                  f"{r['flops'] / rows[0]['flops']:>12.3f}")
+            for key, value in (("tokens_per_s", round(tps, 1)), ("step_s", round(step, 3)),
+                               ("step_s_ci95", [round(low, 3), round(high, 3)]),
+                               ("peak_mb", round(r["peak_mb"], 1)), ("flops", r["flops"])):
+                details[key][arch] = value
+        ratio, low, high = bootstrap_time_ratio(times, archs=MODELS[d])
+        mem, flops = (rows[1][k] / rows[0][k] for k in ("peak_mb", "flops"))
+        print(f"{d:<7}time ratio {ratio:.3f}, 95% bootstrap interval [{low:.3f}, {high:.3f}] over "
+              f"{args.steps} step pairs; memory ratio {mem:.3f} (targets <= 1.15 both); FLOPs "
+              f"ratio {flops:.3f}")
+        suffix = "" if d == "en_de" else f"_{d}"
+        summary[f"hat_mt_time_ratio{suffix}"] = round(ratio, 3)
+        summary[f"hat_mt_mem_ratio{suffix}"] = round(mem, 3)
+        summary[f"hat_mt_time_ratio{suffix}_ci95"] = [round(low, 3), round(high, 3)]
+        summary[f"hat_mt_flops_ratio{suffix}"] = round(flops, 3)
+    wall = time.perf_counter() - start
+    print(f"wall time: {wall:.0f} s")
+    config = {"batch_size": args.batch_size, "steps": args.steps, "device": device, "dims": dims,
+              "source_tokens": SOURCE_TOKENS, "target_tokens": TARGET_TOKENS,
+              "sentence_tokens": SENTENCE_TOKENS, "vocab": VOCAB, "time_unit": unit,
+              "wall_s": round(wall)}
+    print(json.dumps({**summary, **details, "config": config}))
+
+
+if __name__ == "__main__":
+    main()
