@@ -16,3 +16,6 @@ test: install
 benchmark: install
 	$(PY) benchmarks/efficiency.py
 	$(PY) benchmarks/alignment_speed.py
+	$(PY) benchmarks/hat_efficiency.py
+	$(PY) benchmarks/doc_mt_efficiency.py
+	$(PY) benchmarks/doc_mt_prepare_speed.py

@@ -35,10 +35,9 @@ interval, tokens/s, ratios HAT / plain) and, as its last line, one JSON object:
 step times, peaks and FLOPs of each model, and the config.
 
 Paper 004 paid 25 h vs 17 h of training for En-De (1.47x). Targets: HAT / plain <= 1.15x time
-and <= 1.15x memory. Default run (batch 1, 16 step pairs, both sizes) on 2 CPU cores: 380 s
-wall time (6.3 min) on an otherwise idle machine; other jobs on the same cores slow it (840 s
-beside a test run) and widen the intervals, as process CPU time still counts threads waiting on
-each other.
+and <= 1.15x memory. Default run (batch 1, 16 step pairs, both sizes) on 2 CPU cores: 459 s
+wall time (7.7 min) on an otherwise idle machine; other jobs on the same cores slow it and widen
+the intervals, as process CPU time still counts threads waiting on each other.
 
     python benchmarks/doc_mt_efficiency.py [--batch-size 1] [--steps 16] [--device cpu|cuda]
         [--dims en_de,zh_en]

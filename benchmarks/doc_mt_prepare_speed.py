@@ -37,6 +37,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PREPARE = ROOT / "examples" / "doc_mt_common" / "prepare.sh"
+# the commands prepare.sh calls (fastbpe, fairseq-hier-*, fairseq-preprocess): this Python's first
+TOOLS_PATH = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
 SENTENCE_WORDS, DOC_SENTENCES, TYPES, ZH_CHARS_PER_WORD = 22, 16, 60000, 1.8
 # 004 Table 2: training documents, English words per document (the source side of En-De and
 # En-Cs, the target side of Zh-En); the rates are per English word, both sides processed
@@ -106,7 +108,7 @@ def write_corpus(raw: Path, pair: str, docs: int, seed: int = 0) -> int:
 def run_prepare(work: Path, pair: str, workers: int):
     """Run prepare.sh; returns {step name: seconds} from its log."""
     src, tgt = pair.split("-")
-    env = dict(os.environ, BPE_CODES="40000", MAX_CHUNK="512", WORKERS=str(workers))
+    env = dict(os.environ, BPE_CODES="40000", MAX_CHUNK="512", WORKERS=str(workers), PATH=TOOLS_PATH)
     start = time.perf_counter()
     proc = subprocess.run(["bash", str(PREPARE), str(work), src, tgt], env=env,
                           capture_output=True, text=True)
@@ -138,9 +140,9 @@ def main():
     unknown = [x for x in pairs if x not in PAPER]
     if unknown:
         p.error(f"--pairs: unknown {unknown}; choose from {', '.join(PAPER)}")
-    if not shutil.which("fastbpe"):
-        sys.exit("doc_mt_prepare_speed.py: the fastbpe command is not on PATH (scripts/install.sh "
-                 "builds it into the virtualenv; activate it)")
+    if not shutil.which("fastbpe", path=TOOLS_PATH):
+        sys.exit(f"doc_mt_prepare_speed.py: no fastbpe command beside {sys.executable} or on PATH "
+                 f"(scripts/install.sh builds it into the virtualenv)")
     base = Path(args.work or tempfile.mkdtemp(prefix="doc_mt_prep_"))
     summary = {}
     print(f"{'pair':<7}{'step':<30}{'s @ ' + str(sizes[0]):>9}{'s @ ' + str(sizes[1]):>9}"
