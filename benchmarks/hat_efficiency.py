@@ -23,7 +23,8 @@ import statistics
 import time
 import types
 
-from efficiency import measure, side_by_side, step_flops, training_step  # one definition of the measurements
+# one definition of the measurements
+from efficiency import measure, side_by_side, step_flops, training_step
 
 LENGTHS = (1024, 3072)
 ARCHS = ("long_bart_base", "hat_bart_base")
