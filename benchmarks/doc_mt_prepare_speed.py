@@ -24,6 +24,7 @@ orders of magnitude to plan with, not promises.
 """
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -47,15 +48,12 @@ PAPER = {"en-de": ("WMT20 En-De", 363_000, 354), "en-cs": ("WMT20 En-Cs", 42_000
 
 
 def word_sampler(rng, seed):
-    """A function () -> one word, Zipf-distributed over TYPES made-up word types."""
+    """A function k -> k words drawn by ``rng``, Zipf-distributed over TYPES made-up word types
+    (the types themselves fixed by ``seed``)."""
     wrng = random.Random(seed)
     letters = "abcdefghijklmnopqrstuvwxyz"
     types = ["".join(wrng.choice(letters) for _ in range(wrng.randint(2, 12))) for _ in range(TYPES)]
-    weights = [1.0 / (rank + 1) for rank in range(TYPES)]
-    cumulative, total = [], 0.0
-    for w in weights:
-        total += w
-        cumulative.append(total)
+    cumulative = list(itertools.accumulate(1.0 / rank for rank in range(1, TYPES + 1)))
     return lambda k: rng.choices(types, cum_weights=cumulative, k=k)
 
 
