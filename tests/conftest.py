@@ -68,9 +68,14 @@ def preprocess(raw: Path, dest: Path, validpref=None):
 
 
 @pytest.fixture(scope="session")
-def data_bin(tmp_path_factory):
-    raw = write_toy_corpus(tmp_path_factory.mktemp("raw"))
-    return preprocess(raw, tmp_path_factory.mktemp("bin") / "data-bin")
+def raw_corpus(tmp_path_factory):
+    """The raw files (``{train,valid,test}.{src,tgt}``) behind :func:`data_bin`."""
+    return write_toy_corpus(tmp_path_factory.mktemp("raw"))
+
+
+@pytest.fixture(scope="session")
+def data_bin(raw_corpus, tmp_path_factory):
+    return preprocess(raw_corpus, tmp_path_factory.mktemp("bin") / "data-bin")
 
 
 def train_args(data, arch, save_dir, max_update, extra=()):

@@ -1,5 +1,5 @@
-"""preprocess -> train -> generate through the real fairseq CLIs, for pht, vht and transformer on
-one data-bin; resume from checkpoint_last.pt; checkpoints load on torch >= 2.6."""
+"""preprocess -> train -> generate through the real fairseq CLIs, for pht, vht, liu_ht and
+transformer on one data-bin; resume from checkpoint_last.pt; checkpoints load on torch >= 2.6."""
 
 import re
 import shutil
@@ -14,19 +14,23 @@ GEN = ["--user-dir", USER_DIR, "--task", "hierarchical_summarization", "--max-pa
        "--no-repeat-ngram-size", "3", "--max-len-b", "12", "--batch-size", "8",
        "--required-batch-size-multiple", "1", "--num-workers", "0"]
 
+# liu_ht with the small model's single encoder layer made global; its decoder stays the small one
+LIU_HT_LAYERS = {"liu_ht": ["--encoder-layers", "2", "--global-layers", "1", "--global-heads", "2"]}
+
 
 @pytest.fixture(scope="module")
 def trained(data_bin, tmp_path_factory):
     out = {}
-    for arch in ("pht", "vht", "transformer"):
+    for arch in ("pht", "vht", "liu_ht", "transformer"):
         save = tmp_path_factory.mktemp(f"ck_{arch}")
-        log = run_cli("fairseq-train", *train_args(data_bin, arch, save, 5)).stdout
+        log = run_cli("fairseq-train", *train_args(data_bin, arch, save, 5, LIU_HT_LAYERS.get(arch, ()))
+                      ).stdout
         out[arch] = (save, log)
     return out
 
 
 @pytest.mark.parametrize("arch,layout", [("pht", "hierarchical"), ("vht", "hierarchical"),
-                                         ("transformer", "flat")])
+                                         ("liu_ht", "hierarchical"), ("transformer", "flat")])
 def test_train_and_generate(data_bin, trained, arch, layout):
     save, log = trained[arch]
     assert f"source layout: {layout}" in log

@@ -15,6 +15,9 @@ Batch keys (collater):
     nsentences, ntokens     ints (ntokens = target tokens)
     net_input.src_tokens    B x P x L  (hierarchical) or B x S (flat), padded with pad
     net_input.src_lengths   B          source tokens kept per example
+    net_input.paragraph_graph  B x P x P  (hierarchical layout, only when ``graphs`` is set and
+                            ``use_graphs`` is on) the external paragraph graph of each example,
+                            cropped to its kept paragraphs, zeros elsewhere (002 Eq. 24)
     net_input.prev_output_tokens  B x T  target shifted right (EOS first)
     target                  B x T
 """
@@ -89,6 +92,8 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         self.split = split
         self.shuffle = shuffle
         self.tgt_sizes = np.asarray(tgt.sizes, dtype=np.int64)
+        self.graphs = None  # ParagraphGraphs (fairseq_hier.data.paragraph_graph), set by the task
+        self.use_graphs = False  # the model reads them (liu_ht with --paragraph-graph)
         self._check_targets(tgt_path)
         self._scan_sources(src_path)
         self.layout = layout
@@ -104,6 +109,7 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         """Segment every example once: validate, record sizes, log what the cuts remove."""
         n = len(self.src)
         self.num_paragraphs = np.zeros(n, np.int64)
+        self.total_paragraphs = np.zeros(n, np.int64)  # non-empty paragraphs before the cut
         self.max_paragraph_len = np.zeros(n, np.int64)
         kept = np.zeros(n, np.int64)
         totals = dict(empty=0, cut_paragraphs=0, cut_tokens=0, cut_examples=0)
@@ -111,6 +117,7 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         for start, stop in token_chunks(self.src.sizes):
             seg = self._segment(*token_buffer(self.src, start, stop))
             self.num_paragraphs[start:stop] = seg.num_paragraphs
+            self.total_paragraphs[start:stop] = seg.num_paragraphs + seg.cut_paragraphs
             self.max_paragraph_len[start:stop] = seg.max_paragraph_len
             kept[start:stop] = seg.kept_tokens
             totals["empty"] += int(seg.empty_paragraphs.sum())
@@ -180,9 +187,20 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         flat = with_sep[with_sep.ne(pad)][:-1][: self.max_source_positions - 1]
         return torch.cat([flat, flat.new_tensor([self.src_dict.eos()])])
 
+    def attach_graphs(self, graphs, data_path: str) -> None:
+        """Use ``graphs`` (:class:`~fairseq_hier.data.paragraph_graph.ParagraphGraphs`) for this
+        split after checking them against it: same example count, and one node per non-empty
+        paragraph of each example (before the ``max_paragraphs`` cut, which crops the matrix)."""
+        graphs.check(self.total_paragraphs, data_path)
+        self.graphs = graphs
+
     def __getitem__(self, index):
         source = self.paragraphs(index) if self.layout == "hierarchical" else self.flat_source(index)
-        return {"id": index, "source": source, "target": self.tgt[index]}
+        item = {"id": index, "source": source, "target": self.tgt[index]}
+        if self.use_graphs and self.layout == "hierarchical":
+            kept = int(self.num_paragraphs[index])
+            item["graph"] = torch.from_numpy(self.graphs.matrix(index, kept))  # P_i x P_i
+        return item
 
     def __len__(self):
         return len(self.src)
@@ -202,17 +220,29 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         prev_output_tokens = data_utils.collate_tokens(
             [s["target"] for s in samples], pad, eos, move_eos_to_beginning=True
         )
+        net_input = {
+            "src_tokens": src_tokens,
+            "src_lengths": src_lengths,
+            "prev_output_tokens": prev_output_tokens,
+        }
+        if self.layout == "hierarchical" and "graph" in samples[0]:
+            net_input["paragraph_graph"] = self._collate_graphs([s["graph"] for s in samples],
+                                                                src_tokens.size(1))
         return {
             "id": ids,
             "nsentences": len(samples),
             "ntokens": int(target.ne(pad).sum()),
-            "net_input": {
-                "src_tokens": src_tokens,
-                "src_lengths": src_lengths,
-                "prev_output_tokens": prev_output_tokens,
-            },
+            "net_input": net_input,
             "target": target,
         }
+
+    @staticmethod
+    def _collate_graphs(graphs, num_paragraphs: int):
+        """List of ``P_i x P_i`` -> ``B x P x P`` float32, zeros outside each example's block."""
+        out = torch.zeros(len(graphs), num_paragraphs, num_paragraphs)
+        for i, g in enumerate(graphs):
+            out[i, : g.size(0), : g.size(1)] = g
+        return out
 
     @staticmethod
     def _collate_paragraphs(blocks, pad):

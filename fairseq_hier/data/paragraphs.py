@@ -17,6 +17,9 @@ The rules (documented in the task's help and the README):
 
 One function, :func:`segment`, implements these rules for any number of examples; the dataset
 uses it once over the whole split (statistics and validation, in chunks) and again per example.
+:func:`text_paragraphs` applies the same rules to one raw text line (no dictionary, no limits),
+for the commands that work on raw text (paragraph graphs, LexRank): their paragraph ``i`` is the
+dataset's paragraph ``i``.
 
 Legend: N examples, M total tokens of the chunk (EOS included).
 """
@@ -141,6 +144,25 @@ def segment(
         cut_tokens=text_tokens - kept_tokens,
         error=errors,
     )
+
+
+def text_paragraphs(line: str, separator: str = "<P>") -> List[List[str]]:
+    """The token lists of the paragraphs of one raw line by the rules of :func:`segment` without
+    its cuts: the title's tokens open paragraph 0, empty paragraphs are dropped. Returns ``[]``
+    for a line that :func:`segment` rejects (nothing but separators, no separator, or every
+    paragraph empty)."""
+    segments: List[List[str]] = [[]]
+    for token in line.split():
+        if token == separator:
+            segments.append([])
+        else:
+            segments[-1].append(token)
+    if len(segments) == 1:  # title only: no paragraph
+        return []
+    title, first, rest = segments[0], segments[1], segments[2:]
+    if not first and not any(rest):  # every paragraph empty (the title alone is no paragraph)
+        return []
+    return [p for p in [title + first, *rest] if p]
 
 
 def _first_value_of(key: np.ndarray, value: np.ndarray, valid: np.ndarray, size: int) -> np.ndarray:

@@ -21,6 +21,25 @@ import torch.nn.functional as F
 from fairseq.modules import FairseqDropout, LayerNorm
 
 
+def attention_pool(scores: torch.Tensor, values: torch.Tensor, padding_mask: torch.Tensor
+                   ) -> torch.Tensor:
+    """Per-head weighted pooling of a paragraph's tokens: ``softmax_l(scores) . values``.
+
+    The one definition of attention pooling shared by 000 Eq. 3 (PHT's paragraph embeddings) and
+    002 Eq. 15 with the sum of Eq. 16 (Liu & Lapata's multi-head pooling): the models differ in
+    how they compute ``scores`` and ``values`` and in what follows, not in this step. The softmax
+    runs in float32 (as fairseq's attention does).
+
+    Args:
+        scores: ``N x H x L`` unnormalised scores; values: ``L x N x H x D``;
+        padding_mask: ``N x L``, True = padding (every row needs >= 1 real token).
+    Returns ``N x H x D``.
+    """
+    scores = scores.masked_fill(padding_mask.unsqueeze(1), float("-inf"))
+    weights = F.softmax(scores.float(), dim=-1).type_as(values)  # N x H x L
+    return torch.einsum("nhl,lnhd->nhd", weights, values)
+
+
 class MultiHeadPooling(nn.Module):
     """Pool ``L x N x C`` token states into ``N x C`` paragraph embeddings (Eq. 2-5).
 
@@ -53,9 +72,7 @@ class MultiHeadPooling(nn.Module):
         seq_len, n, c = x.shape
         heads = self.w1(x).view(seq_len, n, self.num_heads, self.head_dim)  # L x N x H x D
         scores = torch.einsum("lnhd,hd->nhl", heads, self.head_query)  # N x H x L
-        scores = scores.masked_fill(padding_mask.unsqueeze(1), float("-inf"))
-        weights = F.softmax(scores.float(), dim=-1).type_as(scores)  # N x H x L
-        pooled = torch.einsum("nhl,lnhd->nhd", weights, heads).reshape(n, c)  # N x H x D -> N x C
+        pooled = attention_pool(scores, heads, padding_mask).reshape(n, c)  # N x H x D -> N x C
         phi = self.w3(pooled)  # Eq. 4
         ffn = self.fc2(self.activation_dropout(F.relu(self.fc1(phi))))
         return self.layer_norm(phi + self.dropout(ffn))  # Eq. 5

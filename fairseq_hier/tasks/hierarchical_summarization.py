@@ -54,8 +54,14 @@ class HierarchicalSummarizationConfig(FairseqDataclass):
     max_target_positions: int = field(
         default=1024, metadata={"help": "max number of tokens in the target summary"})
     source_layout: SOURCE_LAYOUT_CHOICES = field(
-        default="auto", metadata={"help": "auto: hierarchical for hierarchical models (pht, vht), "
+        default="auto", metadata={"help": "auto: hierarchical for hierarchical models (pht, vht, liu_ht), "
                                           "flat for any other model"})
+    paragraph_graph: Optional[str] = field(
+        default=None, metadata={"help": "KIND: read the external paragraph graphs "
+                                        "SPLIT.graph.KIND.* from the data-bin (written by "
+                                        "fairseq-hier-graph: tfidf, adg) and give them to liu_ht's "
+                                        "graph-informed attention (002 Eq. 24); checked against "
+                                        "every split before training"})
     seed: int = II("common.seed")
 
     # decoding (fairseq-generate); 001 Sec. 4-5, 000 Sec. 4.2
@@ -110,6 +116,7 @@ class HierarchicalSummarizationTask(FairseqTask):
             )
         self.separator = src_dict.index(cfg.paragraph_separator)
         self.layout = None if cfg.source_layout == "auto" else str(cfg.source_layout)
+        self.use_graphs = False  # set by build_model: the model reads --paragraph-graph
 
     @classmethod
     def setup_task(cls, cfg, **kwargs):
@@ -146,11 +153,35 @@ class HierarchicalSummarizationTask(FairseqTask):
             src_path=prefix + src, tgt_path=prefix + tgt, split=split,
             layout=self.layout or "hierarchical",
         )
+        if self.cfg.paragraph_graph:
+            from ..data.paragraph_graph import ParagraphGraphs
+
+            graph_prefix = os.path.join(data_path, f"{split}.graph.{self.cfg.paragraph_graph}")
+            self.datasets[split].attach_graphs(ParagraphGraphs(graph_prefix), prefix + src)
+            self.datasets[split].use_graphs = self.use_graphs
 
     def build_model(self, cfg, from_checkpoint=False):
+        if self.cfg.paragraph_graph:
+            _set_model_option(cfg, "graph_attention", True)  # recorded in the checkpoint
         model = super().build_model(cfg, from_checkpoint)
         self.set_layout_for(model)
+        self.set_graphs_for(model)
         return model
+
+    def set_graphs_for(self, model):
+        """Check that ``--paragraph-graph`` and the model agree, and let the datasets batch the
+        graphs only for a model that reads them."""
+        kind = self.cfg.paragraph_graph
+        uses = bool(getattr(model, "graph_attention", False))
+        if kind and not uses:
+            raise ValueError(f"--paragraph-graph {kind}: model {type(model).__name__} does not "
+                             f"read paragraph graphs (liu_ht does)")
+        if uses and not kind:
+            raise ValueError("this model was trained with graph-informed attention (002 Eq. 24): "
+                             "pass --paragraph-graph KIND with the graphs of the data-bin")
+        self.use_graphs = uses
+        for ds in self.datasets.values():
+            ds.use_graphs = uses
 
     def set_layout_for(self, model):
         """Choose the source layout from the model (``--source-layout auto``)."""
@@ -186,3 +217,14 @@ class HierarchicalSummarizationTask(FairseqTask):
     @property
     def target_dictionary(self):
         return self.tgt_dict
+
+
+def _set_model_option(cfg, name: str, value) -> None:
+    """Set an option of the model config, a Namespace or an omegaconf DictConfig (struct mode)."""
+    from omegaconf import DictConfig, open_dict
+
+    if isinstance(cfg, DictConfig):
+        with open_dict(cfg):
+            cfg[name] = value
+    else:
+        setattr(cfg, name, value)

@@ -1,0 +1,203 @@
+"""Paragraph graphs on disk: one ``P x P`` matrix per example, for the graph-informed attention of
+Liu & Lapata 2019 (002, Eq. 24), where a head's attention weights over the paragraphs are
+replaced by a row of ``G`` (normalised by the row's sum).
+
+Files of one split and one kind of graph (``KIND``: ``tfidf``, ``adg`` or any name), all written
+by ``fairseq-hier-graph --source RAW/SPLIT.src --kind KIND --output-prefix DIR/SPLIT.graph.KIND``
+(:mod:`fairseq_hier.cli.paragraph_graph`), with ``PREFIX = DIR/SPLIT.graph.KIND``:
+
+- ``PREFIX.sizes.npy``: int32, ``N``: the number of paragraphs ``P_i`` of example ``i`` (line
+  ``i + 1`` of the raw source), counted as the dataset counts them before its ``max_paragraphs``
+  cut (:func:`fairseq_hier.data.paragraphs.text_paragraphs`: title merged into paragraph 0, empty
+  paragraphs dropped), in the same order: node ``j`` is the dataset's paragraph ``j``;
+- ``PREFIX.offsets.npy``: int64, ``N + 1``: example ``i``'s matrix is
+  ``values[offsets[i]:offsets[i + 1]]`` (``offsets[i + 1] - offsets[i] == P_i ** 2``);
+- ``PREFIX.values.npy``: float16, ``offsets[N]``: the matrices, each ``P_i x P_i`` row-major
+  (``G[j, k]`` at ``offsets[i] + j * P_i + k``), one after the other.
+
+Why float16: WikiSum has 1.6M training examples with up to 40 ranked paragraphs each, i.e. up to
+1.6M x 40^2 = 2.6G weights: 5 GB in float16 instead of 10 GB in float32. Both kinds fit:
+tf-idf cosines lie in [0, 1] (float16 keeps 3 significant digits, far below what moves an
+attention distribution), ADG weights are counts (exact in float16 up to 2048). The reader hands
+out float32 copies.
+
+The matrices are read memory-mapped (``np.load(mmap_mode="r")``): a data loader worker touches
+only the pages of the examples of its batches. The dataset keeps the first ``max_paragraphs``
+paragraphs of an example, which are the graph's first nodes: :meth:`ParagraphGraphs.matrix` crops
+the top-left ``max_paragraphs x max_paragraphs`` block.
+"""
+
+import os
+from array import array
+from typing import Optional
+
+import numpy as np
+
+SUFFIXES = ("sizes", "offsets", "values")
+COMMAND = "fairseq-hier-graph"
+
+
+def graph_files(prefix: str) -> dict:
+    """``{"sizes": PREFIX.sizes.npy, "offsets": ..., "values": ...}``."""
+    return {s: f"{prefix}.{s}.npy" for s in SUFFIXES}
+
+
+def _npy_header(dtype, length: int) -> bytes:
+    """The ``.npy`` (format 1.0) header of a 1-D array. numpy pads the header so that the length
+    field may grow in place (``GROWTH_AXIS_MAX_DIGITS``): the header for 0 elements and the
+    header for the final count have the same size, so the writer rewrites it at the end."""
+    import io
+
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {
+        "descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False,
+        "shape": (length,)})
+    return buf.getvalue()
+
+
+class ParagraphGraphWriter:
+    """Streams the matrices of a split to ``PREFIX.{sizes,offsets,values}.npy``.
+
+    ``add(matrix)`` appends one example's ``P x P`` matrix to the values file at once (only the
+    sizes, 4 bytes per example, stay in memory); ``close()`` writes the sizes and offsets and
+    renames the three files from their ``.tmp`` names, so an interrupted run leaves no file that
+    would pass for finished graphs. As a context manager, an exception removes the ``.tmp`` files.
+    """
+
+    def __init__(self, prefix: str):
+        self.prefix = prefix
+        self.files = graph_files(prefix)
+        os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
+        self._sizes = array("i")
+        self._count = 0  # values written
+        self._values = open(self.files["values"] + ".tmp", "wb")
+        self._header = _npy_header(np.float16, 0)
+        self._values.write(self._header)
+
+    def add(self, matrix: np.ndarray) -> None:
+        """Append the next example's graph, a square ``P x P`` matrix (P >= 1)."""
+        matrix = np.asarray(matrix)
+        if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.shape[0] == 0:
+            raise ValueError(f"graph {len(self._sizes) + 1}: a paragraph graph must be a "
+                             f"non-empty square P x P matrix, got shape {matrix.shape}")
+        self._values.write(np.ascontiguousarray(matrix, dtype="<f2").tobytes())
+        self._sizes.append(matrix.shape[0])
+        self._count += matrix.size
+
+    def __len__(self) -> int:
+        return len(self._sizes)
+
+    def close(self) -> None:
+        """Finish the three files (idempotent)."""
+        if self._values.closed:
+            return
+        header = _npy_header(np.float16, self._count)
+        if len(header) != len(self._header):  # cannot happen with numpy's growth padding
+            raise RuntimeError(f"npy header grew from {len(self._header)} to {len(header)} bytes")
+        self._values.seek(0)
+        self._values.write(header)
+        self._values.close()
+        sizes = np.frombuffer(self._sizes, dtype=np.int32) if len(self._sizes) else \
+            np.zeros(0, dtype=np.int32)
+        offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes.astype(np.int64) ** 2, out=offsets[1:])
+        for name, arr in (("sizes", sizes.astype("<i4")), ("offsets", offsets.astype("<i8"))):
+            with open(self.files[name] + ".tmp", "wb") as f:
+                np.save(f, arr)
+        for path in self.files.values():
+            os.replace(path + ".tmp", path)
+
+    def abort(self) -> None:
+        """Remove the unfinished files."""
+        if not self._values.closed:
+            self._values.close()
+        for path in self.files.values():
+            if os.path.exists(path + ".tmp"):
+                os.remove(path + ".tmp")
+
+    def __enter__(self) -> "ParagraphGraphWriter":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
+def write_paragraph_graphs(prefix: str, matrices) -> int:
+    """Write an iterable of ``P x P`` matrices; returns the number of examples."""
+    with ParagraphGraphWriter(prefix) as writer:
+        for m in matrices:
+            writer.add(m)
+    return len(writer)
+
+
+class ParagraphGraphs:
+    """The graphs of one split, memory-mapped (module docstring for the files).
+
+    ``sizes[i]`` is the number of paragraphs (nodes) of example ``i``; ``matrix(i)`` its graph.
+    Raises FileNotFoundError (naming the prefix and the command that writes the files) if a file
+    is missing, ValueError if the three files do not fit together.
+    """
+
+    def __init__(self, prefix: str):
+        self.prefix = prefix
+        files = graph_files(prefix)
+        missing = [p for p in files.values() if not os.path.exists(p)]
+        if missing:
+            kind = prefix.rsplit(".graph.", 1)[1] if ".graph." in prefix else "KIND"
+            raise FileNotFoundError(
+                f"no paragraph graphs at {prefix} ({', '.join(missing)} missing): write them with "
+                f"{COMMAND} --source RAW/SPLIT.src --kind {kind} --output-prefix {prefix}")
+        self.sizes = np.load(files["sizes"], mmap_mode="r")
+        self.offsets = np.load(files["offsets"], mmap_mode="r")
+        self.values = np.load(files["values"], mmap_mode="r")
+        expected = np.concatenate([[0], np.cumsum(np.asarray(self.sizes, dtype=np.int64) ** 2)])
+        if (len(self.offsets) != len(self.sizes) + 1 or not np.array_equal(self.offsets, expected)
+                or len(self.values) != expected[-1]):
+            raise ValueError(
+                f"inconsistent paragraph graph files at {prefix}: {len(self.sizes)} sizes, "
+                f"{len(self.offsets)} offsets (expected {len(self.sizes) + 1}, the cumulative "
+                f"P^2), {len(self.values)} values (expected {expected[-1]}); write them again "
+                f"with {COMMAND}")
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def __getstate__(self):
+        # pickled by the prefix alone: a data loader worker started by spawn re-opens the files
+        # instead of receiving a copy of every matrix (np.memmap pickles its whole data)
+        return {"prefix": self.prefix}
+
+    def __setstate__(self, state):
+        self.__init__(state["prefix"])
+
+    def matrix(self, i: int, max_paragraphs: Optional[int] = None) -> np.ndarray:
+        """Example ``i``'s graph as a float32 ``P x P`` array; with ``max_paragraphs``, its
+        top-left ``min(P, max_paragraphs)`` square (the paragraphs the dataset keeps)."""
+        p = int(self.sizes[i])
+        g = self.values[self.offsets[i]:self.offsets[i + 1]].reshape(p, p)
+        if max_paragraphs is not None:
+            g = g[:max_paragraphs, :max_paragraphs]
+        return np.array(g, dtype=np.float32)
+
+    def check(self, expected_sizes: np.ndarray, data_path: str) -> None:
+        """Raise ValueError (one message) unless the graphs have one node per paragraph of every
+        example of ``data_path``: ``expected_sizes[i]`` paragraphs in example ``i`` (the dataset's
+        count before its ``max_paragraphs`` cut)."""
+        expected_sizes = np.asarray(expected_sizes, dtype=np.int64)
+        rewrite = (f"write the graphs again from the split's raw source with {COMMAND} "
+                   f"--output-prefix {self.prefix}")
+        if len(expected_sizes) != len(self.sizes):
+            raise ValueError(
+                f"paragraph graphs do not match the data: {self.prefix}.sizes.npy has "
+                f"{len(self.sizes)} examples, {data_path} has {len(expected_sizes)}; {rewrite}")
+        wrong = np.flatnonzero(np.asarray(self.sizes, dtype=np.int64) != expected_sizes)
+        if len(wrong):
+            i = int(wrong[0])
+            raise ValueError(
+                f"paragraph graphs do not match the data: the example on line {i + 1} has "
+                f"{int(self.sizes[i])} graph nodes in {self.prefix}.sizes.npy but "
+                f"{int(expected_sizes[i])} paragraphs in {data_path} ({len(wrong)} of "
+                f"{len(expected_sizes)} examples differ); {rewrite}")
