@@ -16,6 +16,13 @@ name:
   (``long_bart_large``, ``long_bart_base``), ``hat_transformer`` (``hat_transformer_wmt_en_de``,
   ``hat_transformer_iwslt_zh_en``) (fairseq_hier/models/hat.py) and task ``hat_summarization``
   (fairseq_hier/tasks/hat_summarization.py): HAT, paper 004
+- model/architecture ``liu_ht`` (fairseq_hier/models/liu_ht.py): Liu & Lapata's Hierarchical
+  Transformer (002), local and global layers, graph-informed attention with the task's
+  ``--paragraph-graph`` (graphs written by ``fairseq-hier-graph``, fairseq_hier/data/graphs.py)
+- task ``paragraph_ranking`` (fairseq_hier/tasks/paragraph_ranking.py), model/architecture
+  ``paragraph_ranker`` (fairseq_hier/models/paragraph_ranker.py) and criterion
+  ``paragraph_ranking`` (fairseq_hier/criterions/paragraph_ranking.py): Liu & Lapata's learned
+  paragraph ranker (002 Sec. 3.1)
 
 When registration happens. Importing this package itself is light (standard library only), so
 that the scoring commands (``rouge``, ``fairseq-hier-lead``, ``fairseq-hier-hypotheses``, and

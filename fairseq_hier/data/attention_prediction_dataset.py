@@ -17,11 +17,12 @@ Batch keys (collater):
 
 import numpy as np
 import torch
-from fairseq.data import FairseqDataset
 from torch.nn.utils.rnn import pad_sequence
 
+from .sized_dataset import SizedDataset
 
-class AttentionPredictionDataset(FairseqDataset):
+
+class AttentionPredictionDataset(SizedDataset):
     """(Phi, eta) pairs of one split.
 
     Args:
@@ -74,36 +75,3 @@ class AttentionPredictionDataset(FairseqDataset):
             "target": target,
         }
 
-    # ------------------------------------------------------------------ sizes and order
-    @property
-    def sizes(self):
-        """P_i of every example (1-D)."""
-        return self._sizes
-
-    def num_tokens(self, index):
-        return int(self._sizes[index])
-
-    def num_tokens_vec(self, indices):
-        return self._sizes[indices]
-
-    def size(self, index):
-        return int(self._sizes[index])
-
-    def ordered_indices(self):
-        order = np.random.permutation(len(self)) if self.shuffle else np.arange(len(self))
-        return order[np.argsort(self._sizes[order], kind="mergesort")]
-
-    def filter_indices_by_size(self, indices, max_sizes):
-        """Drop examples with more than ``max_sizes`` paragraphs (an int; for a tuple, its first
-        entry; None keeps everything). Returns (kept indices, ignored indices as a list)."""
-        if isinstance(max_sizes, (tuple, list)):
-            max_sizes = max_sizes[0] if max_sizes else None
-        if max_sizes is None:
-            return indices, []
-        indices = np.asarray(indices)
-        too_long = self._sizes[indices] > max_sizes
-        return indices[~too_long], indices[too_long].tolist()
-
-    @property
-    def supports_prefetch(self):
-        return False

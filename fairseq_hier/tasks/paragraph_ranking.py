@@ -1,0 +1,141 @@
+"""Task ``paragraph_ranking``: train Liu & Lapata's paragraph ranker (paper 002 Sec. 3.1).
+
+Raw data, one example per line (format and rules in :mod:`fairseq_hier.data.ranking_dataset`):
+
+    R/train.src      title <P> paragraph <P> paragraph ...   (paragraphs in any order)
+    R/train.tgt      the summary (only to make the labels)
+
+Steps (the tests run a tiny version of each):
+
+    fairseq-hier-rank-labels --source R/train.src --target R/train.tgt --output RB/train.labels
+    fairseq-hier-rank-labels --source R/valid.src --target R/valid.tgt --output RB/valid.labels
+    fairseq-preprocess --only-source --source-lang src --trainpref R/train --validpref R/valid \\
+        --destdir RB [--srcdict dict.txt]
+    fairseq-train RB --user-dir fairseq_hier --task paragraph_ranking --arch paragraph_ranker \\
+        --criterion paragraph_ranking --optimizer adagrad --lr 0.15 --max-tokens 110000
+    fairseq-hier-rank --path checkpoints/checkpoint_best.pt --source R/test.src --output test.src
+
+``fairseq-preprocess --only-source`` writes ``RB/dict.src.txt`` and ``RB/train.src-None.src.
+{bin,idx}``; the source half of a summarisation data-bin (``train.src-tgt.src.{bin,idx}``) is read
+too. The labels are ``{split}.labels`` in the data directory or in ``--labels-dir``. Every split
+is validated when it is loaded, before training: as many label lines as examples, as many labels
+as non-empty paragraphs in every example, labels in [0, 1].
+
+002 Sec. 4 trains with Adagrad, lr 0.15 (``--optimizer adagrad --lr 0.15``). An example is a batch
+item with all its paragraphs (at most ``--max-paragraphs``): ``--max-tokens`` counts its padded
+cost (kept paragraphs x longest kept paragraph + title), at most ``max_paragraphs x
+max_paragraph_tokens`` + the title (100,100 with the defaults; WikiSum averages ~525 paragraphs),
+so ``--max-tokens 110000`` holds any example. fairseq skips bigger training examples with a
+warning that counts them ("N samples have invalid sizes and will be skipped") and stops on a
+bigger validation example, naming its index and size.
+
+The task reads the data directory only for its dictionary when set up, so a checkpoint loads
+wherever ``dict.src.txt`` is found (``fairseq-hier-rank --data DIR`` points elsewhere).
+"""
+
+import glob
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+from fairseq import utils
+from fairseq.data import Dictionary, data_utils
+from fairseq.dataclass import FairseqDataclass
+from fairseq.tasks import FairseqTask, register_task
+
+from ..data.ranking_dataset import ParagraphRankingDataset, read_labels
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ParagraphRankingConfig(FairseqDataclass):
+    data: str = field(default="", metadata={"help": "data-bin directory written by "
+                                                    "fairseq-preprocess --only-source (holds "
+                                                    "dict.SRC.txt, and the labels unless "
+                                                    "--labels-dir)"})
+    source_lang: str = field(default="src", metadata={"help": "source suffix of the raw files"})
+    labels_dir: Optional[str] = field(
+        default=None, metadata={"help": "directory of the {split}.labels files written by "
+                                        "fairseq-hier-rank-labels (default: the data directory)"})
+    paragraph_separator: str = field(
+        default="<P>", metadata={"help": "paragraph-boundary symbol: the title is what precedes "
+                                         "the first one"})
+    max_paragraphs: int = field(
+        default=1000, metadata={"help": "train on the first N non-empty paragraphs of each "
+                                        "example (and their labels); cut ones are counted in "
+                                        "the log (WikiSum: ~525 per example)"})
+    max_paragraph_tokens: int = field(
+        default=100, metadata={"help": "cut each paragraph, and the title, to its first N tokens "
+                                       "(fairseq-hier-rank scores with the same cut)"})
+
+
+@register_task("paragraph_ranking", dataclass=ParagraphRankingConfig)
+class ParagraphRankingTask(FairseqTask):
+    """Paragraph relevance regression; see the module docstring for the data."""
+
+    cfg: ParagraphRankingConfig
+
+    def __init__(self, cfg: ParagraphRankingConfig, src_dict: Dictionary):
+        super().__init__(cfg)
+        self.src_dict = src_dict
+        if cfg.paragraph_separator not in src_dict.indices:
+            raise ValueError(f"paragraph separator {cfg.paragraph_separator!r} "
+                             f"(--paragraph-separator) is not in the source dictionary of "
+                             f"{cfg.data}: were the raw sources written with it?")
+        self.separator = src_dict.index(cfg.paragraph_separator)
+
+    @classmethod
+    def setup_task(cls, cfg: ParagraphRankingConfig, **kwargs):
+        paths = utils.split_paths(cfg.data)
+        if not paths or not paths[0]:
+            raise ValueError("paragraph_ranking: pass the data-bin directory")
+        path = os.path.join(paths[0], f"dict.{cfg.source_lang}.txt")
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"dictionary {path} not found (run fairseq-preprocess "
+                                    f"--only-source --source-lang {cfg.source_lang}, or point "
+                                    f"the task's data at the folder holding it)")
+        src_dict = Dictionary.load(path)
+        logger.info(f"[{cfg.source_lang}] dictionary: {len(src_dict)} types")
+        return cls(cfg, src_dict)
+
+    def source_prefix(self, data_path: str, split: str) -> str:
+        """``{split}.{src}-None.{src}`` (--only-source), else the one ``{split}.{src}-*.{src}``."""
+        src = self.cfg.source_lang
+        prefix = os.path.join(data_path, f"{split}.{src}-None.{src}")
+        if os.path.exists(prefix + ".idx"):
+            return prefix
+        pattern = os.path.join(glob.escape(data_path), f"{split}.{src}-*.{src}.idx")
+        found = sorted(glob.glob(pattern))
+        if len(found) == 1:
+            return found[0][: -len(".idx")]
+        if found:
+            raise ValueError(f"split '{split}': several source files in {data_path}: "
+                             f"{', '.join(os.path.basename(f) for f in found)}")
+        raise FileNotFoundError(f"split '{split}': {prefix}.{{bin,idx}} not found (fairseq-"
+                                f"preprocess --only-source --source-lang {src} writes it)")
+
+    def load_dataset(self, split, epoch=1, combine=False, **kwargs):
+        paths = utils.split_paths(self.cfg.data)
+        data_path = paths[(epoch - 1) % len(paths)]
+        prefix = self.source_prefix(data_path, split)
+        src = data_utils.load_indexed_dataset(prefix, self.src_dict)
+        if src is None:
+            raise FileNotFoundError(f"split '{split}': {prefix}.{{bin,idx}} cannot be read")
+        labels = read_labels(os.path.join(self.cfg.labels_dir or data_path, f"{split}.labels"))
+        self.datasets[split] = ParagraphRankingDataset(
+            src, labels, self.src_dict, self.separator, self.cfg.max_paragraphs,
+            self.cfg.max_paragraph_tokens, src_path=prefix, split=split,
+            shuffle=(split != "test"))
+
+    def max_positions(self):
+        return None  # the model has no positional parameters; --max-tokens bounds a batch
+
+    @property
+    def source_dictionary(self):
+        return self.src_dict
+
+    @property
+    def target_dictionary(self):
+        return None
