@@ -9,9 +9,12 @@ install:
 demo: install
 	bash examples/demo/run_demo.sh
 	bash examples/attention_alignment/run_demo.sh
+	bash examples/demo/run_ranker.sh
 
+# two pytest workers, one per core; each test file stays on one worker (its module fixtures are
+# built once), the few session fixtures are built by both
 test: install
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n 2 --dist loadfile tests
 
 benchmark: install
 	$(PY) benchmarks/efficiency.py

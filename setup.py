@@ -28,6 +28,11 @@ setup(
             "fairseq-hier-doc-chunk = fairseq_hier.cli.doc_chunk:cli_main",
             "fairseq-hier-doc-bleu = fairseq_hier.cli.doc_bleu:cli_main",
             "fairseq-hier-doc-demo-corpus = fairseq_hier.cli.doc_demo_corpus:cli_main",
+            "fairseq-hier-rank-labels = fairseq_hier.cli.rank_labels:cli_main",
+            "fairseq-hier-rank = fairseq_hier.cli.rank_paragraphs:cli_main",
+            "fairseq-hier-rank-eval = fairseq_hier.cli.rank_eval:cli_main",
+            "fairseq-hier-graph = fairseq_hier.cli.paragraph_graph:cli_main",
+            "fairseq-hier-lexrank = fairseq_hier.cli.lexrank:cli_main",
         ],
     },
 )

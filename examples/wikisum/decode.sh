@@ -9,7 +9,7 @@ set -euo pipefail
 [[ $# -ge 2 ]] || { echo "usage: $0 WORK_DIR CHECKPOINT [fairseq-generate args...]" >&2; exit 2; }
 WORK=$1; CKPT=$2; shift 2
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
-OUT="$WORK/decode"
+OUT=${OUT:-$WORK/decode}  # one folder per system: OUT=work/wikisum/decode_liu_ht ...
 mkdir -p "$OUT"
 fairseq-generate "$WORK/data-bin" --user-dir "$USER_DIR" --task hierarchical_summarization \
   --max-paragraphs 30 --max-paragraph-tokens 100 --path "$CKPT" --gen-subset test \

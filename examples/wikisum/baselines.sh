@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The extractive baselines of 002 Table 2 on the test split, scored like the models (score.sh's
+# normalisation and official ROUGE-1.5.5):
+# - Lead: the title and the ranked paragraphs, first K tokens, K = the reference's length
+#   (fairseq-hier-lead);
+# - LexRank: paragraphs as nodes, tf-idf cosine edges, PageRank, paragraphs taken by score until
+#   the reference's length is reached (fairseq-hier-lexrank).
+# K counts sentencepiece pieces of raw/test.tgt (the sources are in pieces too); the outputs are
+# decoded to text (pieces joined, '▁' -> space) before scoring.
+# usage: baselines.sh WORK_DIR   (writes WORK_DIR/decode_lead/, WORK_DIR/decode_lexrank/)
+set -euo pipefail
+[[ $# -eq 1 ]] || { echo "usage: $0 WORK_DIR" >&2; exit 2; }
+WORK=$1; RAW="$WORK/raw"; HERE=$(dirname "$0")
+for SYSTEM in lead lexrank; do
+  OUT="$WORK/decode_$SYSTEM"
+  mkdir -p "$OUT"
+  "fairseq-hier-$SYSTEM" --source "$RAW/test.src" --reference "$RAW/test.tgt" --output "$OUT/test.pieces"
+  python -c 'import sys
+for line in sys.stdin:
+    print("".join(line.split()).replace("\u2581", " ").strip())' < "$OUT/test.pieces" > "$OUT/test.hyp.raw"
+  python "$HERE/postprocess.py" < "$OUT/test.hyp.raw" > "$OUT/test.hyp"
+  echo "== $SYSTEM"
+  rouge "$RAW/test.ref" "$OUT/test.hyp" -e "<q>" -zs | tee "$OUT/rouge.txt"
+done

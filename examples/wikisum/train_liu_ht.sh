@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Train Liu & Lapata's Hierarchical Transformer (liu_ht) with 002's settings (Sec. 4): 5 local + 2
+# global encoder layers (global = layers 5,6), d=256, FFN 1024, 8 heads, 6 decoder layers (as
+# hiersumm's released checkpoint), dropout 0.1, label smoothing 0.1, Adam (0.9, 0.998) with
+# Noam's schedule (lr factor 2, 8,000 warm-up steps: peak 2 * 256^-0.5 * 8000^-0.5 = 1.3975e-3,
+# which fairseq's inverse_sqrt reproduces exactly: linear warm-up from 0, then 1/sqrt decay),
+# the title + top 24 paragraphs (~1,600 tokens; each paragraph cut at 500 tokens, hiersumm's
+# -trunc_src_ntoken default), 500k updates. 002 trains on 4 GPUs with gradient accumulation
+# (hiersumm's README: batches of 10,500 source tokens x 4 GPUs x 4 accumulations); here
+# --max-tokens counts source (P x L) tokens per GPU and --update-freq accumulates.
+# Graph-informed attention (002 Eq. 24): write the graphs first (fairseq-hier-graph, see the
+# README) and append --paragraph-graph tfidf (or adg).
+# usage: train_liu_ht.sh DATA_BIN SAVE_DIR [extra fairseq-train args]
+set -euo pipefail
+[[ $# -ge 2 ]] || { echo "usage: $0 DATA_BIN SAVE_DIR [fairseq-train args...]" >&2; exit 2; }
+DATA=$1; SAVE=$2; shift 2
+USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
+fairseq-train "$DATA" --user-dir "$USER_DIR" --task hierarchical_summarization \
+  --max-paragraphs 24 --max-paragraph-tokens 500 --arch liu_ht \
+  --optimizer adam --adam-betas '(0.9, 0.998)' --adam-eps 1e-9 --lr 1.3975e-3 \
+  --lr-scheduler inverse_sqrt --warmup-updates 8000 --warmup-init-lr 0 \
+  --criterion label_smoothed_cross_entropy --label-smoothing 0.1 \
+  --max-tokens "${MAX_TOKENS:-10500}" --update-freq "${UPDATE_FREQ:-16}" --max-update 500000 \
+  --save-dir "$SAVE" --save-interval-updates 5000 --validate-interval-updates 5000 \
+  --keep-interval-updates 5 --skip-invalid-size-inputs-valid-test "$@"
