@@ -45,8 +45,11 @@ def test_train_and_generate_with_a_graph(graph_bin, graph_model):
 
     cfg = torch.load(save / "checkpoint_last.pt", weights_only=False)["cfg"]["model"]
     assert cfg.graph_attention is True  # recorded, so decoding can insist on the graph
+    # trained on 4 paragraphs, decoded on 5 (002's train-1,600 / test-3,000 tokens: positions
+    # and ranks are sinusoidal; the graph is cropped by the decode-time cut)
     gen = run_cli("fairseq-generate", graph_bin, "--path", save / "checkpoint_last.pt", *GEN,
-                  "--paragraph-graph", "tfidf").stdout
+                  "--paragraph-graph", "tfidf", "--max-paragraphs", "5").stdout
+    assert "[test] 8 examples; hierarchical cut to 5 paragraphs x 6 tokens" in gen
     ids = sorted(int(m) for m in re.findall(r"^H-(\d+)\t", gen, re.M))
     assert ids == list(range(8))
 
