@@ -220,3 +220,37 @@ def left_pad(seqs, pad=1):
 
     width = max(len(s) for s in seqs)
     return torch.stack([torch.cat([s.new_full((width - len(s),), pad), s]) for s in seqs])
+
+
+# ------------------------------------------------- in-process batches for hierarchical models
+def paragraph_dict(n=20):
+    """A Dictionary of the 4 specials, w0..w{n-1} and the paragraph separator ``<P>``."""
+    from fairseq.data import Dictionary
+
+    d = Dictionary()
+    for i in range(n):
+        d.add_symbol(f"w{i}")
+    d.add_symbol("<P>")
+    return d
+
+
+def paragraph_batch(d, examples, num_p=None, num_l=None):
+    """List of ``P_i x L_i`` examples -> ``B x P x L`` padded with pad (absent paragraphs: pad)."""
+    import torch
+
+    num_p = num_p or max(e.size(0) for e in examples)
+    num_l = num_l or max(e.size(1) for e in examples)
+    out = torch.full((len(examples), num_p, num_l), d.pad())
+    for i, e in enumerate(examples):
+        out[i, : e.size(0), : e.size(1)] = e
+    return out
+
+
+def random_prev_tokens(d, b, t, seed=1):
+    """``B x T`` random previous-output tokens, EOS first (fairseq's teacher forcing input)."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    prev = torch.randint(d.nspecial, len(d), (b, t), generator=g)
+    prev[:, 0] = d.eos()
+    return prev

@@ -12,23 +12,17 @@ import types
 import pytest
 import torch
 import torch.nn.functional as F
-from fairseq.data import Dictionary
 
 import fairseq_hier  # noqa: F401  (registers the models)
+from conftest import paragraph_batch as stack
+from conftest import paragraph_dict as make_dict
+from conftest import random_prev_tokens as prev_tokens
 from fairseq_hier.models.liu_ht import (
     GlobalTransformerLayer,
     LiuHTModel,
     flat_memory,
     graph_weights,
 )
-
-
-def make_dict(n=20):
-    d = Dictionary()
-    for i in range(n):
-        d.add_symbol(f"w{i}")
-    d.add_symbol("<P>")
-    return d
 
 
 def build(graph=False, **overrides):
@@ -50,20 +44,6 @@ def paragraphs(d, lengths, width, g):
     for p, n in enumerate(lengths):
         out[p, :n] = torch.randint(d.nspecial, len(d), (n,), generator=g)
     return out
-
-
-def stack(d, examples, num_p, width):
-    out = torch.full((len(examples), num_p, width), d.pad())
-    for i, e in enumerate(examples):
-        out[i, : e.size(0), : e.size(1)] = e
-    return out
-
-
-def prev_tokens(d, b, t, seed=1):
-    g = torch.Generator().manual_seed(seed)
-    prev = torch.randint(d.nspecial, len(d), (b, t), generator=g)
-    prev[:, 0] = d.eos()
-    return prev
 
 
 # ----------------------------------------------------------------- the global layer (Eq. 13-24)

@@ -8,21 +8,15 @@ import types
 
 import pytest
 import torch
-from fairseq.data import Dictionary
 
 import fairseq_hier  # noqa: F401  (registers the models)
 from fairseq_hier.models.hierarchical_transformer import PHTModel, VHTModel
 from fairseq_hier.modules.multihead_pooling import MultiHeadPooling
+from conftest import paragraph_batch as batch
+from conftest import paragraph_dict as make_dict
+from conftest import random_prev_tokens as prev_tokens
 
 MODELS = {"pht": PHTModel, "vht": VHTModel}
-
-
-def make_dict(n=20):
-    d = Dictionary()
-    for i in range(n):
-        d.add_symbol(f"w{i}")
-    d.add_symbol("<P>")
-    return d
 
 
 def build(arch, layers=2, dim=16, heads=4):
@@ -45,22 +39,6 @@ def random_paragraphs(d, lengths, max_len=None, generator=None):
     for p, n in enumerate(lengths):
         out[p, :n] = torch.randint(d.nspecial, len(d), (n,), generator=generator)
     return out
-
-
-def batch(d, examples, num_p=None, num_l=None):
-    num_p = num_p or max(e.size(0) for e in examples)
-    num_l = num_l or max(e.size(1) for e in examples)
-    out = torch.full((len(examples), num_p, num_l), d.pad())
-    for i, e in enumerate(examples):
-        out[i, : e.size(0), : e.size(1)] = e
-    return out
-
-
-def prev_tokens(d, b, t, seed=1):
-    g = torch.Generator().manual_seed(seed)
-    prev = torch.randint(d.nspecial, len(d), (b, t), generator=g)
-    prev[:, 0] = d.eos()
-    return prev
 
 
 @pytest.fixture(params=["pht", "vht"])
