@@ -57,15 +57,25 @@ class Segmentation:
     error: List[str] = field(default_factory=list)
 
 
-def segment(
-    tokens: np.ndarray,
-    lengths: np.ndarray,
-    sep: int,
-    eos: int,
-    max_paragraphs: int,
-    max_paragraph_tokens: int,
-) -> Segmentation:
-    """Segment N concatenated binarized source lines (``tokens``: M, ``lengths``: N)."""
+@dataclass
+class LineTokens:
+    """:func:`split_lines` of N binarized lines with M tokens in total."""
+
+    n: int
+    starts: np.ndarray  # N: offset of each line's first token
+    example: np.ndarray  # M: line of each token
+    nonempty: np.ndarray  # N: the line has at least one token
+    has_eos: np.ndarray  # N: the line ends with EOS
+    is_sep: np.ndarray  # M: a paragraph separator
+    is_text: np.ndarray  # M: neither separator nor the closing EOS
+    segment_id: np.ndarray  # M: separators before it in its line (0 = title)
+    num_seps: np.ndarray  # N
+
+
+def split_lines(tokens: np.ndarray, lengths: np.ndarray, sep: int, eos: int) -> LineTokens:
+    """The part of reading a binarized line that every reader of our raw format shares (the
+    summarisation dataset, :func:`segment`, and the ranker's): which tokens are separators, text
+    or the EOS that closes a line, and which segment (title, paragraph k) each token is in."""
     tokens = np.asarray(tokens, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
     n, m = len(lengths), len(tokens)
@@ -75,8 +85,8 @@ def segment(
     # EOS closes each line; it is not part of any paragraph
     last = starts + lengths - 1
     has_eos = np.zeros(n, dtype=bool)
-    nonempty_line = lengths > 0
-    has_eos[nonempty_line] = tokens[last[nonempty_line]] == eos
+    nonempty = lengths > 0
+    has_eos[nonempty] = tokens[last[nonempty]] == eos
     is_eos = np.zeros(m, dtype=bool)
     is_eos[last[has_eos]] = True
 
@@ -85,9 +95,25 @@ def segment(
     # segment id: 0 = title, k = k-th paragraph (number of separators before, per example)
     sep_cum = np.cumsum(is_sep)
     sep_before_line = np.zeros(n, dtype=np.int64)
-    sep_before_line[nonempty_line] = (sep_cum - is_sep)[starts[nonempty_line]]
-    segment_id = sep_cum - sep_before_line[example]  # M
-    num_seps = np.bincount(example[is_sep], minlength=n)
+    sep_before_line[nonempty] = (sep_cum - is_sep)[starts[nonempty]]
+    return LineTokens(n=n, starts=starts, example=example, nonempty=nonempty, has_eos=has_eos,
+                      is_sep=is_sep, is_text=is_text,
+                      segment_id=sep_cum - sep_before_line[example],  # M
+                      num_seps=np.bincount(example[is_sep], minlength=n))
+
+
+def segment(
+    tokens: np.ndarray,
+    lengths: np.ndarray,
+    sep: int,
+    eos: int,
+    max_paragraphs: int,
+    max_paragraph_tokens: int,
+) -> Segmentation:
+    """Segment N concatenated binarized source lines (``tokens``: M, ``lengths``: N)."""
+    lines = split_lines(tokens, lengths, sep, eos)
+    n, example, is_text = lines.n, lines.example, lines.is_text
+    has_eos, segment_id, num_seps = lines.has_eos, lines.segment_id, lines.num_seps
     # the title (segment 0) is concatenated before the first paragraph: slot = paragraph slot
     slot = np.maximum(segment_id - 1, 0)
 

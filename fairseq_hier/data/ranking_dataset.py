@@ -48,6 +48,7 @@ import torch
 
 from ..io import read_lines
 from .hierarchical_dataset import token_buffer, token_chunks
+from .paragraphs import split_lines
 from .sized_dataset import SizedDataset
 
 logger = logging.getLogger(__name__)
@@ -81,27 +82,12 @@ class RankingSegmentation:
 def segment_ranking(tokens, lengths, sep: int, eos: int, max_paragraphs: int,
                     max_paragraph_tokens: int) -> RankingSegmentation:
     """Segment N concatenated binarised lines (``tokens``: M ids, ``lengths``: N) at once."""
-    tokens = np.asarray(tokens, dtype=np.int64)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    n, m = len(lengths), len(tokens)
-    starts = np.cumsum(lengths) - lengths  # N
-    example = np.repeat(np.arange(n), lengths)  # M
+    lines = split_lines(tokens, lengths, sep, eos)
+    n, m = lines.n, len(lines.example)
+    starts, example, nonempty, has_eos = lines.starts, lines.example, lines.nonempty, lines.has_eos
+    is_sep, is_text, num_seps = lines.is_sep, lines.is_text, lines.num_seps
+    segment = lines.segment_id
     index = np.arange(m)
-
-    has_eos = np.zeros(n, dtype=bool)
-    nonempty = lengths > 0
-    last = starts + lengths - 1
-    has_eos[nonempty] = tokens[last[nonempty]] == eos
-    is_eos = np.zeros(m, dtype=bool)
-    is_eos[last[has_eos]] = True
-    is_sep = tokens == sep
-    is_text = ~is_sep & ~is_eos
-    # segment of each token: separators before it in its line (0 = title)
-    sep_cum = np.cumsum(is_sep)
-    sep_before = np.zeros(n, dtype=np.int64)
-    sep_before[nonempty] = (sep_cum - is_sep)[starts[nonempty]]
-    segment = sep_cum - sep_before[example]
-    num_seps = np.bincount(example[is_sep], minlength=n)
 
     # a paragraph opens at a text token right after a separator (segments are contiguous)
     after_sep = np.zeros(m, dtype=bool)

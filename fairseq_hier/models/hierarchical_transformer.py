@@ -85,9 +85,10 @@ class HierarchicalTransformerConfig(FairseqDataclass):
     max_target_positions: int = field(default=1024, metadata={"help": "max target length"})
 
 
-def config_from_args(args) -> HierarchicalTransformerConfig:
-    """Namespace (legacy archs) or DictConfig -> our dataclass; unset fields keep paper defaults."""
-    cfg = HierarchicalTransformerConfig()
+def config_from_args(args, config_class=None):
+    """Namespace (legacy archs) or DictConfig -> our dataclass (``config_class``, default
+    :class:`HierarchicalTransformerConfig`); unset fields keep the paper's defaults."""
+    cfg = (config_class or HierarchicalTransformerConfig)()
     for f in fields(cfg):
         value = getattr(args, f.name, None)
         if value is not None:
@@ -346,11 +347,17 @@ class VHTModel(HierarchicalTransformerModel):
                              "the default, or authors)")
 
 
+def fill_defaults(args, config_class) -> None:
+    """Fill every unset option of a legacy architecture's ``args`` with the default of
+    ``config_class`` (a paper's settings)."""
+    for f in fields(config_class):
+        if getattr(args, f.name, None) is None:
+            setattr(args, f.name, getattr(config_class, f.name))
+
+
 def _papers_defaults(args):
     """Fill every unset option with the dataclass default (the papers' settings)."""
-    for f in fields(HierarchicalTransformerConfig):
-        if getattr(args, f.name, None) is None:
-            setattr(args, f.name, getattr(HierarchicalTransformerConfig, f.name))
+    fill_defaults(args, HierarchicalTransformerConfig)
 
 
 def _one_layer(args):

@@ -59,6 +59,7 @@ from fairseq.modules.transformer_layer import TransformerEncoderLayerBase
 from torch import Tensor
 
 from ..modules.multihead_pooling import attention_pool
+from .hierarchical_transformer import config_from_args, fill_defaults
 from ..modules.rank_encoding import RankEncoding
 
 logger = logging.getLogger(__name__)
@@ -111,16 +112,6 @@ class LiuHTConfig(FairseqDataclass):
         default=1024, metadata={"help": "max tokens per paragraph (sinusoidal positions: longer "
                                         "paragraphs work at test time)"})
     max_target_positions: int = field(default=1024, metadata={"help": "max target length"})
-
-
-def config_from_args(args) -> LiuHTConfig:
-    """Namespace (legacy archs) or DictConfig -> our dataclass; unset fields keep 002's values."""
-    cfg = LiuHTConfig()
-    for f in fields(cfg):
-        value = getattr(args, f.name, None)
-        if value is not None:
-            setattr(cfg, f.name, value)
-    return cfg
 
 
 def global_layer_indices(cfg: LiuHTConfig) -> List[int]:
@@ -362,7 +353,6 @@ class LiuHTModel(FairseqEncoderDecoderModel):
     """Liu & Lapata's Hierarchical Transformer (002); reads ``B x P x L`` sources."""
 
     hierarchical_source = True
-    reads_paragraph_graph = True
 
     @classmethod
     def add_args(cls, parser):
@@ -373,7 +363,7 @@ class LiuHTModel(FairseqEncoderDecoderModel):
 
     @classmethod
     def build_model(cls, args, task):
-        liu_cfg = config_from_args(args)
+        liu_cfg = config_from_args(args, LiuHTConfig)
         cfg = fairseq_transformer_config(liu_cfg)
         src_dict, tgt_dict = task.source_dictionary, task.target_dictionary
         c = liu_cfg.encoder_embed_dim
@@ -409,9 +399,7 @@ class LiuHTModel(FairseqEncoderDecoderModel):
 
 def _papers_defaults(args):
     """Fill every unset option with the dataclass default (002's settings)."""
-    for f in fields(LiuHTConfig):
-        if getattr(args, f.name, None) is None:
-            setattr(args, f.name, getattr(LiuHTConfig, f.name))
+    fill_defaults(args, LiuHTConfig)
 
 
 register_model_architecture("liu_ht", "liu_ht")(_papers_defaults)
