@@ -33,6 +33,10 @@ setup(
             "fairseq-hier-rank-eval = fairseq_hier.cli.rank_eval:cli_main",
             "fairseq-hier-graph = fairseq_hier.cli.paragraph_graph:cli_main",
             "fairseq-hier-lexrank = fairseq_hier.cli.lexrank:cli_main",
+            "fairseq-hier-parse = fairseq_hier.cli.parse:cli_main",
+            "fairseq-hier-deps = fairseq_hier.cli.dependencies:cli_main",
+            "fairseq-hier-spm = fairseq_hier.cli.spm:cli_main",
+            "fairseq-hier-mds-to-raw = fairseq_hier.cli.mds_to_raw:cli_main",
         ],
     },
 )

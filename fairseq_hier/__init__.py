@@ -23,6 +23,10 @@ name:
   ``paragraph_ranker`` (fairseq_hier/models/paragraph_ranker.py) and criterion
   ``paragraph_ranking`` (fairseq_hier/criterions/paragraph_ranking.py): Liu & Lapata's learned
   paragraph ranker (002 Sec. 3.1)
+- models/architectures ``parsingsum_ft`` and ``parsingsum_ht`` (fairseq_hier/models/parsingsum.py):
+  ParsingSum's linguistic-guided attention (003), reading the dependency parse that the task's
+  ``--dependency-parse`` loads (written by ``fairseq-hier-parse`` and ``fairseq-hier-deps``,
+  fairseq_hier/data/dependency.py)
 
 When registration happens. Importing this package itself is light (standard library only), so
 that the scoring commands (``rouge``, ``fairseq-hier-lead``, ``fairseq-hier-hypotheses``, and

@@ -18,6 +18,13 @@ Batch keys (collater):
     net_input.paragraph_graph  B x P x P  (hierarchical layout, only when ``graphs`` is set and
                             ``use_graphs`` is on) the external paragraph graph of each example,
                             cropped to its kept paragraphs, zeros elsewhere (002 Eq. 24)
+    net_input.src_words, net_input.src_heads  (only when ``parses`` is set and ``use_parses`` is
+                            on) int64, the shape of src_tokens: per piece, its word index in the
+                            example and the word index of that word's syntactic head (-1: the
+                            root, a separator, EOS, padding), from the dependency parse
+                            (:mod:`fairseq_hier.data.dependency`), decoded on the whole line
+                            before the cuts, so a cut keeps every arc between kept pieces and
+                            drops the arcs to cut ones (ParsingSum, 003)
     net_input.prev_output_tokens  B x T  target shifted right (EOS first)
     target                  B x T
 """
@@ -94,6 +101,8 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         self.tgt_sizes = np.asarray(tgt.sizes, dtype=np.int64)
         self.graphs = None  # ParagraphGraphs (fairseq_hier.data.paragraph_graph), set by the task
         self.use_graphs = False  # the model reads them (liu_ht with --paragraph-graph)
+        self.parses = None  # DependencyParses (fairseq_hier.data.dependency), set by the task
+        self.use_parses = False  # the model reads them (parsingsum_ft / parsingsum_ht)
         self._check_targets(tgt_path)
         self._scan_sources(src_path)
         self.layout = layout
@@ -171,21 +180,53 @@ class HierarchicalSummarizationDataset(FairseqDataset):
     # ------------------------------------------------------------------ examples
     def paragraphs(self, index):
         """The kept paragraphs of one example: ``P_i x L_i`` LongTensor padded with pad."""
+        return self._paragraph_rows(index)[0]
+
+    def _paragraph_rows(self, index, per_token=()):
+        """``P_i x L_i`` kept tokens of one example, and each array of ``per_token`` (one value
+        per token of the binarized line) placed the same way, -1 elsewhere."""
         tokens = self.src[index].numpy().astype(np.int64)
         seg = self._segment(tokens, np.array([len(tokens)]))
-        out = np.full((int(seg.num_paragraphs[0]), int(seg.max_paragraph_len[0])),
-                      self.src_dict.pad(), dtype=np.int64)
-        out[seg.paragraph[seg.keep], seg.position[seg.keep]] = tokens[seg.keep]
-        return torch.from_numpy(out)
+        shape = (int(seg.num_paragraphs[0]), int(seg.max_paragraph_len[0]))
+        where = (seg.paragraph[seg.keep], seg.position[seg.keep])
+        out = []
+        for values, fill in [(tokens, self.src_dict.pad())] + [(v, -1) for v in per_token]:
+            rows = np.full(shape, fill, dtype=np.int64)
+            rows[where] = values[seg.keep]
+            out.append(torch.from_numpy(rows))
+        return out
 
     def flat_source(self, index):
         """Kept paragraphs joined by the separator, cut to ``max_source_positions``, plus EOS."""
-        rows = self.paragraphs(index)
-        pad, sep = self.src_dict.pad(), self.separator
+        return self._flatten(self.paragraphs(index), self.separator, self.src_dict.eos())
+
+    def _flatten(self, rows, sep, eos, real=None):
+        """``P x L`` -> the flat layout: rows joined by ``sep``, cut to
+        ``max_source_positions - 1``, then ``eos``. ``real`` (``P x L`` bool, default: not pad) says which cells are tokens."""
+        real = rows.ne(self.src_dict.pad()) if real is None else real
         # P x L -> P x (L + 1) with a separator column, flattened, padding and last sep removed
         with_sep = torch.cat([rows, rows.new_full((rows.size(0), 1), sep)], dim=1).view(-1)
-        flat = with_sep[with_sep.ne(pad)][:-1][: self.max_source_positions - 1]
-        return torch.cat([flat, flat.new_tensor([self.src_dict.eos()])])
+        keep = torch.cat([real, real.new_ones((real.size(0), 1))], dim=1).view(-1)
+        flat = with_sep[keep][:-1][: self.max_source_positions - 1]
+        return torch.cat([flat, flat.new_tensor([eos])])
+
+    def dependencies(self, index):
+        """(words, heads) of one example in the current layout (``P_i x L_i`` or ``S_i``); see
+        the module docstring."""
+        from .dependency import decode
+
+        words, heads = decode(self.parses.codes(index))
+        tokens, words, heads = self._paragraph_rows(index, (words, heads))
+        if self.layout == "hierarchical":
+            return words, heads
+        real = tokens.ne(self.src_dict.pad())
+        return self._flatten(words, -1, -1, real), self._flatten(heads, -1, -1, real)
+
+    def attach_parses(self, parses, data_path: str) -> None:
+        """Use ``parses`` (:class:`~fairseq_hier.data.dependency.DependencyParses`) for this split
+        after checking them against it: same example count, one code per binarized token."""
+        parses.check(np.asarray(self.src.sizes), data_path)
+        self.parses = parses
 
     def attach_graphs(self, graphs, data_path: str) -> None:
         """Use ``graphs`` (:class:`~fairseq_hier.data.paragraph_graph.ParagraphGraphs`) for this
@@ -200,6 +241,8 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         if self.use_graphs and self.layout == "hierarchical":
             kept = int(self.num_paragraphs[index])
             item["graph"] = torch.from_numpy(self.graphs.matrix(index, kept))  # P_i x P_i
+        if self.use_parses:
+            item["words"], item["heads"] = self.dependencies(index)
         return item
 
     def __len__(self):
@@ -225,6 +268,12 @@ class HierarchicalSummarizationDataset(FairseqDataset):
             "src_lengths": src_lengths,
             "prev_output_tokens": prev_output_tokens,
         }
+        if "words" in samples[0]:
+            for key, name in (("words", "src_words"), ("heads", "src_heads")):
+                values = [s[key] for s in samples]
+                net_input[name] = (self._collate_paragraphs(values, -1)
+                                   if self.layout == "hierarchical"
+                                   else data_utils.collate_tokens(values, -1))
         if self.layout == "hierarchical" and "graph" in samples[0]:
             net_input["paragraph_graph"] = self._collate_graphs([s["graph"] for s in samples],
                                                                 src_tokens.size(1))

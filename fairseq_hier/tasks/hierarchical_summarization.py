@@ -10,6 +10,11 @@ binarised with ``fairseq-preprocess --source-lang src --target-lang tgt --joined
 (title placement, empty paragraphs, cuts, errors) is documented in
 :mod:`fairseq_hier.data.paragraphs`; every split is validated when it is loaded, before training.
 
+With ``--dependency-parse NAME`` the split's dependency parse ``SPLIT.parse.NAME.{bin,idx}``
+(``fairseq-hier-parse`` + ``fairseq-hier-deps``, :mod:`fairseq_hier.data.dependency`) is checked
+against the binarized source (example count, one code per token) and batched for ParsingSum's
+models (``parsingsum_ft``, ``parsingsum_ht``), cut exactly as the source is cut.
+
 The same data-bin trains hierarchical models (``pht``, ``vht``: ``B x P x L`` sources) and flat
 ones (fairseq's ``transformer``: the concatenation of the same kept paragraphs, cut to
 ``--max-source-positions``); ``--source-layout auto`` picks the layout from the model.
@@ -54,14 +59,20 @@ class HierarchicalSummarizationConfig(FairseqDataclass):
     max_target_positions: int = field(
         default=1024, metadata={"help": "max number of tokens in the target summary"})
     source_layout: SOURCE_LAYOUT_CHOICES = field(
-        default="auto", metadata={"help": "auto: hierarchical for hierarchical models (pht, vht, liu_ht), "
-                                          "flat for any other model"})
+        default="auto", metadata={"help": "auto: hierarchical for hierarchical models (pht, vht, "
+                                          "liu_ht, parsingsum_ht), flat for any other model"})
     paragraph_graph: Optional[str] = field(
         default=None, metadata={"help": "KIND: read the external paragraph graphs "
                                         "SPLIT.graph.KIND.* from the data-bin (written by "
                                         "fairseq-hier-graph: tfidf, adg) and give them to liu_ht's "
                                         "graph-informed attention (002 Eq. 24); checked against "
                                         "every split before training"})
+    dependency_parse: Optional[str] = field(
+        default=None, metadata={"help": "NAME: read the dependency parse SPLIT.parse.NAME.{bin,idx} "
+                                        "from the data-bin (written by fairseq-hier-deps) and give "
+                                        "it to ParsingSum's linguistic-guided attention "
+                                        "(parsingsum_ft, parsingsum_ht; 003 Eq. 4); checked "
+                                        "against every split before training"})
     seed: int = II("common.seed")
 
     # decoding (fairseq-generate); 001 Sec. 4-5, 000 Sec. 4.2
@@ -117,6 +128,7 @@ class HierarchicalSummarizationTask(FairseqTask):
         self.separator = src_dict.index(cfg.paragraph_separator)
         self.layout = None if cfg.source_layout == "auto" else str(cfg.source_layout)
         self.use_graphs = False  # set by build_model: the model reads --paragraph-graph
+        self.use_parses = False  # set by build_model: the model reads --dependency-parse
 
     @classmethod
     def setup_task(cls, cfg, **kwargs):
@@ -159,6 +171,12 @@ class HierarchicalSummarizationTask(FairseqTask):
             graph_prefix = os.path.join(data_path, f"{split}.graph.{self.cfg.paragraph_graph}")
             self.datasets[split].attach_graphs(ParagraphGraphs(graph_prefix), prefix + src)
             self.datasets[split].use_graphs = self.use_graphs
+        if self.cfg.dependency_parse:
+            from ..data.dependency import DependencyParses
+
+            parse_prefix = os.path.join(data_path, f"{split}.parse.{self.cfg.dependency_parse}")
+            self.datasets[split].attach_parses(DependencyParses(parse_prefix), prefix + src)
+            self.datasets[split].use_parses = self.use_parses
 
     def build_model(self, cfg, from_checkpoint=False):
         if self.cfg.paragraph_graph:
@@ -166,7 +184,24 @@ class HierarchicalSummarizationTask(FairseqTask):
         model = super().build_model(cfg, from_checkpoint)
         self.set_layout_for(model)
         self.set_graphs_for(model)
+        self.set_parses_for(model)
         return model
+
+    def set_parses_for(self, model):
+        """Check that ``--dependency-parse`` and the model agree, and let the datasets batch the
+        parse only for a model that reads it."""
+        name = self.cfg.dependency_parse
+        uses = bool(getattr(model, "reads_dependencies", False))
+        if name and not uses:
+            raise ValueError(f"--dependency-parse {name}: model {type(model).__name__} does not "
+                             f"read dependency parses (parsingsum_ft and parsingsum_ht do)")
+        if uses and not name:
+            raise ValueError(f"model {type(model).__name__} reads the source's dependency parse "
+                             f"(ParsingSum, 003): pass --dependency-parse NAME (the data-bin's "
+                             f"SPLIT.parse.NAME.{{bin,idx}}, written by fairseq-hier-deps)")
+        self.use_parses = uses
+        for ds in self.datasets.values():
+            ds.use_parses = uses
 
     def set_graphs_for(self, model):
         """Check that ``--paragraph-graph`` and the model agree, and let the datasets batch the

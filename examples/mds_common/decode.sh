@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# ParsingSum recipes, step 7 (shared by examples/multi_news and examples/wcep): decode one trained
+# system on the test (or valid) split and score it with official ROUGE-1.5.5 (`rouge`).
+# Beam 5 (003); MIN_LEN / MAX_LEN in sentencepiece pieces and the trigram blocking are OUR
+# choices, set per dataset by its run.sh (the paper gives no decoding lengths). The task's
+# paragraph cut (and, for the flat systems, FLAT_POSITIONS) must be the training one: fairseq-
+# generate takes task options from the command line, not from the checkpoint.
+# Scoring: the hypotheses in example order (fairseq-hier-hypotheses: every id exactly once),
+# references = the split's targets tokenised by the parse step ($WORK/parsed/SPLIT.tgt.tok), so
+# both sides are spaCy tokens; '<unk>' -> 'UNK' and '<'/'>' -> ' ' on both sides (ROUGE-1.5.5
+# reads a sentence only up to its first '<'; it drops non-alphanumerics itself, so nothing else
+# changes). Two runs of `rouge -zs` (an empty hypothesis scores 0 and stays in the average):
+#   rouge.txt        sentences split on ' .': ROUGE-L is ROUGE-1.5.5's summary-level (union-LCS)
+#   rouge_whole.txt  each summary one sequence (-e '<nosplit>', a marker that never occurs):
+#                    ROUGE-L over whole summaries, the scale of 003's R-L (~20 on Multi-News);
+#                    rouge warns that no summary has a sentence break: that is the point
+# ROUGE-1 and ROUGE-2 are the same in both.
+#
+# usage: WORK=DIR decode.sh SYSTEM [extra fairseq-generate args]
+# env: WORK; MAX_PARAGRAPHS MAX_PARAGRAPH_TOKENS FLAT_POSITIONS MIN_LEN MAX_LEN (the dataset's);
+#      RUN (SYSTEM) CHECKPOINT ($WORK/checkpoints/$RUN/checkpoint_best.pt) SUBSET (test; valid
+#      for 003 Tables 4 and 6) BATCH (32)
+set -euo pipefail
+[[ $# -ge 1 ]] || { echo "usage: WORK=DIR $0 SYSTEM [fairseq-generate args...]" >&2; exit 2; }
+SYSTEM=$1; shift
+: "${WORK:?set WORK to the output folder of the recipe}"
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+RUN=${RUN:-$SYSTEM}; SUBSET=${SUBSET:-test}
+CKPT=${CHECKPOINT:-$WORK/checkpoints/$RUN/checkpoint_best.pt}
+OUT="$WORK/decode/$SUBSET/$RUN"
+REF="$WORK/parsed/$SUBSET.tgt.tok"
+
+TASK=(--max-paragraphs "${MAX_PARAGRAPHS:-10}"
+      --max-paragraph-tokens "${MAX_PARAGRAPH_TOKENS:-160}")
+FLAT=(--max-source-positions "${FLAT_POSITIONS:-1600}")
+case "$SYSTEM" in
+  parsingsum_ft) TASK+=(--dependency-parse spacy "${FLAT[@]}") ;;
+  transformer)   TASK+=("${FLAT[@]}") ;;
+  parsingsum_ht) TASK+=(--dependency-parse spacy) ;;
+  liu_ht)        ;;
+  *) echo "decode.sh: unknown SYSTEM $SYSTEM (parsingsum_ft, transformer, parsingsum_ht," \
+          "liu_ht)" >&2
+     exit 2 ;;
+esac
+[[ -f "$CKPT" ]] || { echo "decode.sh: $CKPT not found (train $RUN first)" >&2; exit 1; }
+
+mkdir -p "$OUT"
+if [[ ! -f "$OUT/generate.log" ]]; then
+  fairseq-generate "$WORK/data-bin" --user-dir "$ROOT/fairseq_hier" \
+    --task hierarchical_summarization "${TASK[@]}" --path "$CKPT" --gen-subset "$SUBSET" \
+    --beam 5 --min-len "${MIN_LEN:-200}" --max-len-a 0 --max-len-b "${MAX_LEN:-400}" \
+    --no-repeat-ngram-size 3 --post-process sentencepiece \
+    --batch-size "${BATCH:-32}" --required-batch-size-multiple 1 "$@" > "$OUT/generate.log.tmp"
+  mv "$OUT/generate.log.tmp" "$OUT/generate.log"
+fi
+python -m fairseq_hier.cli.hypotheses "$OUT/generate.log" --expected "$(wc -l < "$REF")" \
+  -o "$OUT/$SUBSET.hyp.raw"
+sed -e 's/<unk>/UNK/g' -e 's/[<>]/ /g' "$OUT/$SUBSET.hyp.raw" > "$OUT/$SUBSET.hyp"
+sed -e 's/[<>]/ /g' "$REF" > "$OUT/$SUBSET.ref"
+rouge "$OUT/$SUBSET.ref" "$OUT/$SUBSET.hyp" -zs | tee "$OUT/rouge.txt"
+rouge "$OUT/$SUBSET.ref" "$OUT/$SUBSET.hyp" -zs -e "<nosplit>" > "$OUT/rouge_whole.txt"
+echo "decode.sh: $OUT/rouge.txt, $OUT/rouge_whole.txt"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# ParsingSum recipes, step 6 (shared by examples/multi_news and examples/wcep): train one of the
+# four systems of 003 Tables 2-3 on $WORK/data-bin, all with 003 Sec. 3.2's optimisation: Adam
+# (0.9, 0.998), dropout 0.1, lr 1e-3 reached by 8000 linear warm-up updates, then a multi-step
+# reduction (fairseq's step scheduler: x0.5 every DECAY_PERIOD updates; the period is OUR
+# choice, the paper gives none); label smoothing 0.1 (ours: the FT and HT code bases' value).
+#   parsingsum_ft  flat, 4+4 layers, d 512, FFN 2048, 8 heads, alpha 2 (arch defaults);
+#                  20,000 updates of 4096 tokens (003 footnote 3); decay every 4000
+#   transformer    fairseq's flat Transformer with parsingsum_ft's shape (both take fairseq's
+#                  base_architecture widths): the FT baseline; FT's schedule
+#   parsingsum_ht  liu_ht with 6 local + 2 global layers, 8 heads, alpha 3 (arch defaults);
+#                  100,000 updates of 13,000 tokens (003 footnote 2); decay every 20,000
+#   liu_ht         the HT baseline: --encoder-layers 8 --global-layers 6,7, 8 heads; HT's schedule
+# The flat systems read the same paragraphs as the hierarchical ones (the task's cut,
+# MAX_PARAGRAPHS x MAX_PARAGRAPH_TOKENS), concatenated and cut to FLAT_POSITIONS tokens.
+#
+# usage: WORK=DIR train.sh SYSTEM [extra fairseq-train args, e.g. --lga-alpha 1]
+# env: WORK; MAX_PARAGRAPHS MAX_PARAGRAPH_TOKENS FLAT_POSITIONS (set by the dataset's run.sh);
+#      RUN (SYSTEM: the run's name, checkpoints in $WORK/checkpoints/$RUN); MAX_TOKENS,
+#      UPDATE_FREQ (1), MAX_UPDATE, DECAY_PERIOD (the system's values above);
+#      SAVE_INTERVAL (2000 flat, 5000 hierarchical); PRECISION (empty: fp32 as the paper; e.g.
+#      --bf16)
+set -euo pipefail
+[[ $# -ge 1 ]] || { echo "usage: WORK=DIR $0 SYSTEM [fairseq-train args...]" >&2; exit 2; }
+SYSTEM=$1; shift
+: "${WORK:?set WORK to the output folder of the recipe}"
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+RUN=${RUN:-$SYSTEM}
+SAVE="$WORK/checkpoints/$RUN"
+if [[ -f "$SAVE/done" ]]; then echo "train.sh: $SAVE/done exists, skipping"; exit 0; fi
+
+CUT=(--max-paragraphs "${MAX_PARAGRAPHS:-10}" --max-paragraph-tokens "${MAX_PARAGRAPH_TOKENS:-160}")
+FLAT=(--max-source-positions "${FLAT_POSITIONS:-1600}")
+case "$SYSTEM" in
+  parsingsum_ft) ARCH=(--arch parsingsum_ft --dependency-parse spacy "${FLAT[@]}"); KIND=flat ;;
+  transformer)   ARCH=(--arch transformer --encoder-layers 4 --decoder-layers 4
+                       --share-all-embeddings "${FLAT[@]}"); KIND=flat ;;
+  parsingsum_ht) ARCH=(--arch parsingsum_ht --dependency-parse spacy); KIND=hier ;;
+  liu_ht)        ARCH=(--arch liu_ht --encoder-layers 8 --global-layers 6,7
+                       --encoder-attention-heads 8 --global-heads 8); KIND=hier ;;
+  *) echo "train.sh: unknown SYSTEM $SYSTEM (parsingsum_ft, transformer, parsingsum_ht, liu_ht)" >&2
+     exit 2 ;;
+esac
+if [[ "$KIND" == flat ]]; then
+  MAX_TOKENS=${MAX_TOKENS:-4096}; MAX_UPDATE=${MAX_UPDATE:-20000}
+  DECAY_PERIOD=${DECAY_PERIOD:-4000}; SAVE_INTERVAL=${SAVE_INTERVAL:-2000}
+else
+  MAX_TOKENS=${MAX_TOKENS:-13000}; MAX_UPDATE=${MAX_UPDATE:-100000}
+  DECAY_PERIOD=${DECAY_PERIOD:-20000}; SAVE_INTERVAL=${SAVE_INTERVAL:-5000}
+fi
+PRECISION_FLAGS=()
+[[ -n "${PRECISION:-}" ]] && PRECISION_FLAGS=("$PRECISION")
+
+mkdir -p "$SAVE"
+# fairseq spells the step scheduler's period --lr-deacy-period
+fairseq-train "$WORK/data-bin" --user-dir "$ROOT/fairseq_hier" --task hierarchical_summarization \
+  "${CUT[@]}" "${ARCH[@]}" --dropout 0.1 \
+  --optimizer adam --adam-betas '(0.9, 0.998)' --lr 1e-3 \
+  --lr-scheduler step --warmup-updates 8000 --lr-deacy-period "$DECAY_PERIOD" --lr-decay 0.5 \
+  --criterion label_smoothed_cross_entropy --label-smoothing 0.1 \
+  --max-tokens "$MAX_TOKENS" --update-freq "${UPDATE_FREQ:-1}" --max-update "$MAX_UPDATE" \
+  --save-dir "$SAVE" --save-interval-updates "$SAVE_INTERVAL" \
+  --validate-interval-updates "$SAVE_INTERVAL" --keep-interval-updates 2 --no-epoch-checkpoints \
+  --skip-invalid-size-inputs-valid-test --log-format simple --log-interval 100 \
+  "${PRECISION_FLAGS[@]}" "$@" 2>&1 | tee -a "$SAVE/train.log"
+touch "$SAVE/done"

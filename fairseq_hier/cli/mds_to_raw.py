@@ -1,0 +1,94 @@
+"""Convert Multi-News or WCEP, as published, to fairseq-hier's raw format (RAW/{split}.src/.tgt).
+
+    fairseq-hier-mds-to-raw --dataset {multi_news,multi_news_preprocessed,wcep} \\
+        --input-dir DIR --output-dir RAW [--splits train,valid,test] [--max-articles N] \\
+        [--with-titles]
+
+Input layouts (``fairseq_hier/data/mds_readers.py``): Multi-News raw ``{train,val,test}.src`` /
+``.tgt`` (also the cleaned re-release), the preprocessed Multi-News
+``{split}.txt.src.tokenized.fixed.cleaned.final.truncated.txt`` / ``.tgt...``, WCEP
+``{train,val,test}.jsonl(.gz)``. The publishers' ``val`` is written as ``valid`` (fairseq's name).
+
+Output: ``RAW/{split}.src`` (``<P> document 1 <P> document 2 ...``: no title, each document one
+paragraph, untokenised) and ``RAW/{split}.tgt`` (one summary per line). A split's files appear
+only once the whole split has been read (a malformed record leaves none behind). Per split, one
+log line counts examples, documents, empty documents dropped, examples skipped, documents beyond
+``--max-articles`` (WCEP-10 / WCEP-100: 10 / 100), literal ``<P>`` escaped; the lines of skipped
+examples are listed (the first 10). Malformed input: one line ``PROG: error: path:line: ...``,
+exit status 1.
+"""
+
+import collections
+import logging
+import os
+
+from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.data.mds_readers import (DATASETS, PUBLISHED_SPLIT, describe_skipped,
+                                           format_counts, read_split, source_line)
+from fairseq_hier.io import atomic_outputs
+
+PROG = "fairseq-hier-mds-to-raw"
+logger = logging.getLogger("fairseq_hier.mds_to_raw")
+
+
+def parse_splits(text: str):
+    """``train,valid,test`` -> our split names (the publishers' ``val`` is accepted)."""
+    splits = []
+    for name in (s.strip() for s in text.split(",")):
+        name = "valid" if name == "val" else name
+        if name not in PUBLISHED_SPLIT:
+            raise ValueError(f"--splits {text}: unknown split {name!r} (expected a comma-separated "
+                             f"list of train, valid, test)")
+        if name not in splits:
+            splits.append(name)
+    return splits
+
+
+def convert_split(args, split: str) -> collections.Counter:
+    """Read one split and write ``RAW/{split}.src/.tgt``; return its counts."""
+    stats, skipped = collections.Counter(), []
+    examples = read_split(args.dataset, args.input_dir, split, stats=stats, skipped=skipped,
+                          max_articles=args.max_articles, with_titles=args.with_titles)
+    outputs = [os.path.join(args.output_dir, f"{split}.{ext}") for ext in ("src", "tgt")]
+    with atomic_outputs(outputs) as (src, tgt):
+        for ex in examples:
+            src.write(source_line(ex.documents) + "\n")
+            tgt.write(ex.summary + "\n")
+    logger.info(f"[{split}] {outputs[0]}, {outputs[1]}: {format_counts(stats)}")
+    if skipped:
+        logger.warning(f"[{split}] {len(skipped)} examples skipped (no non-empty document or an "
+                       f"empty summary): {describe_skipped(skipped)}")
+    return stats
+
+
+def run(args) -> None:
+    if args.max_articles is not None and args.max_articles < 1:
+        raise ValueError(f"--max-articles must be at least 1, got {args.max_articles}")
+    for split in parse_splits(args.splits):
+        convert_split(args, split)
+
+
+def get_parser():
+    p = command_parser(PROG, __doc__)
+    p.add_argument("--dataset", required=True, choices=DATASETS,
+                   help="the published layout to read (see the module docstring)")
+    p.add_argument("--input-dir", required=True, help="folder of the published files")
+    p.add_argument("--output-dir", required=True, help="folder for {split}.src and {split}.tgt")
+    p.add_argument("--splits", default="train,valid,test",
+                   help="comma-separated splits, our names (default: train,valid,test; the "
+                        "published val is read for valid)")
+    p.add_argument("--max-articles", type=int, default=None, metavar="N",
+                   help="keep the first N documents of each example in file order, before empty "
+                        "ones are dropped (WCEP-10: 10, WCEP-100: 100; default: all)")
+    p.add_argument("--with-titles", action="store_true",
+                   help="wcep: each document is 'title text' instead of the text alone")
+    return p
+
+
+def cli_main(argv=None) -> int:
+    args = get_parser().parse_args(argv)
+    return run_command(PROG, run, args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(cli_main())

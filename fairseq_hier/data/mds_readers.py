@@ -1,0 +1,331 @@
+"""Readers of the published multi-document summarization layouts (Multi-News, WCEP) -> our raw
+format, for ParsingSum (paper 003 Sec. 3.2) and any model of ``--task hierarchical_summarization``.
+
+Our raw format (one example per line, see the task): the source ``<P> document 1 <P> document 2
+...`` -- no title, so every line STARTS with ``<P> `` (the empty title slot) and document ``k`` is
+paragraph ``k - 1`` -- and the target, one summary per line. Text stays untokenised: the parse
+step (``fairseq-hier-parse``) tokenises it.
+
+Layouts, exactly as their publishers ship them (see ``shared/formats/README.md``):
+
+- :func:`read_multi_news` -- Multi-News raw (Fabbri et al. 2019), ``{train,val,test}.src`` /
+  ``.tgt``, one example per line on both sides: the source articles, each terminated by
+  ``|||||`` (so the split leaves an empty last piece: the terminator, neither a document nor an
+  error), newlines written as `` NEWLINE_CHAR ``; the target starts with "– " (en dash + space),
+  which is stripped. The cleaned re-release (``{split}.src.cleaned``, read when ``{split}.src``
+  is absent; no trailing ``|||||``, bad retrievals removed) reads the same way.
+- :func:`read_multi_news_preprocessed` -- the preprocessed (Hi-MAP / OpenNMT) release,
+  ``{split}.txt.src.tokenized.fixed.cleaned.final.truncated.txt`` / ``.tgt....``: documents
+  separated by the token ``story_separator_special_tag``, text tokenised and lowercased,
+  sources truncated to 500 tokens in total by the publisher (its last document is cut). Targets
+  start with "– " as in the raw release (stripped when present); a ``newline_char`` token (the
+  publisher's ``clean()`` removes them, any left over in either file) becomes a space.
+- :func:`read_wcep` -- WCEP (Gholipour Ghalandari et al. 2020), ``{train,val,test}.jsonl`` or
+  ``.jsonl.gz`` (gzip recognised by its magic bytes, whatever the name): one cluster per line,
+  a JSON object with ``summary`` (str) and ``articles`` (a list of objects with ``text`` and
+  ``title``, plus keys we do not read). ``max_articles=N`` keeps the first N articles in file
+  order (WCEP-10 / WCEP-100, as PRIMER and later work define them), BEFORE empty articles are
+  dropped; each article is one document: its ``text`` (with ``with_titles``, ``title text``; an
+  article whose text is empty is empty, whatever its title). A ``null`` title or text counts as
+  empty.
+
+Policies (nothing is dropped silently: every reader adds to ``stats``, a
+:class:`collections.Counter`, and appends the 1-based line of every skipped example to
+``skipped``):
+
+- Blank lines of a WCEP file are skipped (``blank_lines``).
+- Whitespace (newlines included) is collapsed to single spaces in every document and summary.
+- ``<P>`` never appears inside text: a literal ``<P>`` becomes ``< P >``
+  (``separators_escaped``), and sentencepiece's word marker U+2581 becomes ``_``
+  (``word_markers_replaced``; the subword step would otherwise start a word inside a token).
+- Empty documents are dropped (``empty_documents``); an example left with no document, or with
+  an empty summary, is skipped (``skipped_no_document``, ``skipped_empty_summary``).
+- Malformed input raises :class:`fairseq_hier.data.readers.ReaderError` (a ValueError) with one
+  line ``"path:line: what is wrong"``: invalid JSON, a missing key, a value of the wrong type,
+  source and target files of different lengths, a non-UTF-8 line.
+"""
+
+import collections
+import gzip
+import json
+import logging
+import os
+import re
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+from fairseq_hier.data.readers import ReaderError, _check_object, _typed, collapse
+from fairseq_hier.data.readers import numbered_lines as plain_lines
+
+logger = logging.getLogger(__name__)
+
+SEPARATOR = "<P>"
+ESCAPED_SEPARATOR = "< P >"
+WORD_MARKER = "\u2581"  # sentencepiece's "▁"
+MULTI_NEWS_END = "|||||"
+STORY_SEPARATOR = "story_separator_special_tag"
+SUMMARY_DASH = "\u2013 "  # "– ", the start of every Multi-News summary
+GZIP_MAGIC = b"\x1f\x8b"
+LOGGED_LINES = 10  # line numbers of skipped examples listed in the log, per split
+DATASETS = ("multi_news", "multi_news_preprocessed", "wcep")
+# our split names -> the publishers'
+PUBLISHED_SPLIT = {"train": "train", "valid": "val", "test": "test"}
+PREPROCESSED_SUFFIX = "tokenized.fixed.cleaned.final.truncated.txt"
+_NEWLINE_CHAR = re.compile("NEWLINE_CHAR")
+_NEWLINE_CHAR_ANY_CASE = re.compile("newline_char", re.IGNORECASE)
+
+
+@dataclass
+class Example:
+    """One example: ``line`` (1-based, in the source file), its non-empty ``documents`` (clean
+    text, one line each) and its ``summary``."""
+
+    line: int
+    documents: List[str]
+    summary: str
+
+
+def clean(text: str, stats: collections.Counter) -> str:
+    """``text`` on one line, whitespace collapsed, with no ``<P>`` and no U+2581 left."""
+    text = collapse(text)
+    n = text.count(SEPARATOR)
+    if n:
+        stats["separators_escaped"] += n
+        text = text.replace(SEPARATOR, ESCAPED_SEPARATOR)
+    n = text.count(WORD_MARKER)
+    if n:
+        stats["word_markers_replaced"] += n
+        text = text.replace(WORD_MARKER, "_")
+    return text
+
+
+def source_line(documents: Sequence[str]) -> str:
+    """Our raw source line: the empty title slot, then the documents as paragraphs."""
+    return f"{SEPARATOR} " + f" {SEPARATOR} ".join(documents)
+
+
+# ---------------------------------------------------------------------------------------------
+# line-level I/O
+# ---------------------------------------------------------------------------------------------
+
+def numbered_lines(path: str) -> Iterator[Tuple[int, str]]:
+    """(1-based line number, line) of a UTF-8 text file, plain or gzip-compressed (recognised by
+    the magic bytes, not the name), read lazily: :func:`fairseq_hier.data.readers.numbered_lines`
+    for a plain file, the same for the decompressed stream of a gzip file (there a non-UTF-8 byte
+    is reported after the last good line: the stream is decoded in blocks)."""
+    try:
+        with open(path, "rb") as f:
+            compressed = f.read(2) == GZIP_MAGIC
+    except OSError as e:
+        raise ReaderError(f"cannot read {path}: {e.strerror or e}") from None
+    if not compressed:
+        yield from plain_lines(path)
+        return
+    n = 0
+    try:
+        with gzip.open(path, "rt", encoding="utf-8-sig", newline="\n") as f:
+            for n, line in enumerate(f, start=1):
+                yield n, line.rstrip("\n").rstrip("\r")
+    except UnicodeDecodeError as e:
+        raise ReaderError(f"{path}:{n + 1}: not UTF-8 text after the decompression ({e.reason}; "
+                          f"the bad byte is on this line or a later one)") from None
+    except (OSError, EOFError) as e:  # a truncated or corrupt gzip stream
+        raise ReaderError(f"{path}:{n + 1}: cannot decompress ({e})") from None
+
+
+def aligned_lines(src_path: str, tgt_path: str) -> Iterator[Tuple[int, str, str]]:
+    """(line number, source line, target line) of two line-aligned files; once the shorter one
+    ends, an error naming both files and their line counts."""
+    sources, targets = numbered_lines(src_path), numbered_lines(tgt_path)
+    n = 0
+    for n, source in sources:
+        target = next(targets, None)
+        if target is None:
+            total = n + sum(1 for _ in sources)
+            raise ReaderError(f"{tgt_path}:{n}: line counts differ: {src_path} has {total} "
+                              f"lines, {tgt_path} has {n - 1} (one example per line on both "
+                              f"sides)")
+        yield n, source, target[1]
+    rest = sum(1 for _ in targets)
+    if rest:
+        raise ReaderError(f"{src_path}:{n + 1}: line counts differ: {src_path} has {n} lines, "
+                          f"{tgt_path} has {n + rest} (one example per line on both sides)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Multi-News
+# ---------------------------------------------------------------------------------------------
+
+def read_multi_news(src_path: str, tgt_path: str, *, stats: collections.Counter,
+                    skipped: List[int], max_articles: Optional[int] = None) -> Iterator[Example]:
+    """Examples of a raw Multi-News ``{split}.src`` / ``.tgt`` pair (or the cleaned re-release)."""
+    for n, source, target in aligned_lines(src_path, tgt_path):
+        pieces = [_count_sub(_NEWLINE_CHAR, p, stats) for p in source.split(MULTI_NEWS_END)]
+        if not pieces[-1].strip():  # after the last article's terminator (or an empty line)
+            pieces.pop()
+        summary = _strip_dash(_count_sub(_NEWLINE_CHAR, target, stats), stats)
+        example = _example(n, pieces, summary, stats, skipped, max_articles)
+        if example is not None:
+            yield example
+
+
+def read_multi_news_preprocessed(src_path: str, tgt_path: str, *, stats: collections.Counter,
+                                 skipped: List[int],
+                                 max_articles: Optional[int] = None) -> Iterator[Example]:
+    """Examples of the preprocessed Multi-News ``{split}.txt.src.tokenized...truncated.txt`` /
+    ``.tgt...`` pair (documents separated by ``story_separator_special_tag``)."""
+    for n, source, target in aligned_lines(src_path, tgt_path):
+        pieces = [_count_sub(_NEWLINE_CHAR_ANY_CASE, p, stats)
+                  for p in source.split(STORY_SEPARATOR)]
+        summary = _strip_dash(_count_sub(_NEWLINE_CHAR_ANY_CASE, target, stats), stats)
+        example = _example(n, pieces, summary, stats, skipped, max_articles)
+        if example is not None:
+            yield example
+
+
+def _count_sub(pattern: re.Pattern, text: str, stats: collections.Counter) -> str:
+    """``text`` with every ``NEWLINE_CHAR`` replaced by a space (counted)."""
+    text, n = pattern.subn(" ", text)
+    if n:
+        stats["newline_chars"] += n
+    return text
+
+
+def _strip_dash(summary: str, stats: collections.Counter) -> str:
+    """The summary without its leading "– "; a summary without one is counted."""
+    summary = collapse(summary)
+    if summary.startswith(SUMMARY_DASH) or summary == SUMMARY_DASH.strip():
+        return summary[len(SUMMARY_DASH):]
+    stats["summaries_without_dash"] += 1
+    return summary
+
+
+# ---------------------------------------------------------------------------------------------
+# WCEP
+# ---------------------------------------------------------------------------------------------
+
+def read_wcep(path: str, *, stats: collections.Counter, skipped: List[int],
+              max_articles: Optional[int] = None, with_titles: bool = False) -> Iterator[Example]:
+    """Examples of a WCEP ``{split}.jsonl(.gz)``: one cluster per line."""
+    for n, line in numbered_lines(path):
+        where = f"{path}:{n}"
+        if not line.strip():
+            stats["blank_lines"] += 1
+            continue
+        try:
+            cluster = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ReaderError(f"{where}: invalid JSON ({e.msg} at column {e.colno}; expected one "
+                              f"cluster, a JSON object, per line)") from None
+        _check_object(cluster, ("summary", "articles"), where, "one cluster, a JSON object, per "
+                      "line", "the cluster")
+        summary = _typed(cluster, "summary", str, where, "a string", "the cluster")
+        articles = _typed(cluster, "articles", list, where, "a list of articles", "the cluster")
+        documents = [_article_text(a, j, where, with_titles) for j, a in enumerate(articles)]
+        example = _example(n, documents, summary, stats, skipped, max_articles)
+        if example is not None:
+            yield example
+
+
+def _article_text(article, j: int, where: str, with_titles: bool) -> str:
+    """The text of article ``j`` (0-based), ``title text`` with titles; '' if its text is empty."""
+    what = f"article {j}"
+    _check_object(article, ("title", "text") if with_titles else ("text",), where,
+                  "a JSON object", what)
+    text = _nullable_text(article, "text", where, what)
+    if with_titles and collapse(text):
+        text = f"{_nullable_text(article, 'title', where, what)} {text}"
+    return text
+
+
+def _nullable_text(obj: dict, key: str, where: str, what: str) -> str:
+    """``obj[key]``, a string, or '' for a JSON null."""
+    if obj[key] is None:
+        return ""
+    return _typed(obj, key, str, where, "a string or null", what)
+
+
+# ---------------------------------------------------------------------------------------------
+# shared
+# ---------------------------------------------------------------------------------------------
+
+def _example(line: int, pieces: List[str], summary: str, stats: collections.Counter,
+             skipped: List[int], max_articles: Optional[int]) -> Optional[Example]:
+    """The example of ``line`` from its documents as published (the cap first, then empty ones
+    dropped), or None if it is skipped (counted, its line kept in ``skipped``)."""
+    if max_articles is not None and len(pieces) > max_articles:
+        stats["documents_beyond_cap"] += len(pieces) - max_articles
+        stats["examples_cut_by_cap"] += 1
+        pieces = pieces[:max_articles]
+    documents = [clean(p, stats) for p in pieces]
+    kept = [d for d in documents if d]
+    if len(kept) < len(documents):
+        stats["empty_documents"] += len(documents) - len(kept)
+    summary = clean(summary, stats)
+    why = "no_document" if not kept else "empty_summary" if not summary else None
+    if why is not None:
+        stats[f"skipped_{why}"] += 1
+        skipped.append(line)
+        return None
+    stats["examples"] += 1
+    stats["documents"] += len(kept)
+    return Example(line, kept, summary)
+
+
+def input_paths(dataset: str, input_dir: str, split: str) -> Tuple[str, ...]:
+    """The published files of our ``split`` (train, valid, test): (source, target) for Multi-News,
+    (jsonl,) for WCEP (``.jsonl`` first, else ``.jsonl.gz``). Error if they are missing."""
+    name = PUBLISHED_SPLIT[split]
+    if dataset == "multi_news":
+        source = _first_file(input_dir, [f"{name}.src", f"{name}.src.cleaned"],
+                             f"Multi-News's {split} sources")
+        targets = [f"{name}.tgt"]
+    elif dataset == "multi_news_preprocessed":
+        source = _first_file(input_dir, [f"{name}.txt.src.{PREPROCESSED_SUFFIX}"],
+                             f"preprocessed Multi-News's {split} sources")
+        targets = [f"{name}.txt.tgt.{PREPROCESSED_SUFFIX}"]
+    elif dataset == "wcep":
+        return (_first_file(input_dir, [f"{name}.jsonl", f"{name}.jsonl.gz"],
+                            f"WCEP's {split} split"),)
+    else:
+        raise ValueError(f"unknown dataset {dataset!r} (expected one of {', '.join(DATASETS)})")
+    return source, _first_file(input_dir, targets, f"{dataset}'s {split} targets")
+
+
+def _first_file(folder: str, names: List[str], what: str) -> str:
+    """The first of ``folder/names`` that exists (logged if another one does too)."""
+    paths = [os.path.join(folder, n) for n in names]
+    found = [p for p in paths if os.path.isfile(p)]
+    if not found:
+        raise ReaderError(f"{' or '.join(paths)} not found ({what})")
+    if len(found) > 1:
+        logger.info(f"reading {found[0]}, not {', '.join(found[1:])}")
+    return found[0]
+
+
+def read_split(dataset: str, input_dir: str, split: str, *, stats: collections.Counter,
+               skipped: List[int], max_articles: Optional[int] = None,
+               with_titles: bool = False) -> Iterator[Example]:
+    """The examples of one split of ``dataset`` (our split names: train, valid, test)."""
+    paths = input_paths(dataset, input_dir, split)
+    options = dict(stats=stats, skipped=skipped, max_articles=max_articles)
+    if dataset == "wcep":
+        return read_wcep(*paths, with_titles=with_titles, **options)
+    if with_titles:
+        raise ValueError(f"--with-titles applies to wcep only ({dataset} has no article titles)")
+    reader = read_multi_news if dataset == "multi_news" else read_multi_news_preprocessed
+    return reader(*paths, **options)
+
+
+def format_counts(stats: Dict[str, int]) -> str:
+    """The counters on one line: examples and documents first, then the others by name."""
+    first = ("examples", "documents")
+    keys = list(first) + sorted(k for k in stats if k not in first)
+    return " ".join(f"{k}={stats.get(k, 0)}" for k in keys)
+
+
+def describe_skipped(skipped: Sequence[int]) -> str:
+    """``"lines 3, 9, ..."`` for the log: the first :data:`LOGGED_LINES` of them."""
+    listed = ", ".join(map(str, skipped[:LOGGED_LINES]))
+    more = f" (first {LOGGED_LINES} of {len(skipped)})" if len(skipped) > LOGGED_LINES else ""
+    return f"line{'s' if len(skipped) > 1 else ''} {listed}{more}"

@@ -1,0 +1,573 @@
+"""ParsingSum (Ma et al., paper 003): linguistic-guided attention (LGA) in the encoder
+self-attention of a flat Transformer (``parsingsum_ft``) and of Liu & Lapata's Hierarchical
+Transformer's local layers (``parsingsum_ht``).
+
+The equations (003 Sec. 2.2), and the readings we chose where the PDF is garbled:
+
+- Eq. 1 / 6: ``M`` is the undirected 0/1 dependency matrix of each sentence (``p_ij = 1`` when
+  words i and j are linked, head and dependent alike), repeated over the heads
+  (``stack_h``). We never materialise that ``B x H x S x S`` stack: ``M`` is one ``B x S x S``
+  bool per forward, built from two integer ids per piece (:func:`dependency_matrix`), shared by
+  every layer and broadcast over heads.
+- Subword pieces (the paper parses words; the models read pieces): every piece of word i is
+  linked to every piece of word j when i and j are linked. The diagonal is ours to choose
+  (``--lga-diagonal``): ``word`` (default) links every piece to all pieces of its own word,
+  itself included, so a split word is one unit as its unsplit form would be, and ``M`` is the
+  block expansion of ``A + I`` (a parser never links a word to itself); ``piece`` links a piece
+  to itself only; ``none`` keeps the arcs alone.
+- Eq. 4: ``LGAtt = alpha * M (.) Att + Att`` with ``Att = softmax(Q K^T / sqrt(d_k))`` (Eq. 5)
+  over the real (non-padding) keys.
+- Eq. 7: ``Context_i = sum_j LGAtt_ij V_j``. **No renormalisation after the fusion**: Eq. 4 and
+  Eq. 7 use ``LGAtt`` as it is, so a row sums to ``1 + alpha * (Att mass on linked keys)``; the
+  LayerNorm of Eq. 9 absorbs the scale. Renormalising would make ``alpha * M`` a re-weighting
+  only, which is not what Eq. 4 writes, and would make Table 6's direct / Gaussian fusions, whose
+  added terms do not depend on ``Att`` (or not only), impossible to write the same way.
+- Eq. 8-9: ``k = LayerNorm(x + Context)``, ``x' = LayerNorm(k + FFN(k))``: fairseq's post-LN
+  encoder layer (``--encoder-normalize-before`` off), whose attention we replace.
+- Table 6 (:func:`lga_term`): direct fusion ``0.25 M + Att`` (Eq. 10, ``--lga-fusion direct
+  --lga-sigma 0.25``), Gaussian fusion ``(1 - M (.) Att)^2 / sigma + Att`` (Eq. 11-12,
+  ``--lga-fusion gaussian --lga-sigma 0.25 | 8``), taken literally: the added term is non-zero on
+  every real key, linked or not, which is why those variants "overwhelm" the attention in the
+  paper.
+
+How it is computed (:meth:`LinguisticGuidedAttention._lga_forward`): without any ``S x S`` map.
+``LGAtt - Att`` is non-zero only on linked keys (plus, for the Gaussian fusion, a constant on every
+real key), and linked keys lie in the query's sentence, so within ``c`` pieces of it (``c`` = the
+batch's longest link + 1, at least 64). ``Att V`` and ``Z_i`` (the softmax normaliser) come from
+the fused ``scaled_dot_product_attention`` kernel that fairseq's own encoder runs, given one extra
+*anchor* key whose score is a constant ``lse_i`` and whose value column returns its weight;
+``Att_ij`` on linked keys then follows from scores computed only in windows of ``3c`` keys around
+each chunk of ``c`` queries, under activation checkpointing (:func:`linked_sums`). Exact, with
+exact gradients (tested against Eq. 4-7 written out, :func:`lga_context`), and no quadratic
+tensor kept for the backward pass. ``alpha = 0`` is fairseq's self-attention (tested to 1e-6
+against ``transformer`` / ``liu_ht`` on the same weights). Attention dropout in training must act
+on ``LGAtt`` itself: with ``--attention-dropout > 0`` the layer runs :func:`lga_context` under
+checkpointing (transient ``S x S`` maps, the dropout mask replayed in the backward pass).
+
+Legend: B batch, S source pieces, T query positions (= S), H heads, D head dim, C model dim,
+N present paragraphs (``parsingsum_ht``), L pieces per paragraph. Masks: True = padding.
+"""
+
+import logging
+from dataclasses import dataclass, field
+from typing import Optional
+
+import torch
+import torch.nn.functional as F
+from fairseq.dataclass import ChoiceEnum, FairseqDataclass
+from fairseq.models import register_model, register_model_architecture
+from fairseq.models.transformer import TransformerEncoderBase, TransformerModel
+from fairseq.models.transformer.transformer_legacy import base_architecture
+from fairseq.modules import MultiheadAttention
+from fairseq.modules.transformer_layer import TransformerEncoderLayerBase
+from torch import Tensor
+from torch.utils.checkpoint import checkpoint
+
+from .hierarchical_transformer import config_from_args, fill_defaults
+from .liu_ht import LiuHTConfig, LiuHTEncoder, LiuHTModel
+
+logger = logging.getLogger(__name__)
+
+FUSIONS = ("alpha", "direct", "gaussian")
+DIAGONALS = ("word", "piece", "none")
+
+
+@dataclass
+class LGAConfig(FairseqDataclass):
+    """The options of linguistic-guided attention (003 Sec. 2.2, Table 6)."""
+
+    lga_alpha: float = field(
+        default=2.0, metadata={"help": "alpha of Eq. 4 (003: 2 for ParsingSum-FT, 3 for -HT; 0 = "
+                                       "the plain model)"})
+    lga_fusion: ChoiceEnum(FUSIONS) = field(
+        default="alpha", metadata={"help": "alpha: Eq. 4, alpha M (.) Att + Att; direct: Eq. 10, "
+                                           "sigma M + Att (Table 6 P0.25); gaussian: Eq. 11-12, "
+                                           "(1 - M (.) Att)^2 / sigma + Att (G0.25, G8)"})
+    lga_sigma: float = field(
+        default=0.25, metadata={"help": "sigma of --lga-fusion direct / gaussian (Table 6: 0.25 "
+                                        "and 8)"})
+    lga_diagonal: ChoiceEnum(DIAGONALS) = field(
+        default="word", metadata={"help": "which pieces of one word are linked: word = all of its "
+                                          "pieces (itself included); piece = itself only; none = "
+                                          "only dependency arcs"})
+
+
+# ----------------------------------------------------------------------------- equations
+def dependency_links(query, key, diagonal: str = "word") -> Tensor:
+    """003 Eq. 1 on pieces: True where a query piece's word and a key piece's word are linked by
+    an arc (either direction), or by ``diagonal`` (see the module docstring).
+
+    query, key: ``(words, heads, positions)``, each ``... x T`` (query) and ``... x K`` (key):
+    the word index of each piece in its example (-1: separator, EOS, padding), the word index of
+    that word's head (-1: root / not a word), and the piece's position (its identity, for
+    ``diagonal="piece"``). Returns ``... x T x K`` bool."""
+    (wq, hq, pq), (wk, hk, pk) = query, key
+    wq, hq, pq = wq.unsqueeze(-1), hq.unsqueeze(-1), pq.unsqueeze(-1)  # ... x T x 1
+    wk, hk, pk = wk.unsqueeze(-2), hk.unsqueeze(-2), pk.unsqueeze(-2)  # ... x 1 x K
+    real = wq.ge(0) & wk.ge(0)
+    # an arc in either direction (heads are word ids; -1 never equals a real word's id)
+    m = hq.eq(wk) | wq.eq(hk)
+    if diagonal == "word":
+        m |= wq.eq(wk)
+    elif diagonal == "piece":
+        m |= pq.eq(pk)
+    elif diagonal != "none":
+        raise ValueError(f"--lga-diagonal must be one of {DIAGONALS}, got {diagonal!r}")
+    return m & real
+
+
+def dependency_matrix(words: Tensor, heads: Tensor, diagonal: str = "word") -> Tensor:
+    """``M`` of whole sequences: words, heads ``... x S`` -> ``... x S x S`` bool."""
+    positions = torch.arange(words.size(-1), device=words.device).expand_as(words)
+    return dependency_links((words, heads, positions), (words, heads, positions), diagonal)
+
+
+def lga_term(att: Tensor, m: Tensor, real_keys: Tensor, fusion: str, weight: float) -> Tensor:
+    """``LGAtt - Att``, what the fusion adds to the attention weights (never renormalised).
+
+    att: ``... x T x S`` softmax weights; m: ``... x T x S`` 0/1 (float, zero on padding keys);
+    real_keys: ``... x 1 x S`` 1 for a real key, 0 for padding.
+    alpha (Eq. 4): ``alpha * M (.) Att``; direct (Eq. 10): ``sigma * M``;
+    gaussian (Eq. 11-12): ``(1 - M (.) Att)^2 / sigma`` on every real key."""
+    d, a, b, offset = lga_coefficients(fusion, weight)
+    return m * (d + a * att + b * att * att) + offset * real_keys
+
+
+def lga_coefficients(fusion: str, weight: float):
+    """``LGAtt - Att`` as a polynomial in ``Att`` on the linked keys plus a constant on every
+    real key: ``M (.) (d + a Att + b Att^2) + offset``. Returns ``(d, a, b, offset)``.
+    alpha (Eq. 4, ``alpha M (.) Att``): a = alpha. direct (Eq. 10, ``sigma M``): d = sigma.
+    gaussian (Eq. 11-12): ``(1 - M Att)^2 / sigma = 1/sigma + M (.) (Att^2 - 2 Att) / sigma``
+    (M is 0/1): a = -2/sigma, b = 1/sigma, offset = 1/sigma."""
+    if fusion == "alpha":
+        return 0.0, weight, 0.0, 0.0
+    if fusion == "direct":
+        return weight, 0.0, 0.0, 0.0
+    if fusion == "gaussian":
+        return 0.0, -2.0 / weight, 1.0 / weight, 1.0 / weight
+    raise ValueError(f"--lga-fusion must be one of {FUSIONS}, got {fusion!r}")
+
+
+def _attention_weights(q: Tensor, k: Tensor, keep: Tensor) -> Tensor:
+    """Eq. 5: ``softmax(Q K^T / sqrt(D))`` over the kept keys. q, k: ``B x H x T|S x D``;
+    keep: ``B x 1 x 1 x S`` (True = real key). Returns ``B x H x T x S`` (float32 softmax)."""
+    scores = torch.matmul(q, k.transpose(-1, -2)) * q.size(-1) ** -0.5  # B x H x T x S
+    scores = scores.masked_fill(~keep, float("-inf"))
+    return torch.softmax(scores, dim=-1, dtype=torch.float32).type_as(q)
+
+
+def lga_context(q: Tensor, k: Tensor, v: Tensor, keep: Tensor, m: Tensor, fusion: str,
+                weight: float, dropout_p: float = 0.0) -> Tensor:
+    """Eq. 4-7 written out: ``Context = dropout(LGAtt) V``, ``LGAtt = Att + (LGAtt - Att)``.
+    q, k, v: ``B x H x S x D``; keep: ``B x 1 x 1 x S`` (True = real key); m: ``B x 1 x S x S``
+    bool. Returns ``B x H x S x D``. Used when attention dropout must act on ``LGAtt`` (under
+    activation checkpointing: the ``S x S`` maps are transient, the dropout mask replayed)."""
+    att = _attention_weights(q, k, keep)  # B x H x S x S
+    lgatt = att + lga_term(att, m.to(att.dtype), keep.to(att.dtype), fusion, weight)
+    return torch.matmul(F.dropout(lgatt, dropout_p, training=dropout_p > 0), v)
+
+
+# ------------------------------------------------------------- the banded computation of Eq. 4-7
+def _chunks(x: Tensor, c: int, n: int) -> Tensor:
+    """``... x S x D`` -> ``... x n x c x D`` (zero-padded to ``n * c``)."""
+    x = F.pad(x, (0, 0, 0, n * c - x.size(-2)))
+    return x.view(*x.shape[:-2], n, c, x.size(-1))
+
+
+def _windows(x: Tensor, c: int, n: int, width: int) -> Tensor:
+    """``... x S x D`` -> ``... x n x width x D``: the keys around each chunk of ``c`` queries
+    (chunks ``i - 1 .. i + 1`` when ``width == 3 c``; the whole padded sequence when ``n == 1``),
+    zero-padded."""
+    if n == 1:
+        return _chunks(x, c, 1)
+    x = F.pad(x, (0, 0, c, n * c - x.size(-2) + c))  # ... x (n + 2) c x D
+    return x.unfold(-2, width, c).transpose(-1, -2)  # ... x n x width x D
+
+
+def linked_sums(q: Tensor, k: Tensor, v: Tensor, keep_w: Tensor, m_w: Tensor,
+                guide: "LinguisticGuide", powers):
+    """The key-local half of LGA. Linked keys lie within ``c`` pieces of their query (one
+    sentence), so each chunk of ``c`` queries needs only its window of ``3 c`` keys.
+
+    Returns ``lse`` (``B x H x S``, detached: the log-sum-exp of the scores over each query's
+    window, the anchor of :meth:`LinguisticGuidedAttention._lga_forward`) and, for each power
+    ``k`` in ``powers``, ``U_k = sum_{j linked} exp(k (s_ij - lse_i)) V_j`` (``B x H x S x D``;
+    ``k = 0`` sums the linked values). q, k, v: ``B x H x S x D``; keep_w, m_w: the window masks
+    of :meth:`LinguisticGuide.window_masks`."""
+    b, h, s, d = q.shape
+    c, n, width = guide.chunk, guide.num_chunks, guide.width
+    qc = _chunks(q, c, n)  # B x H x n x c x D
+    kw, vw = _windows(k, c, n, width), _windows(v, c, n, width)  # B x H x n x 3c x D
+    scores = torch.matmul(qc, kw.transpose(-1, -2)).float() * d ** -0.5  # B x H x n x c x 3c
+    scores = scores.masked_fill(~keep_w, float("-inf"))
+    lse = torch.logsumexp(scores, -1).detach()  # B x H x n x c
+    lse = torch.where(torch.isfinite(lse), lse, torch.zeros_like(lse))  # all-padding windows
+    e = torch.exp(scores - lse.unsqueeze(-1)).masked_fill_(~m_w, 0.0).type_as(q)
+    sums = []
+    for power in powers:  # at most 3 terms of a polynomial, never a loop over data
+        weights = m_w.type_as(q).expand_as(e) if power == 0 else e if power == 1 else e * e
+        sums.append(torch.matmul(weights, vw).view(b, h, n * c, d)[:, :, :s])  # B x H x S x D
+    return (lse.view(b, h, n * c)[:, :, :s], *sums)
+
+
+@dataclass
+class LinguisticGuide:
+    """What one encoder forward gives every LGA layer (built once per batch by
+    :func:`build_guide`): the pieces' word and head ids (``B x S``), the fusion, the chunk size
+    ``c`` (> the longest link, in pieces) and the window layout."""
+
+    words: Tensor
+    heads: Tensor
+    fusion: str
+    weight: float  # alpha for "alpha", sigma otherwise
+    diagonal: str
+    chunk: int
+    num_chunks: int
+    width: int  # keys per window: 3 * chunk, or the padded sequence when there is one chunk
+
+    def ids(self):
+        """``(words, heads, positions)`` of the queries in chunks (``B x 1 x n x c``) and of the
+        keys in windows (``B x 1 x n x 3c``), -1 on padding."""
+        b, s = self.words.shape
+        positions = torch.arange(s, device=self.words.device).expand(b, s)
+        out = []
+        for fn in (_chunks, _windows):
+            parts = []
+            for x in (self.words, self.heads, positions):
+                x = (x + 1).view(b, 1, s, 1)  # ids shifted so that padding's 0 means -1
+                x = fn(x, self.chunk, self.num_chunks) if fn is _chunks else \
+                    fn(x, self.chunk, self.num_chunks, self.width)
+                parts.append(x.squeeze(-1) - 1)
+            out.append(tuple(parts))
+        return out
+
+    def window_masks(self, keep: Tensor, token=None):
+        """(real keys, ``M``) in window form, ``B x 1 x n x 1 x 3c`` and ``B x 1 x n x c x 3c``
+        bool, from ``keep`` (``B x S``, True = real key): built once per batch and kept for the
+        next layers while they pass the same ``token`` (the encoder's padding mask object)."""
+        cached = getattr(self, "_window_masks", None)
+        if cached is not None and cached[0] is token:
+            return cached[1]
+        b, s = keep.shape
+        keep_w = _windows(keep.view(b, 1, s, 1).float(), self.chunk, self.num_chunks,
+                          self.width).transpose(-1, -2).bool()  # B x 1 x n x 1 x 3c
+        query_ids, window_ids = self.ids()
+        m_w = dependency_links(query_ids, window_ids, self.diagonal)  # B x 1 x n x c x 3c
+        self._window_masks = (token, (keep_w, m_w))
+        return keep_w, m_w
+
+    def dense(self) -> Tensor:
+        """``M`` as ``B x 1 x S x S`` bool (the explicit path)."""
+        return dependency_matrix(self.words, self.heads, self.diagonal).unsqueeze(1)
+
+
+def longest_link(words: Tensor, heads: Tensor, diagonal: str) -> int:
+    """The largest distance, in pieces, between two linked pieces (arcs and, with the ``word``
+    diagonal, pieces of one word); words, heads: ``B x S``."""
+    b, s = words.shape
+    real = words.ge(0)
+    if not bool(real.any()):
+        return 0
+    num_words = int(words.max()) + 1
+    pos = torch.arange(s, device=words.device).expand(b, s)
+    key = (torch.arange(b, device=words.device).unsqueeze(1) * num_words + words.clamp(min=0))
+    first = torch.full((b * num_words,), s, device=words.device, dtype=torch.long)
+    last = torch.full((b * num_words,), -1, device=words.device, dtype=torch.long)
+    first = first.scatter_reduce(0, key[real], pos[real], "amin")
+    last = last.scatter_reduce(0, key[real], pos[real], "amax")
+    longest = int((last - first).clamp(min=0).max()) if diagonal == "word" else 0
+    arc = real & heads.ge(0) & heads.lt(num_words)
+    if bool(arc.any()):
+        hkey = (torch.arange(b, device=words.device).unsqueeze(1) * num_words
+                + heads.clamp(min=0))[arc]
+        present = last[hkey] >= 0  # the head word may have been cut away
+        p = pos[arc][present]
+        far = torch.maximum((p - first[hkey][present]).abs(), (p - last[hkey][present]).abs())
+        longest = max(longest, int(far.max()) if far.numel() else 0)
+    return longest
+
+
+class LinguisticGuidedAttention(MultiheadAttention):
+    """fairseq's self-attention with LGA (003 Eq. 2-7); same parameters (and state-dict keys).
+
+    The encoder sets :attr:`guide` before each forward (fairseq's encoder layer calls its attention
+    with a fixed argument list, so ``M`` cannot travel as an argument without copying the layer's
+    forward). Without a guide this is fairseq's attention unchanged."""
+
+    guide: Optional[LinguisticGuide] = None
+
+    def forward(self, query, key, value, key_padding_mask=None, incremental_state=None,
+                need_weights=True, static_kv=False, attn_mask=None, before_softmax=False,
+                need_head_weights=False):
+        if self.guide is None:
+            return super().forward(query, key, value, key_padding_mask, incremental_state,
+                                   need_weights, static_kv, attn_mask, before_softmax,
+                                   need_head_weights)
+        if incremental_state is not None or attn_mask is not None or self.bias_k is not None \
+                or self.add_zero_attn or before_softmax:
+            raise ValueError("linguistic-guided attention is encoder self-attention only (no "
+                             "incremental state, attention mask, bias_kv or zero attention)")
+        s, b, c = query.shape
+        h, d = self.num_heads, self.head_dim
+        guide = self.guide
+        if tuple(guide.words.shape) != (b, s):
+            raise ValueError(f"dependency ids of shape {tuple(guide.words.shape)} for a batch of "
+                             f"{b} x {s} pieces")
+        # S x B x C -> B x H x S x D
+        split = lambda x: x.view(s, b, h, d).permute(1, 2, 0, 3)  # noqa: E731
+        q, k, v = split(self.q_proj(query)), split(self.k_proj(query)), split(self.v_proj(query))
+        keep = (torch.ones(b, s, dtype=torch.bool, device=query.device) if key_padding_mask is None
+                else ~key_padding_mask.bool())  # B x S, True = real key
+        p = self.dropout_module.p if self.training else 0.0
+        if guide.weight == 0 and guide.fusion != "gaussian":  # alpha = 0: fairseq's attention
+            context = F.scaled_dot_product_attention(q, k, v, attn_mask=keep.view(b, 1, 1, s),
+                                                     dropout_p=p)
+        elif p > 0:  # dropout on LGAtt: Eq. 4-7 written out, checkpointed
+            context = checkpoint(lga_context, q, k, v, keep.view(b, 1, 1, s), guide.dense(),
+                                 guide.fusion, guide.weight, p, use_reentrant=False)
+        else:
+            context = self._lga_forward(q, k, v, keep, guide, key_padding_mask)
+        # B x H x S x D -> S x B x C
+        out = self.out_proj(context.permute(2, 0, 1, 3).reshape(s, b, c))
+        return out, None
+
+    @staticmethod
+    def _lga_forward(q: Tensor, k: Tensor, v: Tensor, keep: Tensor, guide: LinguisticGuide,
+                     token=None):
+        """Eq. 4-7 without any ``S x S`` map: ``Context_i = sum_j Att_ij V_j + sum_{j linked}
+        (d + a Att_ij + b Att_ij^2) V_j + offset sum_{j real} V_j`` (:func:`lga_coefficients`).
+
+        ``Att V`` comes from the fused ``scaled_dot_product_attention`` over the keys plus one
+        *anchor* key whose score is ``lse_i``, the log-sum-exp of query i's scores over its local
+        window (constant, no gradient; :func:`linked_sums`): an extra value column that is 1 on
+        the anchor only returns its weight ``w_i = e^lse_i / (Z_i + e^lse_i) <= 1/2``, so
+        ``Att V = out / (1 - w)`` and ``Att_ij = exp(s_ij - lse_i) * w_i / (1 - w_i)`` for the
+        linked keys, exactly, with gradients through both kernels. q, k, v: ``B x H x S x D``;
+        keep: ``B x S``. Returns ``B x H x S x D``."""
+        b, h, s, d = q.shape
+        dc, a, bc, offset = lga_coefficients(guide.fusion, guide.weight)
+        powers = [pw for pw, coef in ((0, dc), (1, a), (2, bc)) if coef]
+        # the anchor: one more key (score lse_i through an extra q/k dimension) and value column
+        k1 = F.pad(k, (0, 1, 0, 1))
+        k1[:, :, s, d] = 1.0  # B x H x (S+1) x (D+1); anchor key = e_{D}
+        v1 = F.pad(v, (0, 1, 0, 1))
+        v1[:, :, s, d] = 1.0  # anchor value = e_{D}
+        keep_w, m_w = guide.window_masks(keep, token)
+        # the windows read views of k1 / v1, which the fused kernel keeps anyway (no 2nd copy)
+        args = (q, k1[:, :, :s, :d], v1[:, :, :s, :d], keep_w, m_w, guide, powers)
+        lse, *sums = (checkpoint(linked_sums, *args, use_reentrant=False)
+                      if torch.is_grad_enabled() else linked_sums(*args))
+        anchor = (lse * d ** 0.5).unsqueeze(-1).to(q.dtype)  # B x H x S x 1
+        q1 = torch.cat([q, anchor], -1)  # B x H x S x (D+1)
+        keep1 = F.pad(keep, (0, 1), value=True).view(b, 1, 1, s + 1)
+        out = F.scaled_dot_product_attention(q1, k1, v1, attn_mask=keep1, scale=d ** -0.5)
+        w = out[..., d:]  # B x H x S x 1: the anchor's weight
+        context = out[..., :d] / (1 - w)  # Att V
+        ratio = w / (1 - w)  # exp(s_ij - lse_i) * ratio_i = Att_ij
+        coefs = {0: dc, 1: a * ratio, 2: bc * ratio * ratio}
+        for power, total in zip(powers, sums):
+            context = context + coefs[power] * total
+        if offset:
+            real_v = (v * keep.view(b, 1, s, 1).to(v.dtype)).sum(2, keepdim=True)  # B x H x 1 x D
+            context = context + offset * real_v
+        return context
+
+
+class LGAEncoderLayer(TransformerEncoderLayerBase):
+    """fairseq's encoder layer (Eq. 8-9 when post-LN) with :class:`LinguisticGuidedAttention`."""
+
+    def build_self_attention(self, embed_dim, cfg):
+        return LinguisticGuidedAttention(embed_dim, cfg.encoder.attention_heads,
+                                         dropout=cfg.attention_dropout, self_attention=True,
+                                         q_noise=self.quant_noise,
+                                         qn_block_size=self.quant_noise_block_size)
+
+
+def set_guides(layers, guide: Optional[LinguisticGuide]) -> None:
+    """Give ``guide`` to the LGA attention of every layer in ``layers`` (kept until the next
+    forward, so that recomputation in the backward pass sees the same one)."""
+    for layer in layers:
+        attn = getattr(layer, "self_attn", None)
+        if isinstance(attn, LinguisticGuidedAttention):
+            attn.guide = guide
+
+
+def build_guide(lga: LGAConfig, src_words: Optional[Tensor], src_heads: Optional[Tensor],
+                shape) -> LinguisticGuide:
+    """The guide of one batch: ``src_words`` / ``src_heads`` of ``shape`` (``B x S``, or
+    ``N x L`` rows of paragraphs)."""
+    if src_words is None or src_heads is None:
+        raise ValueError("ParsingSum needs the dependency parse of the source: pass the task's "
+                         "--dependency-parse NAME (files SPLIT.parse.NAME.{bin,idx} written by "
+                         "fairseq-hier-deps)")
+    if tuple(src_words.shape) != tuple(shape) or tuple(src_heads.shape) != tuple(shape):
+        raise ValueError(f"src_words {tuple(src_words.shape)} / src_heads "
+                         f"{tuple(src_heads.shape)} do not match the source pieces {tuple(shape)}")
+    fusion, diagonal = str(lga.lga_fusion), str(lga.lga_diagonal)
+    weight = lga.lga_alpha if fusion == "alpha" else lga.lga_sigma
+    if fusion == "gaussian" and weight <= 0:
+        raise ValueError(f"--lga-fusion gaussian divides by --lga-sigma: it must be > 0, got "
+                         f"{weight}")
+    return make_guide(src_words.reshape(-1, shape[-1]), src_heads.reshape(-1, shape[-1]),
+                      fusion, float(weight), diagonal)
+
+
+def make_guide(words: Tensor, heads: Tensor, fusion: str, weight: float, diagonal: str,
+               min_chunk: int = 64, multiple: int = 8) -> LinguisticGuide:
+    """Chunks of ``c = max(min_chunk, longest link + 1)`` queries (rounded up to ``multiple``)
+    and windows of ``3c`` keys; one chunk (the whole row) when there would be 3 or fewer."""
+    s = words.size(-1)
+    c = max(min_chunk, longest_link(words, heads, diagonal) + 1)
+    c = -(-c // multiple) * multiple
+    n = -(-s // c)
+    if n <= 3:
+        c, n = s, 1
+    return LinguisticGuide(words=words, heads=heads, fusion=fusion, weight=weight,
+                           diagonal=diagonal, chunk=c, num_chunks=n, width=c if n == 1 else 3 * c)
+
+
+# ----------------------------------------------------------------------------- ParsingSum-FT
+class ParsingSumFTEncoder(TransformerEncoderBase):
+    """fairseq's Transformer encoder whose layers use LGA (003 ParsingSum-FT)."""
+
+    lga: LGAConfig = LGAConfig()  # replaced by ParsingSumFTModel.build_model
+
+    def build_encoder_layer(self, cfg):
+        if cfg.checkpoint_activations:
+            raise ValueError("parsingsum_ft does not support --checkpoint-activations")
+        return LGAEncoderLayer(cfg)
+
+    def forward(self, src_tokens, src_lengths: Optional[Tensor] = None,
+                return_all_hiddens: bool = False, token_embeddings: Optional[Tensor] = None,
+                src_words: Optional[Tensor] = None, src_heads: Optional[Tensor] = None):
+        """fairseq's encoder forward; src_words / src_heads: ``B x S`` (see
+        :func:`dependency_matrix`), from the task's ``--dependency-parse``."""
+        set_guides(self.layers, build_guide(self.lga, src_words, src_heads, src_tokens.shape))
+        return super().forward(src_tokens, src_lengths, return_all_hiddens, token_embeddings)
+
+
+@register_model("parsingsum_ft")
+class ParsingSumFTModel(TransformerModel):
+    """ParsingSum-FT (003): fairseq's ``transformer`` with LGA in every encoder layer; reads flat
+    ``B x S`` sources and their dependency parse."""
+
+    reads_dependencies = True
+
+    @classmethod
+    def add_args(cls, parser):
+        from fairseq.dataclass.utils import gen_parser_from_dataclass
+
+        super().add_args(parser)
+        gen_parser_from_dataclass(parser, LGAConfig(), delete_default=True)
+
+    @classmethod
+    def build_model(cls, args, task):
+        model = super().build_model(args, task)
+        # fairseq turns args into its TransformerConfig, which drops our options, before it calls
+        # build_encoder: the encoder gets them here (no parameter depends on them)
+        model.encoder.lga = config_from_args(args, LGAConfig)
+        return model
+
+    @classmethod
+    def build_encoder(cls, cfg, src_dict, embed_tokens):
+        from fairseq.models.transformer import TransformerConfig
+
+        return ParsingSumFTEncoder(TransformerConfig.from_namespace(cfg), src_dict, embed_tokens)
+
+    def forward(self, src_tokens, src_lengths, prev_output_tokens, src_words=None, src_heads=None,
+                return_all_hiddens: bool = True, features_only: bool = False,
+                alignment_layer: Optional[int] = None, alignment_heads: Optional[int] = None):
+        """fairseq's Transformer forward, with the parse going to the encoder."""
+        encoder_out = self.encoder(src_tokens, src_lengths=src_lengths,
+                                   return_all_hiddens=return_all_hiddens, src_words=src_words,
+                                   src_heads=src_heads)
+        return self.decoder(prev_output_tokens, encoder_out=encoder_out,
+                            features_only=features_only, alignment_layer=alignment_layer,
+                            alignment_heads=alignment_heads, src_lengths=src_lengths,
+                            return_all_hiddens=return_all_hiddens)
+
+
+@register_model_architecture("parsingsum_ft", "parsingsum_ft")
+def parsingsum_ft(args):
+    """003 Sec. 3.2: the FT baseline's settings (Fabbri et al.'s OpenNMT Transformer: 4 encoder +
+    4 decoder layers, d 512, 8 heads, FFN 2048, post-LN), dropout 0.1, alpha 2; Adam (0.9, 0.998),
+    lr 1e-3, 8000 warm-up updates are optimizer options (see examples/multi_news)."""
+    args.encoder_layers = getattr(args, "encoder_layers", 4)
+    args.decoder_layers = getattr(args, "decoder_layers", 4)
+    args.dropout = getattr(args, "dropout", 0.1)
+    args.share_all_embeddings = getattr(args, "share_all_embeddings", True)
+    fill_defaults(args, LGAConfig)
+    base_architecture(args)
+
+
+# ----------------------------------------------------------------------------- ParsingSum-HT
+class ParsingSumHTEncoder(LiuHTEncoder):
+    """``liu_ht``'s encoder whose local layers use LGA (003 ParsingSum-HT); global layers are
+    Liu & Lapata's, unchanged (``M`` is intra-sentence, so intra-paragraph)."""
+
+    lga: LGAConfig = LGAConfig()  # replaced by ParsingSumHTModel.build_model
+
+    def build_local_layer(self, cfg):
+        return LGAEncoderLayer(cfg)
+
+    def forward(self, src_tokens: Tensor, src_lengths: Optional[Tensor] = None,
+                paragraph_graph: Optional[Tensor] = None, src_words: Optional[Tensor] = None,
+                src_heads: Optional[Tensor] = None, **kwargs):
+        """src_tokens, src_words, src_heads: ``B x P x L``."""
+        if src_tokens.dim() != 3:
+            raise ValueError(f"parsingsum_ht expects B x P x L src_tokens, got shape "
+                             f"{tuple(src_tokens.shape)} (is the task's --source-layout flat?)")
+        b, p, l = src_tokens.shape
+        build_guide(self.lga, src_words, src_heads, src_tokens.shape)  # checks
+        # the rows liu_ht encodes: present paragraphs, example-major (LiuHTEncoder.forward)
+        rows = src_tokens.ne(self.padding_idx).any(-1).view(-1).nonzero().squeeze(1)  # N
+        words = src_words.view(b * p, l).index_select(0, rows)  # N x L
+        heads = src_heads.view(b * p, l).index_select(0, rows)
+        set_guides(self.layers, build_guide(self.lga, words, heads, words.shape))
+        return super().forward(src_tokens, src_lengths, paragraph_graph=paragraph_graph)
+
+
+@dataclass
+class ParsingSumHTConfig(LiuHTConfig, LGAConfig):
+    """liu_ht's options and LGA's; :func:`parsingsum_ht` sets 003's values."""
+
+
+@register_model("parsingsum_ht")
+class ParsingSumHTModel(LiuHTModel):
+    """ParsingSum-HT (003): ``liu_ht`` with LGA in its local layers; ``B x P x L`` sources."""
+
+    reads_dependencies = True
+
+    @classmethod
+    def add_args(cls, parser):
+        from fairseq.dataclass.utils import gen_parser_from_dataclass
+
+        gen_parser_from_dataclass(parser, ParsingSumHTConfig(), delete_default=True)
+
+    @classmethod
+    def build_model(cls, args, task):
+        model = super().build_model(args, task)
+        model.encoder.lga = config_from_args(args, LGAConfig)
+        return model
+
+    @classmethod
+    def build_encoder(cls, cfg, liu_cfg, dictionary, embed_tokens):
+        return ParsingSumHTEncoder(cfg, liu_cfg, dictionary, embed_tokens)
+
+    def forward(self, src_tokens, src_lengths, prev_output_tokens, paragraph_graph=None,
+                src_words=None, src_heads=None, **kwargs):
+        """liu_ht's forward, with the parse going to the encoder."""
+        encoder_out = self.encoder(src_tokens, src_lengths=src_lengths,
+                                   paragraph_graph=paragraph_graph, src_words=src_words,
+                                   src_heads=src_heads)
+        return self.decoder(prev_output_tokens, encoder_out=encoder_out, src_lengths=src_lengths,
+                            **kwargs)
+
+
+@register_model_architecture("parsingsum_ht", "parsingsum_ht")
+def parsingsum_ht(args):
+    """003 Sec. 3.2: HT with 6 local + 2 global layers, 8 heads, alpha 3; the rest is liu_ht's."""
+    args.encoder_layers = getattr(args, "encoder_layers", 8)
+    args.global_layers = getattr(args, "global_layers", "6,7")
+    args.lga_alpha = getattr(args, "lga_alpha", 3.0)
+    fill_defaults(args, ParsingSumHTConfig)
