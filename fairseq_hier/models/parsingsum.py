@@ -190,17 +190,21 @@ def linked_sums(q: Tensor, k: Tensor, v: Tensor, keep_w: Tensor, m_w: Tensor,
     sentence), so each chunk of ``c`` queries needs only its window of ``3 c`` keys.
 
     Returns ``lse`` (``B x H x S``, detached: the log-sum-exp of the scores over each query's
-    window, the anchor of :meth:`LinguisticGuidedAttention._lga_forward`) and, for each power
+    window, rounded down to an integer, the anchor of
+    :meth:`LinguisticGuidedAttention._lga_forward`) and, for each power
     ``k`` in ``powers``, ``U_k = sum_{j linked} exp(k (s_ij - lse_i)) V_j`` (``B x H x S x D``;
-    ``k = 0`` sums the linked values). q, k, v: ``B x H x S x D``; keep_w, m_w: the window masks
+    ``k = 0`` sums the linked values). q (already scaled by ``1/sqrt(D)``), k, v: ``B x H x S x D``;
+    keep_w, m_w: the window masks
     of :meth:`LinguisticGuide.window_masks`."""
     b, h, s, d = q.shape
     c, n, width = guide.chunk, guide.num_chunks, guide.width
     qc = _chunks(q, c, n)  # B x H x n x c x D
     kw, vw = _windows(k, c, n, width), _windows(v, c, n, width)  # B x H x n x 3c x D
-    scores = torch.matmul(qc, kw.transpose(-1, -2)).float() * d ** -0.5  # B x H x n x c x 3c
+    scores = torch.matmul(qc, kw.transpose(-1, -2)).float()  # B x H x n x c x 3c (q is scaled)
     scores = scores.masked_fill(~keep_w, float("-inf"))
-    lse = torch.logsumexp(scores, -1).detach()  # B x H x n x c
+    # the anchor's score: an integer (exact in fp16 / bf16 too, so the fused kernel sees the same
+    # value), at most the window's log-sum-exp, so that exp(s - lse) <= e for linked keys
+    lse = torch.logsumexp(scores, -1).detach().floor().clamp(-250, 250)  # B x H x n x c
     lse = torch.where(torch.isfinite(lse), lse, torch.zeros_like(lse))  # all-padding windows
     e = torch.exp(scores - lse.unsqueeze(-1)).masked_fill_(~m_w, 0.0).type_as(q)
     sums = []
@@ -339,12 +343,14 @@ class LinguisticGuidedAttention(MultiheadAttention):
 
         ``Att V`` comes from the fused ``scaled_dot_product_attention`` over the keys plus one
         *anchor* key whose score is ``lse_i``, the log-sum-exp of query i's scores over its local
-        window (constant, no gradient; :func:`linked_sums`): an extra value column that is 1 on
-        the anchor only returns its weight ``w_i = e^lse_i / (Z_i + e^lse_i) <= 1/2``, so
+        window rounded down (constant, no gradient; :func:`linked_sums`): an extra value column
+        that is 1 on the anchor only returns its weight ``w_i = e^lse_i / (Z_i + e^lse_i) <= 1/2``
+        (``lse_i`` is at most the full log-sum-exp), so
         ``Att V = out / (1 - w)`` and ``Att_ij = exp(s_ij - lse_i) * w_i / (1 - w_i)`` for the
         linked keys, exactly, with gradients through both kernels. q, k, v: ``B x H x S x D``;
         keep: ``B x S``. Returns ``B x H x S x D``."""
         b, h, s, d = q.shape
+        q = q * d ** -0.5  # scaled once, as fairseq's attention does: the anchor's score is exact
         dc, a, bc, offset = lga_coefficients(guide.fusion, guide.weight)
         powers = [pw for pw, coef in ((0, dc), (1, a), (2, bc)) if coef]
         # the anchor: one more key (score lse_i through an extra q/k dimension) and value column
@@ -357,10 +363,10 @@ class LinguisticGuidedAttention(MultiheadAttention):
         args = (q, k1[:, :, :s, :d], v1[:, :, :s, :d], keep_w, m_w, guide, powers)
         lse, *sums = (checkpoint(linked_sums, *args, use_reentrant=False)
                       if torch.is_grad_enabled() else linked_sums(*args))
-        anchor = (lse * d ** 0.5).unsqueeze(-1).to(q.dtype)  # B x H x S x 1
+        anchor = lse.unsqueeze(-1).to(q.dtype)  # B x H x S x 1
         q1 = torch.cat([q, anchor], -1)  # B x H x S x (D+1)
         keep1 = F.pad(keep, (0, 1), value=True).view(b, 1, 1, s + 1)
-        out = F.scaled_dot_product_attention(q1, k1, v1, attn_mask=keep1, scale=d ** -0.5)
+        out = F.scaled_dot_product_attention(q1, k1, v1, attn_mask=keep1, scale=1.0)
         w = out[..., d:]  # B x H x S x 1: the anchor's weight
         context = out[..., :d] / (1 - w)  # Att V
         ratio = w / (1 - w)  # exp(s_ij - lse_i) * ratio_i = Att_ij
@@ -446,12 +452,25 @@ class ParsingSumFTEncoder(TransformerEncoderBase):
         return super().forward(src_tokens, src_lengths, return_all_hiddens, token_embeddings)
 
 
-@register_model("parsingsum_ft")
-class ParsingSumFTModel(TransformerModel):
-    """ParsingSum-FT (003): fairseq's ``transformer`` with LGA in every encoder layer; reads flat
-    ``B x S`` sources and their dependency parse."""
+class ReadsDependencies:
+    """What both ParsingSum models add to their plain model: the task batches the parse for them
+    (``reads_dependencies``), and their encoder gets the LGA options after it is built."""
 
     reads_dependencies = True
+
+    @classmethod
+    def build_model(cls, args, task):
+        model = super().build_model(args, task)
+        # fairseq (and liu_ht) turn args into their configs, which drop our options, before they
+        # call build_encoder: the encoder gets them here (no parameter depends on them)
+        model.encoder.lga = config_from_args(args, LGAConfig)
+        return model
+
+
+@register_model("parsingsum_ft")
+class ParsingSumFTModel(ReadsDependencies, TransformerModel):
+    """ParsingSum-FT (003): fairseq's ``transformer`` with LGA in every encoder layer; reads flat
+    ``B x S`` sources and their dependency parse."""
 
     @classmethod
     def add_args(cls, parser):
@@ -459,14 +478,6 @@ class ParsingSumFTModel(TransformerModel):
 
         super().add_args(parser)
         gen_parser_from_dataclass(parser, LGAConfig(), delete_default=True)
-
-    @classmethod
-    def build_model(cls, args, task):
-        model = super().build_model(args, task)
-        # fairseq turns args into its TransformerConfig, which drops our options, before it calls
-        # build_encoder: the encoder gets them here (no parameter depends on them)
-        model.encoder.lga = config_from_args(args, LGAConfig)
-        return model
 
     @classmethod
     def build_encoder(cls, cfg, src_dict, embed_tokens):
@@ -533,22 +544,14 @@ class ParsingSumHTConfig(LiuHTConfig, LGAConfig):
 
 
 @register_model("parsingsum_ht")
-class ParsingSumHTModel(LiuHTModel):
+class ParsingSumHTModel(ReadsDependencies, LiuHTModel):
     """ParsingSum-HT (003): ``liu_ht`` with LGA in its local layers; ``B x P x L`` sources."""
-
-    reads_dependencies = True
 
     @classmethod
     def add_args(cls, parser):
         from fairseq.dataclass.utils import gen_parser_from_dataclass
 
         gen_parser_from_dataclass(parser, ParsingSumHTConfig(), delete_default=True)
-
-    @classmethod
-    def build_model(cls, args, task):
-        model = super().build_model(args, task)
-        model.encoder.lga = config_from_args(args, LGAConfig)
-        return model
 
     @classmethod
     def build_encoder(cls, cfg, liu_cfg, dictionary, embed_tokens):

@@ -206,17 +206,35 @@ class HierarchicalSummarizationTask(FairseqTask):
     def set_graphs_for(self, model):
         """Check that ``--paragraph-graph`` and the model agree, and let the datasets batch the
         graphs only for a model that reads them."""
-        kind = self.cfg.paragraph_graph
-        uses = bool(getattr(model, "graph_attention", False))
-        if kind and not uses:
-            raise ValueError(f"--paragraph-graph {kind}: model {type(model).__name__} does not "
-                             f"read paragraph graphs (liu_ht does)")
-        if uses and not kind:
-            raise ValueError("this model was trained with graph-informed attention (002 Eq. 24): "
-                             "pass --paragraph-graph KIND with the graphs of the data-bin")
-        self.use_graphs = uses
+        self.use_graphs = self._model_reads(
+            model, "graph_attention", "paragraph_graph", "use_graphs",
+            "paragraph graphs (liu_ht does)",
+            "this model was trained with graph-informed attention (002 Eq. 24): pass "
+            "--paragraph-graph KIND with the graphs of the data-bin")
+
+    def set_parses_for(self, model):
+        """Check that ``--dependency-parse`` and the model agree, and let the datasets batch the
+        parse only for a model that reads it."""
+        self.use_parses = self._model_reads(
+            model, "reads_dependencies", "dependency_parse", "use_parses",
+            "dependency parses (parsingsum_ft and parsingsum_ht do)",
+            f"model {type(model).__name__} reads the source's dependency parse (ParsingSum, "
+            f"003): pass --dependency-parse NAME (the data-bin's SPLIT.parse.NAME.{{bin,idx}}, "
+            f"written by fairseq-hier-deps)")
+
+    def _model_reads(self, model, model_attr, option, dataset_attr, what, missing) -> bool:
+        """Whether ``model`` reads an extra input (``model_attr``) that the task option
+        ``option`` loads; both must agree. Sets ``dataset_attr`` of every dataset."""
+        value = getattr(self.cfg, option)
+        flag = "--" + option.replace("_", "-")
+        uses = bool(getattr(model, model_attr, False))
+        if value and not uses:
+            raise ValueError(f"{flag} {value}: model {type(model).__name__} does not read {what}")
+        if uses and not value:
+            raise ValueError(missing)
         for ds in self.datasets.values():
-            ds.use_graphs = uses
+            setattr(ds, dataset_attr, uses)
+        return uses
 
     def set_layout_for(self, model):
         """Choose the source layout from the model (``--source-layout auto``)."""
