@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 PY := $(if $(VIRTUAL_ENV),$(VIRTUAL_ENV),$(CURDIR)/.venv)/bin/python
 
-.PHONY: install demo test benchmark
+.PHONY: install demo demo-parsingsum test benchmark
 install:
 	bash scripts/install.sh
 
@@ -10,6 +10,10 @@ demo: install
 	bash examples/demo/run_demo.sh
 	bash examples/attention_alignment/run_demo.sh
 	bash examples/demo/run_ranker.sh
+
+# ParsingSum (003): the Multi-News recipe end to end on a generated corpus, four systems
+demo-parsingsum: install
+	bash examples/demo/run_parsingsum.sh
 
 # two pytest workers, one per core; each test file stays on one worker (its module fixtures are
 # built once), the few session fixtures are built by both

@@ -6,7 +6,8 @@
 # parsingsum_ft, liu_ht, parsingsum_ht; small widths, same seed and data) -> fairseq-generate ->
 # ROUGE-1.5.5 table. The corpus is the main demo's (fairseq-hier-demo-corpus: places and their
 # facts, stated in English sentences that spaCy parses); its title becomes a one-sentence first
-# document. About 15 minutes on 2 CPU cores; steps whose outputs exist are skipped.
+# document. Measured: 34 min on 2 CPU cores shared with the test suite (each system 2-4 min
+# alone); steps whose outputs exist are skipped.
 #
 # Environment: WORK (default demo_parsingsum/), TRAIN (training examples, 2000), UPDATES (per
 # system, 600).
