@@ -7,7 +7,45 @@ commands that use it start in well under a second.
 
 import os
 from contextlib import contextmanager
-from typing import Iterator, List, Sequence, TextIO
+from typing import Iterator, List, Sequence, TextIO, Tuple
+
+
+def iter_lines(path: str) -> Iterator[Tuple[int, str]]:
+    """``(1-based line number, text with its line end)`` of each line of a UTF-8 file, streamed.
+    Only ``\\n`` ends a line (as :func:`read_lines`). Raises ValueError naming the file (and
+    the line, for one that is not UTF-8)."""
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+    with f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                yield lineno, raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{path}:{lineno}: not UTF-8 text ({e.reason} at byte "
+                                 f"{e.start} of the line)") from None
+
+
+class StagedWriter:
+    """A writer of files under ``.tmp`` names: ``close()`` finishes and renames them, ``abort()``
+    removes them. As a context manager, an exception aborts (so an interrupted run leaves no
+    file that would pass for finished output)."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def abort(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
 
 
 def read_lines(path: str) -> List[str]:

@@ -28,17 +28,10 @@ PROG = "fairseq-hier-deps"
 
 def source_lines(path: str) -> Iterator[List[str]]:
     """The whitespace tokens of each line of ``path`` (lines end at ``\\n`` only)."""
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
-    with f:
-        for lineno, raw in enumerate(f, 1):
-            try:
-                yield raw.decode("utf-8").split()
-            except UnicodeDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: not UTF-8 text ({e.reason} at byte "
-                                 f"{e.start} of the line)") from None
+    from fairseq_hier.io import iter_lines
+
+    for _, line in iter_lines(path):
+        yield line.split()
 
 
 def _count_rest(iterator) -> int:

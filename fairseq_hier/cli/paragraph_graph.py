@@ -41,25 +41,15 @@ def iter_examples(path: str, separator: str) -> Iterator[Tuple[int, List[List[st
     dataset's rules. Lines end at ``\\n`` only (as :func:`fairseq_hier.io.read_lines`). Raises
     ValueError for an unreadable file, a non-UTF-8 line or a line without paragraph."""
     from fairseq_hier.data.paragraphs import text_paragraphs
+    from fairseq_hier.io import iter_lines
 
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
-    with f:
-        lineno = 0
-        for lineno, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: not UTF-8 text ({e.reason} at byte "
-                                 f"{e.start} of the line)") from None
-            paragraphs = text_paragraphs(line, separator)
-            if not paragraphs:
-                raise ValueError(
-                    f"{path}:{lineno}: no paragraph (expected 'title {separator} paragraph 1 "
-                    f"{separator} ...' with at least one non-empty paragraph)")
-            yield lineno, paragraphs
+    for lineno, line in iter_lines(path):
+        paragraphs = text_paragraphs(line, separator)
+        if not paragraphs:
+            raise ValueError(
+                f"{path}:{lineno}: no paragraph (expected 'title {separator} paragraph 1 "
+                f"{separator} ...' with at least one non-empty paragraph)")
+        yield lineno, paragraphs
 
 
 def count_examples(path: str, separator: str) -> Tuple[int, int]:

@@ -57,6 +57,8 @@ from typing import Iterator, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
 
+from ..io import StagedWriter
+
 NOT_A_WORD = -32768
 CONTINUATION = 32767
 MAX_OFFSET = 32766
@@ -148,20 +150,12 @@ class _Sentence:
 
 def _conllu_lines(path: str) -> Iterator[Tuple[int, str]]:
     """(1-based line number, text without line end) of a UTF-8 file; lines end at \\n only."""
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
-    with f:
-        for lineno, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: not UTF-8 text ({e.reason} at byte "
-                                 f"{e.start} of the line)") from None
-            if lineno == 1:
-                line = line.lstrip("\ufeff")
-            yield lineno, line.rstrip("\n").rstrip("\r")
+    from fairseq_hier.io import iter_lines
+
+    for lineno, line in iter_lines(path):
+        if lineno == 1:
+            line = line.lstrip("\ufeff")
+        yield lineno, line.rstrip("\n").rstrip("\r")
 
 
 def read_conllu(path: str) -> Iterator[ParsedExample]:
@@ -415,7 +409,7 @@ def parse_files(prefix: str) -> Tuple[str, str]:
     return f"{prefix}.bin", f"{prefix}.idx"
 
 
-class DependencyWriter:
+class DependencyWriter(StagedWriter):
     """Streams the codes of a split to ``PREFIX.{bin,idx}`` through fairseq's
     ``MMapIndexedDatasetBuilder`` (dtype int16). The two files are written under ``.tmp`` names
     and renamed by ``close()``, so an interrupted run leaves nothing that passes for finished
@@ -455,15 +449,6 @@ class DependencyWriter:
         for path in self.files:
             if os.path.exists(path + ".tmp"):
                 os.remove(path + ".tmp")
-
-    def __enter__(self) -> "DependencyWriter":
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
 
 
 class DependencyParses:

@@ -33,6 +33,8 @@ from typing import Optional
 
 import numpy as np
 
+from ..io import StagedWriter
+
 SUFFIXES = ("sizes", "offsets", "values")
 COMMAND = "fairseq-hier-graph"
 
@@ -55,7 +57,7 @@ def _npy_header(dtype, length: int) -> bytes:
     return buf.getvalue()
 
 
-class ParagraphGraphWriter:
+class ParagraphGraphWriter(StagedWriter):
     """Streams the matrices of a split to ``PREFIX.{sizes,offsets,values}.npy``.
 
     ``add(matrix)`` appends one example's ``P x P`` matrix to the values file at once (only the
@@ -114,15 +116,6 @@ class ParagraphGraphWriter:
         for path in self.files.values():
             if os.path.exists(path + ".tmp"):
                 os.remove(path + ".tmp")
-
-    def __enter__(self) -> "ParagraphGraphWriter":
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
 
 
 def write_paragraph_graphs(prefix: str, matrices) -> int:
