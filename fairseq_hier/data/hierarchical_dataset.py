@@ -202,7 +202,8 @@ class HierarchicalSummarizationDataset(FairseqDataset):
 
     def _flatten(self, rows, sep, eos, real=None):
         """``P x L`` -> the flat layout: rows joined by ``sep``, cut to
-        ``max_source_positions - 1``, then ``eos``. ``real`` (``P x L`` bool, default: not pad) says which cells are tokens."""
+        ``max_source_positions - 1``, then ``eos``. ``real`` (``P x L`` bool, default: not pad)
+        says which cells are tokens."""
         real = rows.ne(self.src_dict.pad()) if real is None else real
         # P x L -> P x (L + 1) with a separator column, flattened, padding and last sep removed
         with_sep = torch.cat([rows, rows.new_full((rows.size(0), 1), sep)], dim=1).view(-1)
