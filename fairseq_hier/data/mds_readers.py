@@ -33,7 +33,7 @@ Policies (nothing is dropped silently: every reader adds to ``stats``, a
 :class:`collections.Counter`, and appends the 1-based line of every skipped example to
 ``skipped``):
 
-- Blank lines of a WCEP file are skipped (``blank_lines``).
+- Blank lines of a WCEP file are skipped (``blank_lines_skipped``).
 - Whitespace (newlines included) is collapsed to single spaces in every document and summary.
 - ``<P>`` never appears inside text: a literal ``<P>`` becomes ``< P >``
   (``separators_escaped``), and sentencepiece's word marker U+2581 becomes ``_``
@@ -46,16 +46,14 @@ Policies (nothing is dropped silently: every reader adds to ``stats``, a
 """
 
 import collections
-import gzip
-import json
 import logging
 import os
 import re
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from fairseq_hier.data.readers import ReaderError, _check_object, _typed, collapse
-from fairseq_hier.data.readers import numbered_lines as plain_lines
+from fairseq_hier.data.readers import (ReaderError, _check_object, _json_lines, _typed, collapse,
+                                        numbered_lines)
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +63,6 @@ WORD_MARKER = "\u2581"  # sentencepiece's "▁"
 MULTI_NEWS_END = "|||||"
 STORY_SEPARATOR = "story_separator_special_tag"
 SUMMARY_DASH = "\u2013 "  # "– ", the start of every Multi-News summary
-GZIP_MAGIC = b"\x1f\x8b"
 LOGGED_LINES = 10  # line numbers of skipped examples listed in the log, per split
 DATASETS = ("multi_news", "multi_news_preprocessed", "wcep")
 # our split names -> the publishers'
@@ -107,31 +104,6 @@ def source_line(documents: Sequence[str]) -> str:
 # ---------------------------------------------------------------------------------------------
 # line-level I/O
 # ---------------------------------------------------------------------------------------------
-
-def numbered_lines(path: str) -> Iterator[Tuple[int, str]]:
-    """(1-based line number, line) of a UTF-8 text file, plain or gzip-compressed (recognised by
-    the magic bytes, not the name), read lazily: :func:`fairseq_hier.data.readers.numbered_lines`
-    for a plain file, the same for the decompressed stream of a gzip file (there a non-UTF-8 byte
-    is reported after the last good line: the stream is decoded in blocks)."""
-    try:
-        with open(path, "rb") as f:
-            compressed = f.read(2) == GZIP_MAGIC
-    except OSError as e:
-        raise ReaderError(f"cannot read {path}: {e.strerror or e}") from None
-    if not compressed:
-        yield from plain_lines(path)
-        return
-    n = 0
-    try:
-        with gzip.open(path, "rt", encoding="utf-8-sig", newline="\n") as f:
-            for n, line in enumerate(f, start=1):
-                yield n, line.rstrip("\n").rstrip("\r")
-    except UnicodeDecodeError as e:
-        raise ReaderError(f"{path}:{n + 1}: not UTF-8 text after the decompression ({e.reason}; "
-                          f"the bad byte is on this line or a later one)") from None
-    except (OSError, EOFError) as e:  # a truncated or corrupt gzip stream
-        raise ReaderError(f"{path}:{n + 1}: cannot decompress ({e})") from None
-
 
 def aligned_lines(src_path: str, tgt_path: str) -> Iterator[Tuple[int, str, str]]:
     """(line number, source line, target line) of two line-aligned files; once the shorter one
@@ -207,18 +179,9 @@ def _strip_dash(summary: str, stats: collections.Counter) -> str:
 def read_wcep(path: str, *, stats: collections.Counter, skipped: List[int],
               max_articles: Optional[int] = None, with_titles: bool = False) -> Iterator[Example]:
     """Examples of a WCEP ``{split}.jsonl(.gz)``: one cluster per line."""
-    for n, line in numbered_lines(path):
+    for n, cluster in _json_lines(path, ("summary", "articles"), stats,
+                                  "one cluster, a JSON object, per line", "the cluster"):
         where = f"{path}:{n}"
-        if not line.strip():
-            stats["blank_lines"] += 1
-            continue
-        try:
-            cluster = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ReaderError(f"{where}: invalid JSON ({e.msg} at column {e.colno}; expected one "
-                              f"cluster, a JSON object, per line)") from None
-        _check_object(cluster, ("summary", "articles"), where, "one cluster, a JSON object, per "
-                      "line", "the cluster")
         summary = _typed(cluster, "summary", str, where, "a string", "the cluster")
         articles = _typed(cluster, "articles", list, where, "a list of articles", "the cluster")
         documents = [_article_text(a, j, where, with_titles) for j, a in enumerate(articles)]

@@ -75,6 +75,8 @@ from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional
 
 from fairseq_hier.io import check_parallel, read_lines
 
+GZIP_MAGIC = b"\x1f\x8b"
+
 # The braces markup of QMSum's AMI transcripts and the commonest fillers (lowercase).
 AMI_FILLERS: FrozenSet[str] = frozenset({
     "{vocalsound}", "{disfmarker}", "{gap}", "{pause}", "{nonvocalsound}", "{comment}",
@@ -414,12 +416,19 @@ def _str_list(obj: dict, key: str, where: str, expected: str) -> List[str]:
 def numbered_lines(path: str) -> Iterator[Tuple[int, str]]:
     """(1-based line number, line without ``\\n`` / ``\\r\\n``), read lazily (the arXiv
     training file holds gigabytes); only ``\\n`` ends a line. A UTF-8 BOM at the start is
-    dropped; a non-UTF-8 line is an error naming it."""
+    dropped; a non-UTF-8 line is an error naming it. A gzip-compressed file (recognised by its
+    magic bytes, not its name: WCEP's ``.jsonl.gz``) is read through its decompressed stream;
+    there a non-UTF-8 byte is reported after the last good line (the stream is decoded in
+    blocks)."""
     try:
         f = open(path, "rb")
     except OSError as e:
         raise ReaderError(f"cannot read {path}: {e.strerror or e}") from None
     with f:
+        if f.read(2) == GZIP_MAGIC:
+            yield from _gzip_lines(path)
+            return
+        f.seek(0)
         for n, raw in enumerate(f, start=1):
             try:
                 line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
@@ -429,10 +438,29 @@ def numbered_lines(path: str) -> Iterator[Tuple[int, str]]:
             yield n, line.rstrip("\n").rstrip("\r")
 
 
-def _json_lines(path: str, keys: Tuple[str, ...],
-                stats: collections.Counter) -> Iterator[Tuple[int, dict]]:
+def _gzip_lines(path: str) -> Iterator[Tuple[int, str]]:
+    """:func:`numbered_lines` of a gzip-compressed file."""
+    import gzip
+
+    n = 0
+    try:
+        with gzip.open(path, "rt", encoding="utf-8-sig", newline="\n") as f:
+            for n, line in enumerate(f, start=1):
+                yield n, line.rstrip("\n").rstrip("\r")
+    except UnicodeDecodeError as e:
+        raise ReaderError(f"{path}:{n + 1}: not UTF-8 text after the decompression ({e.reason}; "
+                          f"the bad byte is on this line or a later one)") from None
+    except (OSError, EOFError) as e:  # a truncated or corrupt gzip stream
+        raise ReaderError(f"{path}:{n + 1}: cannot decompress ({e})") from None
+
+
+def _json_lines(path: str, keys: Tuple[str, ...], stats: collections.Counter,
+                expected: str = "one JSON object per line",
+                what: str = "the record") -> Iterator[Tuple[int, dict]]:
     """(line number, object) for each non-blank line of a JSON-lines file (:func:`numbered_lines`);
-    each line must be one JSON object with ``keys`` (JSON columns count within the line)."""
+    each line must be one JSON object with ``keys`` (JSON columns count within the line).
+    ``expected`` / ``what`` word the errors (e.g. "one cluster, a JSON object, per line", "the
+    cluster")."""
     for lineno, line in numbered_lines(path):
         if not line.strip():
             stats["blank_lines_skipped"] += 1
@@ -441,8 +469,8 @@ def _json_lines(path: str, keys: Tuple[str, ...],
             obj = json.loads(line)
         except json.JSONDecodeError as e:
             raise ReaderError(f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno}; "
-                              f"expected one JSON object per line)") from None
-        _check_object(obj, keys, f"{path}:{lineno}", "one JSON object per line")
+                              f"expected {expected})") from None
+        _check_object(obj, keys, f"{path}:{lineno}", expected, what)
         yield lineno, obj
 
 
