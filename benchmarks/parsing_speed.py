@@ -65,23 +65,21 @@ def synthetic_parse(tokens: int, seed: int = 0):
     return words + [-1], heads + [-1]
 
 
-class WithParse:
-    """A model called as ``model(src, lengths, prev)`` (the benchmarks' training step) that
-    hands ParsingSum its parse; a plain model is returned as it is."""
+def with_parse(model, words, heads):
+    """``model`` called as ``model(src, lengths, prev)`` (the benchmarks' training step) with
+    ParsingSum's parse bound."""
+    import torch.nn as nn
 
-    def __new__(cls, model, words, heads):
-        import torch.nn as nn
+    class WithParse(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
 
-        class Bound(nn.Module):
-            def __init__(self):
-                super().__init__()
-                self.model = model
+        def forward(self, src_tokens, src_lengths, prev_output_tokens):
+            return self.model(src_tokens, src_lengths, prev_output_tokens, src_words=words,
+                              src_heads=heads)
 
-            def forward(self, src_tokens, src_lengths, prev_output_tokens):
-                return self.model(src_tokens, src_lengths, prev_output_tokens, src_words=words,
-                                  src_heads=heads)
-
-        return Bound()
+    return WithParse()
 
 
 def build(arch, tokens, batch_size, device):
@@ -106,7 +104,7 @@ def build(arch, tokens, batch_size, device):
         return model, d
     words, heads = synthetic_parse(tokens)
     as_batch = lambda v: torch.tensor(v).unsqueeze(0).expand(batch_size, -1).to(device)  # noqa
-    return WithParse(model, as_batch(words), as_batch(heads)), d
+    return with_parse(model, as_batch(words), as_batch(heads)), d
 
 
 def make_batch(d, batch_size, tokens, device):

@@ -312,3 +312,22 @@ def test_papers_settings_and_registry():
     model, _ = build("parsingsum_ht")
     kinds = [type(layer).__name__ for layer in model.encoder.layers]
     assert kinds == ["LGAEncoderLayer", "LGAEncoderLayer", "GlobalTransformerLayer"]
+
+
+def test_attention_dropout_in_training_takes_the_written_out_path():
+    """With --attention-dropout > 0 in training, the dropout acts on LGAtt (Eq. 4-7 written out,
+    the dense M built once per batch), the same as lga_context under the same RNG state."""
+    torch.manual_seed(0)
+    attn = LinguisticGuidedAttention(8, 2, dropout=0.3, self_attention=True).train()
+    x = torch.randn(7, 1, 8)
+    attn.guide = guided("alpha", 2.0, WORDS.unsqueeze(0), HEADS.unsqueeze(0))
+    torch.manual_seed(5)
+    out, _ = attn(x, x, x, need_weights=False)
+    split = lambda t: t.view(7, 1, 2, 4).permute(1, 2, 0, 3)  # noqa: E731
+    q, k, v = split(attn.q_proj(x)), split(attn.k_proj(x)), split(attn.v_proj(x))
+    torch.manual_seed(5)
+    ctx = lga_context(q, k, v, torch.ones(1, 1, 1, 7, dtype=torch.bool), attn.guide.dense(),
+                      "alpha", 2.0, 0.3)
+    expected = attn.out_proj(ctx.permute(2, 0, 1, 3).reshape(7, 1, 8))
+    torch.testing.assert_close(out, expected, atol=1e-6, rtol=1e-6)
+    assert attn.guide.dense() is attn.guide.dense()

@@ -196,10 +196,6 @@ class HierarchicalSummarizationDataset(FairseqDataset):
             out.append(torch.from_numpy(rows))
         return out
 
-    def flat_source(self, index):
-        """Kept paragraphs joined by the separator, cut to ``max_source_positions``, plus EOS."""
-        return self._flatten(self.paragraphs(index), self.separator, self.src_dict.eos())
-
     def _flatten(self, rows, sep, eos, real=None):
         """``P x L`` -> the flat layout: rows joined by ``sep``, cut to
         ``max_source_positions - 1``, then ``eos``. ``real`` (``P x L`` bool, default: not pad)
@@ -211,17 +207,21 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         flat = with_sep[keep][:-1][: self.max_source_positions - 1]
         return torch.cat([flat, flat.new_tensor([eos])])
 
-    def dependencies(self, index):
-        """(words, heads) of one example in the current layout (``P_i x L_i`` or ``S_i``); see
-        the module docstring."""
-        from .dependency import decode
+    def source_and_parse(self, index):
+        """The source of one example in the current layout (``P_i x L_i`` or ``S_i``) and, when
+        the parse is used, its (words, heads) laid out the same way (see the module docstring),
+        from one segmentation of the line."""
+        per_token = ()
+        if self.use_parses:
+            from .dependency import decode
 
-        words, heads = decode(self.parses.codes(index))
-        tokens, words, heads = self._paragraph_rows(index, (words, heads))
+            per_token = decode(self.parses.codes(index))
+        rows, *parse = self._paragraph_rows(index, per_token)
         if self.layout == "hierarchical":
-            return words, heads
-        real = tokens.ne(self.src_dict.pad())
-        return self._flatten(words, -1, -1, real), self._flatten(heads, -1, -1, real)
+            return rows, parse
+        real = rows.ne(self.src_dict.pad())
+        return (self._flatten(rows, self.separator, self.src_dict.eos(), real),
+                [self._flatten(values, -1, -1, real) for values in parse])
 
     def attach_parses(self, parses, data_path: str) -> None:
         """Use ``parses`` (:class:`~fairseq_hier.data.dependency.DependencyParses`) for this split
@@ -237,13 +237,13 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         self.graphs = graphs
 
     def __getitem__(self, index):
-        source = self.paragraphs(index) if self.layout == "hierarchical" else self.flat_source(index)
+        source, parse = self.source_and_parse(index)
         item = {"id": index, "source": source, "target": self.tgt[index]}
         if self.use_graphs and self.layout == "hierarchical":
             kept = int(self.num_paragraphs[index])
             item["graph"] = torch.from_numpy(self.graphs.matrix(index, kept))  # P_i x P_i
-        if self.use_parses:
-            item["words"], item["heads"] = self.dependencies(index)
+        if parse:
+            item["words"], item["heads"] = parse
         return item
 
     def __len__(self):

@@ -261,8 +261,10 @@ class LinguisticGuide:
         return keep_w, m_w
 
     def dense(self) -> Tensor:
-        """``M`` as ``B x 1 x S x S`` bool (the explicit path)."""
-        return dependency_matrix(self.words, self.heads, self.diagonal).unsqueeze(1)
+        """``M`` as ``B x 1 x S x S`` bool (the explicit path), built once per batch."""
+        if getattr(self, "_dense", None) is None:
+            self._dense = dependency_matrix(self.words, self.heads, self.diagonal).unsqueeze(1)
+        return self._dense
 
 
 def longest_link(words: Tensor, heads: Tensor, diagonal: str) -> int:
@@ -399,9 +401,10 @@ def set_guides(layers, guide: Optional[LinguisticGuide]) -> None:
 
 
 def build_guide(lga: LGAConfig, src_words: Optional[Tensor], src_heads: Optional[Tensor],
-                shape) -> LinguisticGuide:
-    """The guide of one batch: ``src_words`` / ``src_heads`` of ``shape`` (``B x S``, or
-    ``N x L`` rows of paragraphs)."""
+                shape, rows: Optional[Tensor] = None) -> LinguisticGuide:
+    """The guide of one batch: ``src_words`` / ``src_heads`` of the sources' ``shape`` (``B x S``,
+    or ``B x P x L``), flattened to rows of the last dimension; ``rows`` (optional) selects the
+    rows the encoder reads (``parsingsum_ht``: the present paragraphs)."""
     if src_words is None or src_heads is None:
         raise ValueError("ParsingSum needs the dependency parse of the source: pass the task's "
                          "--dependency-parse NAME (files SPLIT.parse.NAME.{bin,idx} written by "
@@ -414,8 +417,10 @@ def build_guide(lga: LGAConfig, src_words: Optional[Tensor], src_heads: Optional
     if fusion == "gaussian" and weight <= 0:
         raise ValueError(f"--lga-fusion gaussian divides by --lga-sigma: it must be > 0, got "
                          f"{weight}")
-    return make_guide(src_words.reshape(-1, shape[-1]), src_heads.reshape(-1, shape[-1]),
-                      fusion, float(weight), diagonal)
+    words, heads = src_words.reshape(-1, shape[-1]), src_heads.reshape(-1, shape[-1])
+    if rows is not None:
+        words, heads = words.index_select(0, rows), heads.index_select(0, rows)
+    return make_guide(words, heads, fusion, float(weight), diagonal)
 
 
 def make_guide(words: Tensor, heads: Tensor, fusion: str, weight: float, diagonal: str,
@@ -528,13 +533,10 @@ class ParsingSumHTEncoder(LiuHTEncoder):
         if src_tokens.dim() != 3:
             raise ValueError(f"parsingsum_ht expects B x P x L src_tokens, got shape "
                              f"{tuple(src_tokens.shape)} (is the task's --source-layout flat?)")
-        b, p, l = src_tokens.shape
-        build_guide(self.lga, src_words, src_heads, src_tokens.shape)  # checks
         # the rows liu_ht encodes: present paragraphs, example-major (LiuHTEncoder.forward)
         rows = src_tokens.ne(self.padding_idx).any(-1).view(-1).nonzero().squeeze(1)  # N
-        words = src_words.view(b * p, l).index_select(0, rows)  # N x L
-        heads = src_heads.view(b * p, l).index_select(0, rows)
-        set_guides(self.layers, build_guide(self.lga, words, heads, words.shape))
+        set_guides(self.layers, build_guide(self.lga, src_words, src_heads, src_tokens.shape,
+                                            rows))  # ids of N x L
         return super().forward(src_tokens, src_lengths, paragraph_graph=paragraph_graph)
 
 
