@@ -22,6 +22,7 @@ test: install
 
 benchmark: install
 	$(PY) benchmarks/efficiency.py
+	$(PY) benchmarks/decoding_speed.py
 	$(PY) benchmarks/alignment_speed.py
 	$(PY) benchmarks/hat_efficiency.py
 	$(PY) benchmarks/doc_mt_efficiency.py

@@ -1,82 +1,170 @@
-"""Training efficiency of flat vs hierarchical Transformers, side by side in one run (not a test).
+"""Training cost of flat vs hierarchical Transformers at long inputs, side by side (not a test).
 
-For 1600 and 3000 source tokens (16 or 30 paragraphs x 100 tokens) and a 145-token target
-(WikiSum's average), measures for fairseq's ``transformer``, ``pht``, ``vht`` and ``liu_ht`` with
-the same layers and widths (the papers' 3 layers, d=256, FFN 1024, 4 heads, dropout 0.3; ``liu_ht``'s
-3 encoder layers are 2 local + 1 global, as its 7 are 5 + 2):
-- peak training memory of a training step (forward + backward + Adam), above the memory held
-  before the step (model, gradients, optimizer state and batch). On CUDA:
-  torch.cuda.max_memory_allocated; on CPU: the running sum of the allocation/free events that
-  torch.profiler records during the step (exact for tensors, unlike RSS, which keeps freed pages);
-- training throughput, (source + target) tokens per second over timed steps after warm-up;
-- parameter count.
-Each configuration runs in its own worker process so peaks do not mix. Prints a table, ratios to
-``transformer``, and as its last line one JSON object of the ratios.
+For 1600, 3000, 6000 and 12000 source tokens (16, 30, 60 or 120 paragraphs of 100 tokens) and a
+145-token target (WikiSum's average), in float32 and/or bfloat16 autocast, on CUDA when present and
+CPU otherwise, measures these models at the same widths (``--widths same``: the PHT/VHT papers'
+3+3 layers, d=256, FFN 1024, 4 heads, dropout 0.3; 32,000 symbols):
 
-One more row, ``transformer-S2``, is fairseq's transformer with its self-attention forced onto
-fairseq's explicit path, which materialises the S x S attention matrices as the papers'
-implementations did: modern fairseq/torch run the flat encoder through memory-efficient
-scaled-dot-product attention, which removes the quadratic term that made flat models expensive
-in 000 Table 4. Its ratios are reported as extra keys (``*_vs_s2``), never instead of the default.
+- ``transformer``: fairseq's Transformer on the flat ``B x S`` source. Its self-attention runs
+  fused: fairseq's MultiheadAttention hands it to ``F.multi_head_attention_forward``, i.e. torch's
+  ``scaled_dot_product_attention`` (flash / memory-efficient kernels, no ``S x S`` matrix kept);
+- ``pht``, ``vht``: ours on ``B x P x L`` paragraphs;
+- ``liu_ht``: 3 encoder layers = 2 local + 1 global (as 002's 7 = 5 + 2), 4 pooling heads;
+- ``hat``: ``hat_transformer`` (004's from-scratch HAT) on the flat source with a sentence BOS
+  ``<s>`` opening every 100-token paragraph: fairseq's encoder over all S tokens, one
+  hierarchical layer over the P BOS states, a sentence attention in every decoder layer;
+- ``transformer-S2``: fairseq's transformer with its encoder self-attention forced onto fairseq's
+  explicit path, which materialises the ``B x H x S x S`` attention as the papers'
+  implementations did (000 Table 4's flat baseline). Skipped on CPU above 3000 tokens (time and
+  memory grow with S^2; the run says so); on CUDA an out-of-memory is reported as ``OOM``.
 
-    python benchmarks/efficiency.py [--batch-size 2] [--steps 3] [--device cpu|cuda]
+``--widths paper`` gives each model its own paper's widths where they differ: ``liu_ht`` 002's
+7 layers (5 local + 2 global, 8 heads, 6 decoder layers, dropout 0.1), ``hat`` 004's smallest
+from-scratch model (``hat_transformer_iwslt_zh_en``: 6+6 layers, 512, FFN 1024, 4 heads); the
+flat transformer, PHT and VHT are at 000's widths either way. ``--widths tiny`` (2+1 layers, d 32,
+1000 symbols) is for smoke tests only.
+
+Measured, per dtype and source length:
+- FLOPs of one training step, as torch's FlopCounterMode counts them (matrix products and
+  attention kernels, forward and backward; CPU's flash-attention kernel added, which torch's table
+  lacks): the cost of the architecture, free of timing noise, the same on any machine. A fused
+  attention's backward is counted with its recomputed scores, so its attention counts 7/6 of the
+  explicit path's (``transformer-S2``);
+- peak memory of one training step (forward, backward, Adam) above the state held before it
+  (model, gradients, Adam state, batch). CUDA: ``torch.cuda.max_memory_allocated``; CPU: the
+  running sum of torch.profiler's allocation events (exact for tensors, unlike RSS). Each model in
+  its own worker process (``--one-process``: everything in the main process, for quick runs);
+- time: all models of a length and dtype in ONE worker process, one warm-up step each, then
+  ``--steps`` rounds, each round one timed step per model, the order rotating between rounds, so
+  drift of the machine hits every model alike. CUDA: wall time after synchronising; CPU: process
+  CPU time (not inflated by time stolen by other processes; about threads x wall seconds).
+  tokens/s = batch x (source + target tokens) / median step time; the tokens/s ratio to
+  ``transformer`` (= its median step / the model's) with a 95% bootstrap interval over the rounds;
+- on CUDA only: the largest batch that trains at 1600 tokens under a ``--max-batch-cap-gib``
+  (11 GiB, 000 Table 4's GPU) cap (``torch.cuda.set_per_process_memory_fraction``), found by
+  doubling and then bisecting the batch size, catching out-of-memory, for ``transformer``,
+  ``transformer-S2``, ``pht`` and ``vht`` (each in its own process), in every dtype.
+
+Defaults: CUDA batch 16, 20 rounds, fp32 and bf16 (the issue's H100 setting); CPU batch 1 (the
+flat model's 12000-token step alone takes ~25 s on 2 cores), 5 rounds, fp32 only (this CPU has no
+bfloat16 instructions: bf16 autocast is emulated and 3-25x slower, selectable with ``--dtype``).
+The whole CPU default run: an estimated ~15 min on 2 cores (printed before it starts, from a
+cost model of this machine).
+
+Prints a table per dtype and length, and as its last line one JSON object: for ``pht``,
+``vht``, ``liu_ht`` and ``hat`` and every length N, ``{arch}_tps_ratio_N``,
+``{arch}_tps_ratio_N_ci95``, ``{arch}_mem_ratio_N``, ``{arch}_flops_ratio_N`` (ratios to
+``transformer``) and ``{arch}_mem_ratio_N_vs_s2`` (to ``transformer-S2`` where it ran); bf16 keys
+end in ``_bf16`` (``pht_tps_ratio_3000_bf16``); on CUDA ``{pht,vht}_max_batch_ratio_1600`` (and
+``_bf16``, and ``_vs_s2``: to ``transformer-S2``); then the measurements themselves (tokens/s,
+step seconds, peak MB, GFLOPs, parameters, max batches) and the run's config.
+
+    python benchmarks/efficiency.py [--lengths 1600,3000,6000,12000] [--dtype fp32,bf16]
+        [--archs transformer,pht,vht,liu_ht,hat,transformer-S2] [--batch-size N] [--steps N]
+        [--device cpu|cuda] [--widths same|paper|tiny] [--max-batch-cap-gib 11] [--no-max-batch]
 """
 
 import argparse
+import contextlib
 import json
+import statistics
 import subprocess
 import sys
 import time
 import types
 
-LENGTHS = {1600: 16, 3000: 30}  # source tokens -> paragraphs of 100 tokens
-PARAGRAPH_TOKENS, TARGET_TOKENS, VOCAB = 100, 145, 32000
-ARCHS = ("transformer", "pht", "vht", "liu_ht", "transformer-S2")
+PARAGRAPH_TOKENS, TARGET_TOKENS = 100, 145
+LENGTHS = (1600, 3000, 6000, 12000)  # source tokens: paragraphs of PARAGRAPH_TOKENS
+ARCHS = ("transformer", "pht", "vht", "liu_ht", "hat", "transformer-S2")
+HIERARCHICAL = ("pht", "vht", "liu_ht")  # B x P x L sources; the others read B x S
+FLAT_ATTENTION = ("transformer", "transformer-S2", "hat")  # self-attention over all S tokens
+RATIO_ARCHS = ("pht", "vht", "liu_ht", "hat")  # JSON ratios to the fused flat transformer
+MAX_BATCH_ARCHS = ("transformer", "transformer-S2", "pht", "vht")
+MAX_BATCH_TOKENS, S2_CPU_MAX_TOKENS = 1600, 3000
+DTYPES = ("fp32", "bf16")
+VOCAB = 32000
+# the shared widths (000 Sec. 4.2 for PHT/VHT and their flat baseline)
 DIMS = dict(encoder_layers=3, decoder_layers=3, encoder_embed_dim=256, decoder_embed_dim=256,
             encoder_ffn_embed_dim=1024, decoder_ffn_embed_dim=1024, encoder_attention_heads=4,
             decoder_attention_heads=4, dropout=0.3)
+TINY = dict(encoder_layers=2, decoder_layers=1, encoder_embed_dim=32, decoder_embed_dim=32,
+            encoder_ffn_embed_dim=64, decoder_ffn_embed_dim=64, encoder_attention_heads=2,
+            decoder_attention_heads=2, dropout=0.3, pooling_heads=2)
+WIDTHS = ("same", "paper", "tiny")
+# CPU cost model (2 cores of this machine, batch 1, --widths same, fp32): seconds per training
+# step ~ A * S/1000 + B * (S/1000)^2 for models with self-attention over all S source tokens,
+# A * S/1000 for the hierarchical ones (measured: flat 0.5 s at 1600, 24 s at 12000; PHT 0.4 s
+# and 3.3 s); the materialised S2 path about twice the flat model
+CPU_STEP_A, CPU_STEP_B, WORKER_START_S = 0.27, 0.145, 5.0
 
 
-def build_model(arch, max_source_positions):
-    import torch  # noqa: F401
+def model_options(arch, widths="same"):
+    """Legacy options of ``arch`` (a row name of ARCHS) at ``widths``; the architecture preset
+    fills the rest."""
+    if widths == "tiny":
+        dims = dict(TINY)
+    elif widths == "paper" and arch == "liu_ht":
+        return dict(attention_dropout=0.1, activation_dropout=0.1)  # LiuHTConfig: 002's own
+    elif widths == "paper" and arch == "hat":
+        return dict(share_all_embeddings=True)  # hat_transformer_iwslt_zh_en: 004's own
+    else:
+        dims = dict(DIMS)
+    if arch != "pht":
+        dims.pop("pooling_heads", None)
+    if arch == "liu_ht":  # the top encoder layer global, as many pooling heads as attention heads
+        dims.update(global_layers=str(dims["encoder_layers"] - 1),
+                    global_heads=dims["encoder_attention_heads"],
+                    attention_dropout=0.0, activation_dropout=0.0)  # as the others (002 has 0.1)
+    if arch in FLAT_ATTENTION:
+        # hat_transformer's presets inherit transformer_wmt_en_de_big's 0.1: 0 as the others
+        dims.update(share_all_embeddings=True, attention_dropout=0.0, activation_dropout=0.0)
+    return dims
+
+
+def build_model(arch, max_source_positions, widths="same"):
+    """``arch`` (a row name of ARCHS) at ``widths`` on a fresh dictionary, for sources of up to
+    ``max_source_positions`` flat tokens; returns (model, dictionary)."""
     from fairseq.data import Dictionary
     from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
 
-    import fairseq_hier  # noqa: F401
+    import fairseq_hier
 
+    fairseq_hier.register()
     d = Dictionary()
-    for i in range(VOCAB - d.nspecial):
+    for i in range((1000 if widths == "tiny" else VOCAB) - d.nspecial):
         d.add_symbol(f"w{i}")
     task = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
-    materialize = arch == "transformer-S2"
-    arch = "transformer" if materialize else arch
-    args = argparse.Namespace(arch=arch, **DIMS)
-    if arch == "liu_ht":  # the top encoder layer global, 4 pooling / inter-paragraph heads
-        args.global_layers, args.global_heads = str(DIMS["encoder_layers"] - 1), 4
-        args.attention_dropout = args.activation_dropout = 0.0  # as the others (002 has 0.1)
-    if arch == "transformer":
-        args.share_all_embeddings = True
-        args.max_source_positions = max_source_positions
-        args.max_target_positions = 1024
-    ARCH_CONFIG_REGISTRY[arch](args)
-    model = ARCH_MODEL_REGISTRY[arch].build_model(args, task)
-    if materialize:  # fairseq's MultiheadAttention skips the fused kernel when this is set
+    registered = {"transformer-S2": "transformer",
+                  "hat": "hat_transformer_iwslt_zh_en"}.get(arch, arch)
+    args = argparse.Namespace(arch=registered, task="translation", **model_options(arch, widths))
+    if arch in FLAT_ATTENTION:  # flat positions: the whole source
+        args.max_source_positions, args.max_target_positions = max_source_positions, 1024
+    ARCH_CONFIG_REGISTRY[registered](args)
+    model = ARCH_MODEL_REGISTRY[registered].build_model(args, task)
+    if arch == "transformer-S2":  # fairseq's MultiheadAttention skips the fused kernel when set
         for layer in model.encoder.layers:
             layer.self_attn.skip_embed_dim_check = True
     return model, d
 
 
-def make_batch(arch, d, batch_size, paragraphs, device):
+def make_batch(arch, d, batch_size, paragraphs, device, paragraph_tokens=PARAGRAPH_TOKENS,
+               target_tokens=TARGET_TOKENS):
+    """Random words: ``B x P x L`` paragraphs for the hierarchical models, else ``B x S`` (S = P x
+    L, the last token EOS; for ``hat`` a BOS opening every paragraph); ``B x T`` targets ending in
+    EOS and their shifted decoder inputs. Returns (src, prev_output_tokens, target)."""
     import torch
 
     g = torch.Generator().manual_seed(0)
     words = lambda *shape: torch.randint(d.nspecial, len(d), shape, generator=g)  # noqa: E731
-    if arch.startswith("transformer"):
-        src = torch.cat([words(batch_size, paragraphs * PARAGRAPH_TOKENS - 1),
-                         torch.full((batch_size, 1), d.eos())], 1)  # B x S
+    if arch in HIERARCHICAL:
+        src = words(batch_size, paragraphs, paragraph_tokens)  # B x P x L
     else:
-        src = words(batch_size, paragraphs, PARAGRAPH_TOKENS)  # B x P x L
-    target = torch.cat([words(batch_size, TARGET_TOKENS - 1), torch.full((batch_size, 1), d.eos())], 1)
+        src = words(batch_size, paragraphs * paragraph_tokens)  # B x S
+        if arch == "hat":  # every paragraph a sentence of HAT's
+            src[:, ::paragraph_tokens] = d.bos()
+        src[:, -1] = d.eos()
+    target = torch.cat([words(batch_size, target_tokens - 1),
+                        torch.full((batch_size, 1), d.eos())], 1)  # B x T
     prev = torch.cat([torch.full((batch_size, 1), d.eos()), target[:, :-1]], 1)
     return src.to(device), prev.to(device), target.to(device)
 
@@ -95,20 +183,54 @@ def cpu_peak_mb(fn):
     return peak / 2**20
 
 
-def training_step(model, lr, src_tokens, src_lengths, prev_output_tokens, target):
-    """One Adam training step (cross-entropy) of ``model`` on a fixed batch, as a closure."""
+def autocast(device, dtype):
+    """bf16: torch.autocast to bfloat16 (weights, gradients and Adam stay float32); fp32: none."""
+    import torch
+
+    if dtype == "fp32":
+        return contextlib.nullcontext()
+    if dtype != "bf16":
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    return torch.autocast(device_type=device, dtype=torch.bfloat16)
+
+
+def training_step(model, lr, src_tokens, src_lengths, prev_output_tokens, target, dtype="fp32",
+                  optimizer=None):
+    """One Adam training step (cross-entropy) of ``model`` on a fixed batch, as a closure; the
+    forward and the loss under ``dtype``'s autocast; ``optimizer``: reuse one (else a new Adam)."""
     import torch
     import torch.nn.functional as F
 
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    opt = optimizer or torch.optim.Adam(model.parameters(), lr=lr)
+    device = target.device.type
 
     def step():
         opt.zero_grad(set_to_none=False)
-        logits, _ = model(src_tokens, src_lengths, prev_output_tokens)
-        F.cross_entropy(logits.view(-1, logits.size(-1)), target.view(-1)).backward()
+        with autocast(device, dtype):
+            logits, _ = model(src_tokens, src_lengths, prev_output_tokens)
+            loss = F.cross_entropy(logits.view(-1, logits.size(-1)).float(), target.view(-1))
+        loss.backward()
         opt.step()
 
     return step
+
+
+def _cpu_flash_attention_flops():
+    """FlopCounterMode formulas for CPU's flash-attention kernels (absent from torch's table, so
+    every fused attention on CPU would count 0): the same counts as the CUDA kernels'."""
+    import torch
+    from torch.utils import flop_counter
+
+    aten = torch.ops.aten
+
+    def forward(query, key, value, *args, out_shape=None, **kwargs):
+        return flop_counter.sdpa_flop_count(query, key, value)
+
+    def backward(grad_out, query, key, value, *args, out_shape=None, **kwargs):
+        return flop_counter.sdpa_backward_flop_count(grad_out, query, key, value)
+
+    return {aten._scaled_dot_product_flash_attention_for_cpu: forward,
+            aten._scaled_dot_product_flash_attention_for_cpu_backward: backward}
 
 
 def step_flops(step):
@@ -118,7 +240,7 @@ def step_flops(step):
     on any machine, so a ratio of two models' counts is free of timing noise."""
     from torch.utils.flop_counter import FlopCounterMode
 
-    with FlopCounterMode(display=False) as counter:
+    with FlopCounterMode(display=False, custom_mapping=_cpu_flash_attention_flops()) as counter:
         step()
     return counter.get_total_flops()
 
@@ -137,12 +259,22 @@ def measure(step, steps, device):
         step()
     sync()
     elapsed = time.perf_counter() - start
-    if device == "cuda":
-        base = torch.cuda.memory_allocated() / 2**20
-        torch.cuda.reset_peak_memory_stats()
-        step()
-        return elapsed, torch.cuda.max_memory_allocated() / 2**20 - base
-    return elapsed, cpu_peak_mb(step)
+    return elapsed, peak_mb(step, device)
+
+
+def peak_mb(fn, device):
+    """Peak MB allocated while ``fn`` runs, above what was allocated before (CUDA: the caching
+    allocator's counters; CPU: :func:`cpu_peak_mb`)."""
+    import torch
+
+    if device != "cuda":
+        return cpu_peak_mb(fn)
+    torch.cuda.synchronize()
+    base = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    fn()
+    torch.cuda.synchronize()
+    return (torch.cuda.max_memory_allocated() - base) / 2**20
 
 
 def run_workers(script, configs, batch_size, steps, device):
@@ -159,9 +291,9 @@ def run_workers(script, configs, batch_size, steps, device):
 
 
 def side_by_side(doc, script, worker_fn, configs, batch_size, steps):
-    """The command line of a side-by-side benchmark: in a worker process (``--worker ARCH
-    TOKENS``) runs ``worker_fn`` and exits; else runs every config in its own worker and
-    returns (args, device, results)."""
+    """The command line of a side-by-side benchmark (hat_efficiency.py, doc_mt_efficiency.py,
+    parsing_speed.py): in a worker process (``--worker ARCH TOKENS``) runs ``worker_fn`` and
+    exits; else runs every config in its own worker and returns (args, device, results)."""
     parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--batch-size", type=int, default=batch_size)
     parser.add_argument("--steps", type=int, default=steps, help="timed steps after one warm-up step")
@@ -177,43 +309,419 @@ def side_by_side(doc, script, worker_fn, configs, batch_size, steps):
     return args, device, run_workers(script, configs, args.batch_size, args.steps, device)
 
 
-def worker(arch, tokens, batch_size, steps, device):
-    """One configuration in this process; prints a JSON line."""
+# ----------------------------------------------------------------------------- workers
+def is_oom(error):
+    """Whether ``error`` is an out-of-memory (CUDA's, or CPU's allocator failing)."""
     import torch
 
-    torch.manual_seed(0)
-    model, d = build_model(arch, tokens + 8)
-    model.to(device).train()
-    src, prev, target = make_batch(arch, d, batch_size, LENGTHS[tokens], device)
-    elapsed, peak = measure(training_step(model, 1e-4, src, None, prev, target), steps, device)
-    tokens_per_step = batch_size * (tokens + TARGET_TOKENS)
-    print(json.dumps({"arch": arch, "tokens": tokens, "peak_mb": round(peak, 1),
-                      "tokens_per_s": round(steps * tokens_per_step / elapsed, 1),
-                      "params": sum(p.numel() for p in model.parameters())}))
+    return isinstance(error, (torch.cuda.OutOfMemoryError, MemoryError)) or (
+        isinstance(error, RuntimeError) and "can't allocate memory" in str(error))
 
 
-def main():
-    configs = [(arch, tokens) for tokens in LENGTHS for arch in ARCHS]
-    args, device, results = side_by_side(__doc__, __file__, worker, configs, batch_size=2, steps=3)
+def free_memory(device):
+    import gc
 
-    print(f"device: {device}, batch {args.batch_size} x (S source + {TARGET_TOKENS} target tokens),"
-          f" {args.steps} timed training steps; memory = peak above the pre-step state; ratios to "
-          f"fairseq's transformer")
-    print(f"{'model':<16}{'src tokens':>11}{'params':>12}{'peak MB':>10}{'tokens/s':>10}"
-          f"{'mem ratio':>11}{'tps ratio':>11}")
+    import torch
+
+    gc.collect()
+    if device == "cuda":
+        torch.cuda.empty_cache()
+
+
+class Job:
+    """One worker's model and batch: ``arch`` at ``tokens`` source tokens (``tokens`` /
+    PARAGRAPH_TOKENS paragraphs), batch ``batch_size``, on ``device``, stepping under ``dtype``."""
+
+    def __init__(self, arch, tokens, batch_size, device, dtype, widths, optimizer=None):
+        import torch
+
+        torch.manual_seed(0)
+        self.model, self.dictionary = build_model(arch, tokens + 8, widths)
+        self.model.to(device).train()
+        self.params = sum(p.numel() for p in self.model.parameters())
+        src, prev, target = make_batch(arch, self.dictionary, batch_size, tokens // PARAGRAPH_TOKENS,
+                                       device)
+        self.step = training_step(self.model, 1e-4, src, None, prev, target, dtype, optimizer)
+
+
+def memory_and_flops(job, device):
+    """The FLOPs of one step (which also serves as the warm-up: gradients and Adam state exist
+    afterwards) and the peak MB of one more, above the state before it."""
+    flops = step_flops(job.step)
+    return {"flops": flops, "peak_mb": round(peak_mb(job.step, device), 1), "params": job.params}
+
+
+def alternated_times(steps_of, rounds, device):
+    """``rounds`` rounds of one timed call of every step function in ``steps_of`` ({name: fn}),
+    the order rotated each round; returns {name: [seconds per call]}. CUDA: wall time after
+    synchronising; CPU: this process's CPU time."""
+    import torch
+
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    clock = time.perf_counter if device == "cuda" else time.process_time
+    names, times = list(steps_of), {name: [] for name in steps_of}
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            sync()
+            start = clock()
+            steps_of[name]()
+            sync()
+            times[name].append(clock() - start)
+    return times
+
+
+def memory_worker(job_spec):
+    """One model's FLOPs and peak memory, in this process of its own."""
+    s = job_spec
+    try:
+        job = Job(s["arch"], s["tokens"], s["batch_size"], s["device"], s["dtype"], s["widths"])
+        return memory_and_flops(job, s["device"])
+    except Exception as error:  # noqa: BLE001 - only out-of-memory is a result
+        if not is_oom(error):
+            raise
+        return {"oom": True}
+
+
+def time_worker(job_spec):
+    """Every model of ``archs`` in this process: (with ``memory``: FLOPs and peak memory each,)
+    one warm-up step each, then the alternated timed rounds. A model that runs out of memory in
+    its warm-up is reported in ``oom`` and left out."""
+    s, device = job_spec, job_spec["device"]
+    jobs, oom, memory = {}, [], {}
+
+    def prepare(arch):
+        job = Job(arch, s["tokens"], s["batch_size"], device, s["dtype"], s["widths"])
+        if s["memory"]:
+            memory[arch] = memory_and_flops(job, device)
+        else:
+            job.step()  # warm-up: gradients and Adam state allocated
+        jobs[arch] = job
+
+    for arch in s["archs"]:
+        try:
+            prepare(arch)
+        except Exception as error:  # noqa: BLE001 - only out-of-memory is a result
+            if not is_oom(error):
+                raise
+            oom.append(arch)
+        if arch in oom:  # outside the handler: its traceback no longer holds the tensors
+            free_memory(device)
+    times = alternated_times({arch: job.step for arch, job in jobs.items()}, s["steps"], device)
+    return {"times": times, "oom": oom, "memory": memory}
+
+
+def max_batch_worker(job_spec):
+    """The largest batch of ``arch`` at ``tokens`` whose training step (twice: the first also
+    allocates Adam's state) fits under ``cap_gib`` of CUDA memory, model and optimizer included:
+    doubling from 1, then bisecting; out-of-memory is caught and the cache emptied."""
+    import torch
+
+    s, device = job_spec, "cuda"
+    total = torch.cuda.get_device_properties(0).total_memory
+    torch.cuda.set_per_process_memory_fraction(min(1.0, s["cap_gib"] * 2**30 / total))
+    job = Job(s["arch"], s["tokens"], 1, device, s["dtype"], s["widths"])
+    optimizer = torch.optim.Adam(job.model.parameters(), lr=1e-4)
+    paragraphs = s["tokens"] // PARAGRAPH_TOKENS
+
+    def fits(batch_size):
+        def attempt():
+            src, prev, target = make_batch(s["arch"], job.dictionary, batch_size, paragraphs, device)
+            step = training_step(job.model, 1e-4, src, None, prev, target, s["dtype"], optimizer)
+            step()
+            step()
+            torch.cuda.synchronize()
+
+        try:
+            attempt()
+            ok = True
+        except torch.cuda.OutOfMemoryError:
+            ok = False
+        free_memory(device)
+        print(f"max batch {s['arch']} {s['dtype']}: batch {batch_size} "
+              f"{'fits' if ok else 'OOM'}", file=sys.stderr)
+        return ok
+
+    size, at_limit = largest_batch(fits, s["limit"])
+    return {"max_batch": size, "at_limit": at_limit}
+
+
+def largest_batch(fits, limit):
+    """The largest batch size for which ``fits(size)`` holds (fits is assumed monotone), trying
+    1, 2, 4, ... and ``limit``, then bisecting between the last size that fitted and the first
+    that did not. Returns (size, whether ``limit`` fitted, i.e. the search stopped there); 0 if
+    even 1 does not fit."""
+    low, size = 0, 1  # low fits (0: trivially)
+    while fits(size):
+        low = size
+        if size >= limit:
+            return low, True
+        size = min(2 * size, limit)
+    high = size  # the first size that did not fit
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if fits(mid) else (low, mid)
+    return low, False
+
+
+WORKERS = {"memory": memory_worker, "time": time_worker, "max_batch": max_batch_worker}
+
+
+def run_job(spec):
+    """``spec`` in a worker process of this script; returns its JSON result."""
+    cmd = [sys.executable, __file__, "--job", json.dumps(spec)]
+    out = subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+# ----------------------------------------------------------------------------- the run
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lengths", default=",".join(map(str, LENGTHS)),
+                        help=f"comma-separated source lengths in tokens, multiples of "
+                             f"{PARAGRAPH_TOKENS} (default: {','.join(map(str, LENGTHS))})")
+    parser.add_argument("--archs", default=",".join(ARCHS),
+                        help=f"comma-separated models of {', '.join(ARCHS)} (default: all; "
+                             f"transformer is required: every ratio is to it)")
+    parser.add_argument("--dtype", default=None,
+                        help="comma-separated of fp32, bf16 (bf16 = torch.autocast to bfloat16; "
+                             "default: fp32,bf16 on CUDA, fp32 on CPU)")
+    parser.add_argument("--batch-size", type=int, default=None,
+                        help="training batch (default: 16 on CUDA, 1 on CPU)")
+    parser.add_argument("--steps", type=int, default=None,
+                        help="timed rounds after one warm-up step (default: 20 on CUDA, 5 on CPU)")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default=None,
+                        help="default: cuda if available")
+    parser.add_argument("--widths", choices=WIDTHS, default="same",
+                        help="same: every model at PHT's widths; paper: each paper's own (liu_ht "
+                             "and hat differ); tiny: smoke tests")
+    parser.add_argument("--one-process", action="store_true",
+                        help="measure everything in this process (memory and FLOPs too, before "
+                             "the timed rounds) instead of one worker process per model: "
+                             "quicker; still each step's peak above its own pre-step state; "
+                             "the max-batch search keeps its own processes")
+    parser.add_argument("--max-batch-cap-gib", type=float, default=11.0,
+                        help="CUDA memory cap of the max-batch search at 1600 tokens")
+    parser.add_argument("--max-batch-limit", type=int, default=1024,
+                        help="largest batch the max-batch search tries")
+    parser.add_argument("--no-max-batch", action="store_true", help="skip the max-batch search")
+    parser.add_argument("--job", help=argparse.SUPPRESS)  # a worker: its JSON spec
+    args = parser.parse_args(argv)
+    if args.job:
+        return args
+    import torch
+
+    if args.device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: torch sees no CUDA device")
+    args.device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    cuda = args.device == "cuda"
+    args.dtype = args.dtype or ("fp32,bf16" if cuda else "fp32")
+    args.batch_size = args.batch_size or (16 if cuda else 1)
+    args.steps = args.steps or (20 if cuda else 5)
+    args.lengths = parse_list(parser, "--lengths", args.lengths, int, None)
+    bad = [n for n in args.lengths if n <= 0 or n % PARAGRAPH_TOKENS]
+    if bad:
+        parser.error(f"--lengths: {bad} not positive multiples of {PARAGRAPH_TOKENS}")
+    args.archs = parse_list(parser, "--archs", args.archs, str, ARCHS)
+    if "transformer" not in args.archs:
+        parser.error("--archs must include transformer: every ratio is to it")
+    args.dtype = parse_list(parser, "--dtype", args.dtype, str, DTYPES)
+    if args.batch_size < 1 or args.steps < 1:
+        parser.error(f"--batch-size and --steps must be >= 1, got {args.batch_size} and {args.steps}")
+    return args
+
+
+def parse_list(parser, flag, text, kind, choices):
+    """A comma-separated option as a list (order kept, duplicates dropped), each item checked."""
+    items = []
+    for item in (x.strip() for x in str(text).split(",")):
+        try:
+            value = kind(item)
+        except ValueError:
+            parser.error(f"{flag}: {item!r} is not a {kind.__name__}")
+        if choices is not None and value not in choices:
+            parser.error(f"{flag}: unknown {value!r}; choose from {', '.join(choices)}")
+        if value not in items:
+            items.append(value)
+    if not items:
+        parser.error(f"{flag}: empty")
+    return items
+
+
+def planned_archs(args, tokens):
+    """The models measured at ``tokens``, and why any is skipped."""
+    if args.device == "cpu" and tokens > S2_CPU_MAX_TOKENS and "transformer-S2" in args.archs:
+        return ([a for a in args.archs if a != "transformer-S2"],
+                f"transformer-S2 skipped on CPU above {S2_CPU_MAX_TOKENS} tokens (materialised "
+                f"S x S attention: step time and memory grow with S^2)")
+    return list(args.archs), None
+
+
+def cpu_estimate_s(args):
+    """Wall seconds of the run on 2 cores of this machine, from the cost model above."""
+    slowdown = {"fp32": 1.0, "bf16": 8.0}  # bf16 autocast is emulated on this CPU
+    total = 0.0
+    for dtype in args.dtype:
+        for tokens in args.lengths:
+            archs, _ = planned_archs(args, tokens)
+            k = tokens / 1000
+            for arch in archs:
+                step = CPU_STEP_A * k + (CPU_STEP_B * k * k if arch in FLAT_ATTENTION else 0.0)
+                step *= (2.0 if arch == "transformer-S2" else 1.0) * slowdown[dtype] * args.batch_size
+                total += step * (args.steps + 3)  # warm-up, FLOPs, memory, timed rounds
+            total += 0 if args.one_process else WORKER_START_S * (1 + len(archs))
+    return total
+
+
+def measure_all(args):
+    """Every worker of the run; returns ({(dtype, tokens): time worker result}, {(dtype, tokens,
+    arch): memory result}, {(dtype, arch): max-batch result}, {tokens: skip note})."""
+    common = {"batch_size": args.batch_size, "device": args.device, "widths": args.widths}
+    timing, memory, max_batch, notes = {}, {}, {}, {}
+    for dtype in args.dtype:
+        for tokens in args.lengths:
+            archs, notes[tokens] = planned_archs(args, tokens)
+            if not args.one_process:
+                for arch in archs:
+                    memory[(dtype, tokens, arch)] = run_job(
+                        dict(common, kind="memory", arch=arch, tokens=tokens, dtype=dtype))
+                    print(f"memory {dtype} {tokens} {arch}: {memory[(dtype, tokens, arch)]}",
+                          file=sys.stderr)
+                archs = [a for a in archs if not memory[(dtype, tokens, a)].get("oom")]
+            spec = dict(common, kind="time", archs=archs, tokens=tokens, dtype=dtype,
+                        steps=args.steps, memory=args.one_process)
+            result = time_worker(spec) if args.one_process else run_job(spec)
+            for arch, values in result["memory"].items():
+                memory[(dtype, tokens, arch)] = values
+            for arch in result["oom"]:
+                memory.setdefault((dtype, tokens, arch), {"oom": True})
+            timing[(dtype, tokens)] = result
+            print(f"timed {dtype} {tokens}: {sorted(result['times'])}", file=sys.stderr)
+    if args.device == "cuda" and not args.no_max_batch:
+        for dtype in args.dtype:
+            for arch in (a for a in MAX_BATCH_ARCHS if a in args.archs):
+                max_batch[(dtype, arch)] = run_job(dict(
+                    common, kind="max_batch", arch=arch, tokens=MAX_BATCH_TOKENS, dtype=dtype,
+                    cap_gib=args.max_batch_cap_gib, limit=args.max_batch_limit))
+    return timing, memory, max_batch, notes
+
+
+def tps_ratio(times, arch, resamples=2000):
+    """tokens/s of ``arch`` / the flat transformer's (= the ratio of their median step times)
+    and its 95% bootstrap interval, the rounds resampled together: (value, low, high)."""
+    from hat_efficiency import bootstrap  # one definition of the bootstrap
+
+    rounds = list(zip(times["transformer"], times[arch]))
+    return bootstrap(rounds, lambda sample: statistics.median(t for t, _ in sample)
+                     / statistics.median(a for _, a in sample), resamples)
+
+
+def report(args, timing, memory, max_batch, notes):
+    """The tables; returns the JSON summary's ratios and details."""
+    unit = "s" if args.device == "cuda" else "cpu-s"
     ratios = {}
-    for tokens in LENGTHS:
-        flat, s2 = results[("transformer", tokens)], results[("transformer-S2", tokens)]
-        for arch in ARCHS:
-            r = results[(arch, tokens)]
-            mem, tps = r["peak_mb"] / flat["peak_mb"], r["tokens_per_s"] / flat["tokens_per_s"]
-            if arch in ("pht", "vht", "liu_ht"):
-                ratios[f"{arch}_mem_ratio_{tokens}"] = round(mem, 3)
-                ratios[f"{arch}_tps_ratio_{tokens}"] = round(tps, 3)
-                ratios[f"{arch}_mem_ratio_{tokens}_vs_s2"] = round(r["peak_mb"] / s2["peak_mb"], 3)
-            print(f"{arch:<16}{tokens:>11}{r['params']:>12,}{r['peak_mb']:>10.0f}"
-                  f"{r['tokens_per_s']:>10.0f}{mem:>11.2f}{tps:>11.2f}")
-    print(json.dumps(ratios))
+    details = {k: {} for k in ("tokens_per_s", "step_s", "peak_mb", "gflops", "params")}
+    for dtype in args.dtype:
+        suffix = "" if dtype == "fp32" else f"_{dtype}"
+        for tokens in args.lengths:
+            result = timing[(dtype, tokens)]
+            times = result["times"]
+            print(f"\n{dtype}, {tokens} source tokens ({tokens // PARAGRAPH_TOKENS} paragraphs x "
+                  f"{PARAGRAPH_TOKENS}) + {TARGET_TOKENS} target, batch {args.batch_size}, median "
+                  f"of {args.steps} alternated rounds; ratios to transformer (tps: 95% interval)")
+            if notes[tokens]:
+                print(f"  ({notes[tokens]})")
+            print(f"{'model':<16}{'params':>12}{'GFLOP':>9}{'peak MB':>10}{unit + '/step':>12}"
+                  f"{'tokens/' + unit:>14}{'tps ratio':>11}{'95% interval':>17}{'mem ratio':>11}"
+                  f"{'FLOP ratio':>12}")
+            flat = memory.get((dtype, tokens, "transformer"), {})
+            s2 = memory.get((dtype, tokens, "transformer-S2"), {})
+            for arch in args.archs:
+                m = memory.get((dtype, tokens, arch))
+                if m is None:
+                    continue
+                if m.get("oom"):
+                    print(f"{arch:<16}{'OOM':>12}")
+                    continue
+                key = f"{tokens}{suffix}"
+                row = f"{arch:<16}{m['params']:>12,}{m['flops'] / 1e9:>9.1f}{m['peak_mb']:>10.0f}"
+                mem = m["peak_mb"] / flat["peak_mb"] if flat.get("peak_mb") else float("nan")
+                flops = m["flops"] / flat["flops"] if flat.get("flops") else float("nan")
+                if arch in times and "transformer" in times:
+                    step = statistics.median(times[arch])
+                    tps = args.batch_size * (tokens + TARGET_TOKENS) / step
+                    ratio, low, high = tps_ratio(times, arch)
+                    row += (f"{step:>12.3f}{tps:>14.0f}{ratio:>11.3f}"
+                            f"{f'[{low:.3f}, {high:.3f}]':>17}")
+                    for name, value in (("tokens_per_s", round(tps, 1)), ("step_s", round(step, 4))):
+                        details[name].setdefault(key, {})[arch] = value
+                    if arch in RATIO_ARCHS:
+                        ratios[f"{arch}_tps_ratio_{key}"] = round(ratio, 3)
+                        ratios[f"{arch}_tps_ratio_{key}_ci95"] = [round(low, 3), round(high, 3)]
+                else:
+                    row += f"{'not timed':>12}{'':>14}{'':>11}{'':>17}"
+                print(row + f"{mem:>11.3f}{flops:>12.3f}")
+                for name, value in (("peak_mb", m["peak_mb"]), ("gflops", round(m["flops"] / 1e9, 2)),
+                                    ("params", m["params"])):
+                    details[name].setdefault(key, {})[arch] = value
+                if arch in RATIO_ARCHS and flat.get("peak_mb"):  # (the flat model may be OOM)
+                    ratios[f"{arch}_mem_ratio_{key}"] = round(mem, 3)
+                    ratios[f"{arch}_flops_ratio_{key}"] = round(flops, 3)
+                    if s2.get("peak_mb"):
+                        ratios[f"{arch}_mem_ratio_{key}_vs_s2"] = round(
+                            m["peak_mb"] / s2["peak_mb"], 3)
+    if max_batch:
+        max_batch_table(args, max_batch, ratios, details)
+    return ratios, details
+
+
+def max_batch_table(args, max_batch, ratios, details):
+    """The max-batch search's table; its ratios and batches into ``ratios`` and ``details``."""
+    details["max_batch_1600"] = {}
+    print(f"\nlargest training batch at {MAX_BATCH_TOKENS} tokens under a "
+          f"{args.max_batch_cap_gib:g} GiB CUDA cap (model and Adam state included)")
+    searched = [arch for arch in MAX_BATCH_ARCHS if arch in args.archs]
+    print(f"{'dtype':<7}" + "".join(f"{arch:>16}" for arch in searched))
+    for dtype in args.dtype:
+        suffix = "" if dtype == "fp32" else f"_{dtype}"
+        found = {arch: r for (d, arch), r in max_batch.items() if d == dtype}
+        cells = [f"{r['max_batch']}{'+' if r['at_limit'] else ''}" for r in found.values()]
+        print(f"{dtype:<7}" + "".join(f"{cell:>16}" for cell in cells))
+        details["max_batch_1600"][dtype] = {arch: r["max_batch"] for arch, r in found.items()}
+        for arch in ("pht", "vht"):
+            for base, tail in (("transformer", ""), ("transformer-S2", "_vs_s2")):
+                if arch in found and found.get(base, {}).get("max_batch"):
+                    ratios[f"{arch}_max_batch_ratio_{MAX_BATCH_TOKENS}{suffix}{tail}"] = round(
+                        found[arch]["max_batch"] / found[base]["max_batch"], 3)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.job:
+        spec = json.loads(args.job)
+        print(json.dumps(WORKERS[spec["kind"]](spec)))
+        return
+    start = time.perf_counter()
+    if args.device == "cpu":
+        note = " (cost model: --widths same, 2 cores of the machine it was calibrated on)"
+        print(f"estimated wall time on CPU: ~{cpu_estimate_s(args) / 60:.0f} min{note}; batch "
+              f"{args.batch_size} on CPU by default: the flat model's 12000-token step takes ~25 s",
+              file=sys.stderr)
+    timing, memory, max_batch, notes = measure_all(args)
+    print(f"device: {args.device}, widths {args.widths}, batch {args.batch_size} x (S source + "
+          f"{TARGET_TOKENS} target tokens), dtypes {','.join(args.dtype)}; memory = peak of one "
+          f"step above the pre-step state; time: "
+          f"{'wall' if args.device == 'cuda' else 'process CPU'} seconds")
+    ratios, details = report(args, timing, memory, max_batch, notes)
+    wall = time.perf_counter() - start
+    print(f"\nwall time: {wall:.0f} s")
+    config = {"device": args.device, "widths": args.widths, "batch_size": args.batch_size,
+              "steps": args.steps, "lengths": args.lengths, "archs": args.archs,
+              "dtypes": args.dtype, "one_process": args.one_process, "wall_s": round(wall),
+              "skipped": {str(t): n for t, n in notes.items() if n},
+              "oom": sorted(f"{d}:{t}:{a}" for (d, t, a), m in memory.items() if m.get("oom"))}
+    if max_batch:
+        config["max_batch_cap_gib"] = args.max_batch_cap_gib
+    print(json.dumps({**ratios, **details, "config": config}))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,149 @@
+"""Smoke runs of the side-by-side benchmarks of issue 13 (benchmarks/efficiency.py and
+benchmarks/decoding_speed.py): each script's ``main`` with command-line arguments, at tiny widths,
+runs end to end on CPU and prints as its last line the JSON summary with every ratio key, each
+ratio positive. Also: the FLOP counter counts CPU's fused attention kernel, the CUDA-only max-batch
+search and its keys (on fake results), and bad options fail with a one-line error.
+"""
+
+import importlib.util
+import json
+import types
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from conftest import ROOT
+
+BENCHMARKS = ROOT / "benchmarks"
+HIER = ("pht", "vht", "liu_ht", "hat")
+
+
+def load_efficiency():
+    """benchmarks/efficiency.py as a module (it imports only the standard library at the top)."""
+    spec = importlib.util.spec_from_file_location("efficiency", BENCHMARKS / "efficiency.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_benchmark(name, argv, monkeypatch, capsys):
+    """``benchmarks/NAME.py``'s main on CPU with ``argv``, in this process (fairseq's ~4 s import
+    paid once; the benchmarks import each other by module name, as when run as scripts) on one
+    thread (tiny ops on 2 busy cores: two threads only wait on each other); returns (stdout, the
+    JSON of its last line)."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        importlib.import_module(name).main(["--device", "cpu", *argv])
+    finally:
+        torch.set_num_threads(threads)
+    out = capsys.readouterr().out
+    return out, json.loads(out.strip().splitlines()[-1])
+
+
+def test_step_flops_counts_cpu_fused_attention():
+    """torch's FlopCounterMode has no formula for CPU's flash-attention kernels (a fused flat
+    encoder would count 0 attention FLOPs on CPU); ours counts them as torch does CUDA's:
+    forward 2 products of 2*B*H*S*S*D, backward 5 (the scores recomputed)."""
+    b, h, s, d = 2, 3, 7, 5
+    q, k, v = (torch.randn(b, h, s, d, requires_grad=True) for _ in range(3))
+
+    def step():
+        F.scaled_dot_product_attention(q, k, v).sum().backward()
+
+    assert load_efficiency().step_flops(step) == 7 * 2 * b * h * s * s * d
+
+
+def test_largest_batch_search():
+    """The max-batch search (run on CUDA only) finds the exact boundary by doubling then
+    bisecting, in few trials, and says when it stopped at its limit."""
+    search = load_efficiency().largest_batch
+    tried = []
+
+    def fits(size):
+        tried.append(size)
+        return size <= 53
+
+    assert search(fits, 1024) == (53, False)
+    assert tried[:7] == [1, 2, 4, 8, 16, 32, 64] and len(tried) <= 12
+    assert search(lambda size: size <= 53, 40) == (40, True)
+    assert search(lambda size: size <= 37, 40) == (37, False)
+    assert search(lambda size: False, 1024) == (0, False)
+    assert search(lambda size: True, 1) == (1, True)
+
+
+def test_max_batch_table_keys(capsys):
+    """The max-batch results (CUDA only) become ``{pht,vht}_max_batch_ratio_1600`` (fp32), with
+    ``_bf16`` and ``_vs_s2`` variants; here with the issue's H100 figures."""
+    efficiency = load_efficiency()
+    found = {"fp32": {"transformer": 64, "transformer-S2": 27, "pht": 53, "vht": 45},
+             "bf16": {"transformer": 88, "transformer-S2": 40, "pht": 75, "vht": 71}}
+    max_batch = {(dtype, arch): {"max_batch": n, "at_limit": False}
+                 for dtype, sizes in found.items() for arch, n in sizes.items()}
+    args = types.SimpleNamespace(max_batch_cap_gib=11.0, archs=list(efficiency.ARCHS),
+                                 dtype=["fp32", "bf16"])
+    ratios, details = {}, {}
+    efficiency.max_batch_table(args, max_batch, ratios, details)
+    assert ratios == {"pht_max_batch_ratio_1600": round(53 / 64, 3),
+                      "pht_max_batch_ratio_1600_vs_s2": round(53 / 27, 3),
+                      "vht_max_batch_ratio_1600": round(45 / 64, 3),
+                      "vht_max_batch_ratio_1600_vs_s2": round(45 / 27, 3),
+                      "pht_max_batch_ratio_1600_bf16": round(75 / 88, 3),
+                      "pht_max_batch_ratio_1600_bf16_vs_s2": round(75 / 40, 3),
+                      "vht_max_batch_ratio_1600_bf16": round(71 / 88, 3),
+                      "vht_max_batch_ratio_1600_bf16_vs_s2": round(71 / 40, 3)}
+    assert details["max_batch_1600"] == found
+    assert "11 GiB" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--archs", "pht,vht"], "--archs must include transformer"),
+    (["--archs", "transformer,flat"], "--archs: unknown 'flat'"),
+    (["--lengths", "1600,150"], "--lengths: [150] not positive multiples of 100"),
+    (["--dtype", "fp16"], "--dtype: unknown 'fp16'; choose from fp32, bf16"),
+])
+def test_efficiency_bad_options(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        load_efficiency().parse_args(["--device", "cpu", *argv])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_efficiency_smoke(monkeypatch, capsys):
+    """Every model of efficiency.py at 200 tokens: ratios of all four to the flat transformer
+    (tokens/s with an interval, memory, FLOPs, memory to transformer-S2), none OOM, no max-batch
+    search on CPU."""
+    out, summary = run_benchmark("efficiency", ["--widths", "tiny", "--lengths", "200",
+                                                 "--steps", "2", "--one-process"],
+                                 monkeypatch, capsys)
+    for arch in HIER:
+        for kind in ("tps", "mem", "flops"):
+            assert summary[f"{arch}_{kind}_ratio_200"] > 0, (arch, kind)
+        low, high = summary[f"{arch}_tps_ratio_200_ci95"]
+        assert 0 < low <= high
+        assert summary[f"{arch}_mem_ratio_200_vs_s2"] > 0
+    archs = {"transformer", "transformer-S2", *HIER}
+    for measure in ("tokens_per_s", "peak_mb", "gflops"):
+        assert set(summary[measure]["200"]) == archs
+        assert all(v > 0 for v in summary[measure]["200"].values()), measure
+    assert summary["config"]["oom"] == [] and summary["config"]["device"] == "cpu"
+    assert not any("max_batch" in key for key in summary)
+    assert "tps ratio" in out and "transformer-S2" in out
+
+
+def test_decoding_speed_smoke(monkeypatch, capsys):
+    """decoding_speed.py on tiny sources (3 paragraphs x 10 tokens, 6 steps, beam 2): every model
+    decodes exactly 6 steps (checked inside; it raises otherwise) and the ratios are positive."""
+    out, summary = run_benchmark("decoding_speed", [
+        "--widths", "tiny", "--paragraphs", "3", "--paragraph-tokens", "10", "--target-steps", "6",
+        "--beam", "2", "--repeats", "2"], monkeypatch, capsys)
+    for arch in ("pht", "vht"):
+        assert summary[f"{arch}_decode_time_ratio"] > 0
+        assert summary[f"{arch}_decode_mem_ratio"] > 0
+        low, high = summary[f"{arch}_decode_time_ratio_ci95"]
+        assert 0 < low <= high
+    assert set(summary["s_per_example"]["fp32"]) == {"transformer", "pht", "vht"}
+    assert all(v > 0 for v in summary["peak_mb"]["fp32"].values())
+    assert summary["config"]["target_steps"] == 6
