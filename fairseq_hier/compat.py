@@ -38,12 +38,26 @@ fairseq-fixed's compiled ``batch_by_size`` (Cython 3 build) drops the last parti
 20 examples, batch 8, multiple 8 -> 16 batched): examples vanish silently from training,
 validation and fairseq-generate. :func:`patch_batch_by_size` checks the result and, when
 examples are missing, rebatches with a plain-Python version of fairseq's own algorithm.
+
+Data-parallel training on CPU (gloo), as our tests and CPU-only machines run it: fairseq wraps
+the model for ``--ddp-backend pytorch_ddp`` (alias ``c10d``, the default) in torch's
+``DistributedDataParallel(module, device_ids=[device_id], output_device=device_id)``, which torch
+rejects for a module on the CPU ("device_ids ... only work with ... GPU modules"), so only
+``--ddp-backend legacy_ddp`` (fairseq's own all-reduce, blind to unused parameters) ran there.
+:func:`patch_ddp_on_cpu` gives ``fairseq.models.distributed_fairseq_model`` a
+``DistributedDataParallel`` that passes ``device_ids=None`` (torch's documented value for CPU
+modules) when every parameter of the module is on the CPU; GPU modules are wrapped as before. And
+under ``torchrun`` (``RANK`` / ``WORLD_SIZE`` / ``MASTER_*`` set), fairseq's
+``_infer_torch_distributed_launch_init`` sets ``device_id = RANK % torch.cuda.device_count()``,
+a ``ZeroDivisionError`` without a GPU: :func:`patch_torchrun_on_cpu` uses device 0 there (the
+CPU; no CUDA device is ever selected) and leaves the GPU path alone.
 """
 
 import contextlib
 import importlib
 import inspect
 import logging
+import os
 import sys
 import types
 
@@ -288,6 +302,51 @@ def patch_batch_by_size() -> None:
     data_utils.batch_by_size = batch_by_size
 
 
+# ------------------------------------------------------------- data-parallel training on CPU
+class _DeviceAwareDDP(torch.nn.parallel.DistributedDataParallel):
+    """torch's DistributedDataParallel as fairseq builds it, except that a module whose
+    parameters are all on the CPU gets ``device_ids=None`` / ``output_device=None`` (the only
+    values torch accepts for CPU modules) instead of fairseq's ``[device_id]``."""
+
+    _fairseq_hier = True
+
+    def __init__(self, module, device_ids=None, output_device=None, *args, **kwargs):
+        if all(p.device.type == "cpu" for p in module.parameters()):
+            device_ids = output_device = None
+        super().__init__(module, device_ids, output_device, *args, **kwargs)
+
+
+def patch_ddp_on_cpu() -> None:
+    """``--ddp-backend pytorch_ddp`` / ``c10d`` on CPU workers (gloo): scope
+    ``fairseq.models.distributed_fairseq_model`` only. Idempotent."""
+    from fairseq.models import distributed_fairseq_model
+
+    if not getattr(distributed_fairseq_model.DistributedDataParallel, "_fairseq_hier", False):
+        distributed_fairseq_model.DistributedDataParallel = _DeviceAwareDDP
+
+
+def patch_torchrun_on_cpu() -> None:
+    """``torchrun ... fairseq-train --cpu`` without a GPU: device 0 instead of fairseq's
+    ``RANK % torch.cuda.device_count()`` (a division by zero). Idempotent."""
+    from fairseq.distributed import utils as distributed_utils
+
+    original = distributed_utils._infer_torch_distributed_launch_init
+    if getattr(original, "_fairseq_hier", False):
+        return
+
+    def _infer_torch_distributed_launch_init(cfg):
+        if torch.cuda.device_count() > 0:
+            return original(cfg)
+        cfg.distributed_init_method = "env://"
+        cfg.distributed_world_size = int(os.environ["WORLD_SIZE"])
+        cfg.distributed_rank = int(os.environ["RANK"])
+        cfg.device_id = 0  # the CPU: no CUDA device is selected for --cpu
+        cfg.distributed_no_spawn = True  # the processes are torchrun's
+
+    _infer_torch_distributed_launch_init._fairseq_hier = True
+    distributed_utils._infer_torch_distributed_launch_init = _infer_torch_distributed_launch_init
+
+
 def apply_all() -> None:
     """Every fix above, in one call (idempotent). Called when the plugin registers."""
     patch_checkpoint_loading()
@@ -295,3 +354,5 @@ def apply_all() -> None:
     patch_bf16_without_tpu()
     patch_ngram_blocking()
     patch_batch_by_size()
+    patch_ddp_on_cpu()
+    patch_torchrun_on_cpu()

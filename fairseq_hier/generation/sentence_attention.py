@@ -86,7 +86,7 @@ class SentenceAttentionSequenceGenerator(SequenceGenerator):
         finalized = super().generate(models, sample, **kwargs)
         bos = self.model.single_model.encoder.dictionary.bos()
         _, absent = sentence_positions(sample["net_input"]["src_tokens"], bos)  # B x N
-        for i, hypos in enumerate(finalized):
+        for i, hypos in enumerate(finalized):  # after decoding: host reads are output formatting
             for hypo in hypos:
                 hypo["attention"] = self._present_rows(hypo["attention"], ~absent[i])
                 hypo["alignment"] = format_sentence_alignment(hypo["attention"].float().cpu())

@@ -29,6 +29,13 @@ lenpen, max-len-a/b, min-len, no-repeat-ngram-size, prefix-size, unnormalized, .
   paragraph attention for ``--print-alignment`` (soft: one distribution over paragraphs per
   target token; hard: ``paragraph-token`` pairs of the most attended paragraph).
 
+Host syncs: nothing that runs at every decoding step (the ensemble's ``forward_decoder`` and
+reorderings, the tracker, :class:`AlignedBeamSearch`, :class:`PreviousTokenBlocker`) reads a
+tensor on the host (no ``.item()``, ``.tolist()``, ``bool(tensor)``, ``nonzero()``): checked by
+``tests/test_decoding_syncs.py``. Host reads are left to what runs once per batch (the encoder,
+``--max-len-a``, ``--align-keep-paragraphs``, the alignment lines) and to ``finalize_hypos``, which
+fairseq itself runs on the host, only at the steps where hypotheses end.
+
 Legend: B sentences, K beam, N = B*K rows, P paragraphs, L tokens per paragraph, V vocab.
 """
 
@@ -42,6 +49,7 @@ from fairseq import search
 from fairseq.sequence_generator import EnsembleModel, SequenceGenerator
 from torch import Tensor
 
+from ..modules.masking import masked_fill_scores
 from .alignment import AlignmentTracker
 
 logger = logging.getLogger(__name__)
@@ -112,6 +120,8 @@ class PreviousTokenBlocker(nn.Module):
         # tokens: N x (step + 1), column 0 is BOS; the last n generated tokens, N x n
         recent = tokens[:, max(1, step + 1 - self.n): step + 1]
         recent = recent.masked_fill(torch.isin(recent, self.allowed.to(recent.device)), self.pad)
+        # -inf bans a token as fairseq's own generator does: lprobs are float32 (fairseq's
+        # log_softmax upcasts), and a row keeps finite entries, so no NaN arises in any precision
         return lprobs.scatter(1, recent, float("-inf"))  # pad is never chosen anyway
 
 
@@ -173,23 +183,32 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
         bonus = self.beta * self.tracker.bonus(self.strategy, self.epsilon, bbsz_idx)  # N_eos
         before = [len(hypos) for hypos in finalized]
         # the sentence of each finishing row, as fairseq computes it (rows index the
-        # unfinished sentences, beam_size rows each)
+        # unfinished sentences, beam_size rows each); fairseq's finalize_hypos reads its rows on
+        # the host too (it builds one dict per hypothesis), only at steps where some end
         unfinished = [s for s, done in enumerate(finished) if not done]
         sentence_of = [unfinished[i // beam_size] for i in bbsz_idx.tolist()]
         newly_finished = super().finalize_hypos(step, bbsz_idx, eos_scores, tokens, scores,
                                                 finalized, finished, beam_size, *args, **kwargs)
-        # Eq. 17 on the stored (length-normalised) score; fairseq appends the rows in order,
-        # up to beam_size per sentence; positional scores stay pure log-probabilities
+        # fairseq appends the rows in order, up to beam_size per sentence
+        rows, stored = [], []
         for row, sent in enumerate(sentence_of):
-            slot = before[sent]
-            if slot >= beam_size:
-                continue
-            before[sent] += 1
-            hypo = finalized[sent][slot]
-            if not torch.equal(hypo["tokens"][:step], tokens[bbsz_idx[row], 1: step + 1]):
-                raise RuntimeError("attention alignment: fairseq's finalize_hypos stored "
-                                   "hypotheses in an unexpected order; cannot rescore")
-            hypo["score"] = hypo["score"] + bonus[row].to(hypo["score"])
+            if before[sent] < beam_size:
+                rows.append(row)
+                stored.append(finalized[sent][before[sent]])
+                before[sent] += 1
+        if not rows:
+            return newly_finished
+        rows = torch.tensor(rows, device=bbsz_idx.device)
+        expected = tokens.index_select(0, bbsz_idx.index_select(0, rows))[:, 1: step + 1]
+        if not torch.equal(torch.stack([hypo["tokens"][:step] for hypo in stored]), expected):
+            raise RuntimeError("attention alignment: fairseq's finalize_hypos stored "
+                               "hypotheses in an unexpected order; cannot rescore")
+        # Eq. 17 on the stored (length-normalised) score, all rows in one tensor op; positional
+        # scores stay pure log-probabilities
+        rescored = torch.stack([hypo["score"] for hypo in stored])
+        rescored = rescored + bonus.index_select(0, rows).to(rescored)
+        for hypo, score in zip(stored, rescored):
+            hypo["score"] = score
         return newly_finished
 
     # ------------------------------------------------------------------ batch level
@@ -220,7 +239,9 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
             yield
             return
         saved = self.max_len_a, self.max_len_b
-        tokens = net_input["src_lengths"].max().item()  # source tokens kept, longest example
+        # source tokens kept, longest example: one host read per batch (fairseq reads the
+        # maximum length on the host too), before decoding starts
+        tokens = net_input["src_lengths"].max().item()
         self.max_len_a, self.max_len_b = 0, saved[0] * tokens + saved[1]
         try:
             yield
@@ -241,12 +262,14 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
         else:
             model = self.model.single_model
             weight = self._predict(model, model.encoder(src, net_input["src_lengths"]))
-        weight = weight.masked_fill(~present, float("-inf"))
+        weight = masked_fill_scores(weight, ~present)  # absent paragraphs rank last
         keep = weight.topk(s, dim=1).indices.sort(dim=1).values  # B x s, present ones first
         kept = src.gather(1, keep.unsqueeze(-1).expand(-1, -1, src.size(2)))  # B x s x L
         kept_present = kept.ne(self.pad).any(-1)  # B x s
-        dropped = int(present.sum()) - int(kept_present.sum())
-        logger.debug(f"--align-keep-paragraphs {s}: {dropped} paragraphs dropped in this batch")
+        if logger.isEnabledFor(logging.DEBUG):  # host reads only when they are logged
+            dropped = int(present.sum()) - int(kept_present.sum())
+            logger.debug(f"--align-keep-paragraphs {s}: {dropped} paragraphs dropped in this "
+                         f"batch")
         if self._batch_target is not None:
             target = self._batch_target.gather(1, keep) * kept_present
             self._batch_target = target / target.sum(-1, keepdim=True)

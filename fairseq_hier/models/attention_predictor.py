@@ -15,19 +15,22 @@ Mask convention (fairseq): True = padding, i.e. an absent paragraph.
 import argparse
 from dataclasses import dataclass, field
 
-import torch
 import torch.nn as nn
 from fairseq import utils
-from fairseq.dataclass import ChoiceEnum, FairseqDataclass
+from fairseq.dataclass import ChoiceEnum
 from fairseq.models import BaseFairseqModel, register_model
 from fairseq.models.transformer import TransformerConfig
 from fairseq.modules.transformer_layer import TransformerEncoderLayerBase
 from torch import Tensor
 
+from ..modules.masking import masked_softmax
+from .checkpointing import ActivationCheckpointConfig, checkpoint_layer, checkpoints_activations
+
 
 @dataclass
-class AttentionPredictorConfig(FairseqDataclass):
-    """Defaults are the paper's settings (001 Sec. 5.2: two layers, dropout 0.5; width of PHT)."""
+class AttentionPredictorConfig(ActivationCheckpointConfig):
+    """Defaults are the paper's settings (001 Sec. 5.2: two layers, dropout 0.5; width of PHT);
+    with ``--checkpoint-activations`` (inherited)."""
 
     input_dim: int = field(
         default=256, metadata={"help": "dimension C of the paragraph embeddings Phi; must equal "
@@ -56,6 +59,8 @@ def fairseq_encoder_config(cfg: AttentionPredictorConfig) -> TransformerConfig:
         attention_dropout=cfg.attention_dropout,
         activation_dropout=cfg.activation_dropout,
         activation_fn=str(cfg.activation_fn),
+        checkpoint_activations=checkpoints_activations(cfg),
+        offload_activations=bool(getattr(cfg, "offload_activations", False)),
     )
     return TransformerConfig.from_namespace(ns)
 
@@ -77,7 +82,8 @@ class AttentionPredictorModel(BaseFairseqModel):
         return cls(cfg)
 
     def build_encoder_layer(self, cfg: TransformerConfig) -> nn.Module:
-        return TransformerEncoderLayerBase(cfg)
+        """fairseq's encoder layer (checkpointed with ``--checkpoint-activations``)."""
+        return checkpoint_layer(TransformerEncoderLayerBase(cfg), cfg)
 
     def forward(self, paragraph_embeddings: Tensor, paragraph_padding_mask: Tensor) -> Tensor:
         """
@@ -100,7 +106,7 @@ class AttentionPredictorModel(BaseFairseqModel):
         mask = paragraph_padding_mask.bool()
         x = self._contextualise(paragraph_embeddings, mask)  # B x P x C
         logits = self.output_projection(x).squeeze(-1)  # B x P x 1 -> B x P
-        return masked_softmax(logits, mask)
+        return paragraph_distribution(logits, mask)
 
     def _contextualise(self, phi: Tensor, mask: Tensor) -> Tensor:
         """Context-aware paragraph embeddings: the Transformer encoder over the paragraphs.
@@ -118,8 +124,8 @@ class AttentionPredictorModel(BaseFairseqModel):
         return None  # no positional parameters: any number of paragraphs
 
 
-def masked_softmax(logits: Tensor, mask: Tensor) -> Tensor:
-    """Softmax over dim -1 of the unmasked entries; exactly 0 at masked ones (``B x P``)."""
-    probs = torch.softmax(logits.float().masked_fill(mask, float("-inf")), dim=-1)
-    # rows with every entry masked are NaN after the softmax: make them 0 too
-    return probs.masked_fill(mask, 0.0).type_as(logits)
+def paragraph_distribution(logits: Tensor, mask: Tensor) -> Tensor:
+    """Softmax over dim -1 of the unmasked entries (float32, finite masking: no NaN in half
+    precision); exactly 0 at masked ones, so a row with no present paragraph is all 0
+    (``B x P``, in the logits' dtype)."""
+    return masked_softmax(logits, mask).masked_fill(mask, 0.0).type_as(logits)

@@ -48,6 +48,8 @@ from fairseq.models.transformer.transformer_config import TransformerConfig
 from fairseq.modules import LayerNorm
 from fairseq.modules.transformer_layer import TransformerDecoderLayerBase, TransformerEncoderLayerBase
 
+from .checkpointing import checkpoint_layer, checkpoints_activations
+
 logger = logging.getLogger(__name__)
 
 
@@ -62,6 +64,7 @@ def sentence_positions(src_tokens: Tensor, bos: int):
     """
     is_bos = src_tokens.eq(bos)  # B x S
     counts = is_bos.sum(dim=1)  # B
+    # host reads (the check, N): once per batch, in the encoder; never per decoding step
     if bool((counts == 0).any()):
         row = int((counts == 0).nonzero()[0])
         raise ValueError(f"HAT: source {row} of the batch has no BOS symbol ({bos}): every "
@@ -127,7 +130,8 @@ class HATEncoder(SegmentTransformerEncoder):
     def __init__(self, args, dictionary, embed_tokens):
         super().__init__(args, dictionary, embed_tokens)
         # a full encoder layer (self-attention over sentences + FFN), as the token layers
-        self.hierarchical_layer = TransformerEncoderLayerBase(TransformerConfig.from_namespace(args))
+        cfg = TransformerConfig.from_namespace(args)
+        self.hierarchical_layer = checkpoint_layer(TransformerEncoderLayerBase(cfg), cfg)
 
     def forward(self, src_tokens, src_lengths: Optional[Tensor] = None,
                 return_all_hiddens: bool = False, token_embeddings: Optional[Tensor] = None,
@@ -168,6 +172,22 @@ class HATDecoderLayer(TransformerDecoderLayerBase):
         self._sentence_context: Optional[dict] = None  # set by HATDecoder around each forward
         self.encoder_attn_layer_norm.register_forward_hook(self._sentence_sublayer_hook)
 
+    def forward(self, x, *args, **kwargs):
+        """fairseq's decoder-layer forward. The sentence context HATDecoder set for this call
+        goes to :meth:`layer_forward` as an argument, so that ``--checkpoint-activations``
+        (which wraps ``layer_forward``) recomputes the layer in the backward pass with the same
+        sentences, after HATDecoder has cleared the attribute."""
+        return self.layer_forward(x, *args, sentence_context=self._sentence_context, **kwargs)
+
+    def layer_forward(self, x, *args, sentence_context: Optional[dict] = None, **kwargs):
+        """fairseq's layer forward, the sentence sublayer reading ``sentence_context`` (the dict
+        HATDecoder builds); the attribute is restored afterwards."""
+        outer, self._sentence_context = self._sentence_context, sentence_context
+        try:
+            return super().forward(x, *args, **kwargs)
+        finally:
+            self._sentence_context = outer
+
     def _sentence_sublayer_hook(self, module, inputs, x):
         """Runs right after the token-level block's LayerNorm: ``x`` ``T x B x C``."""
         context = self._sentence_context
@@ -177,7 +197,10 @@ class HATDecoderLayer(TransformerDecoderLayerBase):
         x, attn = self.sentence_attn(
             query=x, key=context["sentence_out"], value=context["sentence_out"],
             key_padding_mask=context["sentence_padding_mask"],
-            incremental_state=context["incremental_state"], static_kv=True,
+            incremental_state=context["incremental_state"],
+            # static_kv only when decoding (cached keys): otherwise, and without weights, fairseq
+            # runs torch's fused attention (scaled_dot_product_attention), issue 13
+            static_kv=context["incremental_state"] is not None,
             need_weights=context["need_weights"])
         context["attn"] = attn  # B x T x N, averaged over heads
         x = self.dropout_module(x)
@@ -201,9 +224,11 @@ class HATDecoder(TransformerDecoder):
 
     def build_decoder_layer(self, args, no_encoder_attn=False):
         cfg = TransformerConfig.from_namespace(args)
-        if cfg.checkpoint_activations:  # the wrapper would hide the layer's sentence context
-            raise ValueError("hat: --checkpoint-activations is not supported yet")
-        return fsdp_wrap(HATDecoderLayer(cfg, no_encoder_attn), min_num_params=cfg.min_params_to_wrap)
+        # --checkpoint-activations wraps layer_forward, which takes the sentence context as an
+        # argument: the backward pass recomputes the sentence sublayer too
+        layer = checkpoint_layer(HATDecoderLayer(cfg, no_encoder_attn), cfg, "layer_forward")
+        min_params = 0 if checkpoints_activations(cfg) else cfg.min_params_to_wrap  # as fairseq
+        return fsdp_wrap(layer, min_num_params=min_params)
 
     def extract_features(self, prev_output_tokens, encoder_out: Optional[Dict[str, List[Tensor]]],
                          incremental_state=None, full_context_alignment: bool = False,
@@ -220,7 +245,8 @@ class HATDecoder(TransformerDecoder):
             context = {"sentence_out": encoder_out["sentence_out"][0],
                        "sentence_padding_mask": encoder_out["sentence_padding_mask"][0],
                        "incremental_state": incremental_state,
-                       "need_weights": i == wanted, "attn": None}
+                       # the weights are read when evaluating / decoding, not in training
+                       "need_weights": i == wanted and not self.training, "attn": None}
             layer._sentence_context = context
             contexts.append(context)
         try:

@@ -25,7 +25,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from fairseq import utils
-from fairseq.dataclass import ChoiceEnum, FairseqDataclass
+from fairseq.dataclass import ChoiceEnum
 from fairseq.models import (
     FairseqEncoder,
     FairseqEncoderDecoderModel,
@@ -44,13 +44,15 @@ from ..modules.hierarchical_decoder_layer import (
 )
 from ..modules.multihead_pooling import MultiHeadPooling
 from ..modules.rank_encoding import RankEncoding
+from .checkpointing import ActivationCheckpointConfig, checkpoint_layer, checkpoints_activations
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass
-class HierarchicalTransformerConfig(FairseqDataclass):
-    """Defaults are the papers' settings (000 Sec. 4.2, 001 Sec. 5.2)."""
+class HierarchicalTransformerConfig(ActivationCheckpointConfig):
+    """Defaults are the papers' settings (000 Sec. 4.2, 001 Sec. 5.2); with
+    ``--checkpoint-activations`` (inherited) for every layer."""
 
     encoder_embed_dim: int = field(default=256, metadata={"help": "model dimension d"})
     encoder_ffn_embed_dim: int = field(default=1024, metadata={"help": "FFN hidden size"})
@@ -102,6 +104,7 @@ def fairseq_transformer_config(cfg: HierarchicalTransformerConfig) -> Transforme
     ns.share_all_embeddings = not cfg.untie_embeddings
     ns.encoder_learned_pos = ns.decoder_learned_pos = False  # sinusoidal (000 Eq. 1)
     ns.encoder_normalize_before = ns.decoder_normalize_before = False  # post-LN as in the papers
+    ns.checkpoint_activations = checkpoints_activations(cfg)
     return TransformerConfig.from_namespace(ns)
 
 
@@ -137,11 +140,16 @@ class HierarchicalEncoder(FairseqEncoder):
         b, p, l = src_tokens.shape
         padding_mask = src_tokens.eq(self.padding_idx)  # B x P x L
         present = ~padding_mask.all(-1)  # B x P
-        rows = present.view(-1).nonzero().squeeze(1)  # indices into B*P of present paragraphs
+        # indices into B*P of present paragraphs; nonzero() syncs with the host once per batch
+        # (encoder, never per decoding step): N sets the shapes below
+        rows = present.view(-1).nonzero().squeeze(1)
+        every = rows.numel() == b * p  # no absent paragraph: no gathered copies (issue 13)
         # encode only present paragraphs: B x P x L -> N x L
-        out = self.token_encoder(src_tokens.view(b * p, l).index_select(0, rows))
+        tokens = src_tokens.view(b * p, l)
+        out = self.token_encoder(tokens if every else tokens.index_select(0, rows))
         states = out["encoder_out"][0]  # L x N x C
-        words = states.new_zeros(l, b * p, states.size(-1)).index_copy(1, rows, states)
+        words = (states if every else  # L x N x C -> L x (B*P) x C, zeros for absent ones
+                 states.new_zeros(l, b * p, states.size(-1)).index_copy(1, rows, states))
         result = {
             "encoder_out": [words.view(l, b, p, -1)],  # L x (B*P) x C -> L x B x P x C
             "word_rows": [],
@@ -151,7 +159,8 @@ class HierarchicalEncoder(FairseqEncoder):
         }
         if self.pooling is not None:
             pooled = self.pooling(states, out["encoder_padding_mask"][0])  # N x C
-            phi = pooled.new_zeros(b * p, pooled.size(-1)).index_copy(0, rows, pooled)
+            phi = (pooled if every else
+                   pooled.new_zeros(b * p, pooled.size(-1)).index_copy(0, rows, pooled))
             phi = phi.view(b, p, -1) + self.rank_encoding(p)  # Eq. 6: Phi := Phi + R
             result["paragraph_out"] = [phi.transpose(0, 1)]  # B x P x C -> P x B x C
         return result
@@ -209,7 +218,9 @@ class HierarchicalDecoder(FairseqIncrementalDecoder):
         self.embed_positions = PositionalEmbedding(cfg.max_target_positions, c, self.padding_idx,
                                                    learned=False)
         self.dropout_module = FairseqDropout(cfg.dropout, module_name=self.__class__.__name__)
-        self.layers = nn.ModuleList([build_layer() for _ in range(cfg.decoder.layers)])
+        # --checkpoint-activations: recomputed in the backward pass, as fairseq's stacks do
+        self.layers = nn.ModuleList([checkpoint_layer(build_layer(), cfg)
+                                     for _ in range(cfg.decoder.layers)])
         self.max_target_positions = cfg.max_target_positions
         self.output_projection = output_projection  # None: tied to embed_tokens
 
@@ -228,13 +239,19 @@ class HierarchicalDecoder(FairseqIncrementalDecoder):
             positions = positions[:, -1:]
         x = self.embed_scale * self.embed_tokens(prev_output_tokens) + positions
         x = self.dropout_module(x).transpose(0, 1)  # B x T x C -> T x B x C
-        self_attn_padding_mask = prev_output_tokens.eq(self.padding_idx)
-        if not self_attn_padding_mask.any():
-            self_attn_padding_mask = None
-        future_mask = None
+        self_attn_padding_mask = future_mask = None
         if incremental_state is None:
+            self_attn_padding_mask = prev_output_tokens.eq(self.padding_idx)  # B x T
+            # a host sync, once per (training / scoring) forward: lets attention skip the mask
+            if not self_attn_padding_mask.any():
+                self_attn_padding_mask = None
             t = x.size(0)
+            # fairseq's additive -inf future mask (as its TransformerDecoder builds it): no row
+            # is fully masked (each query sees itself), so no -inf - -inf NaN in half precision
             future_mask = torch.triu(utils.fill_with_neg_inf(x.new_zeros(t, t)), 1)
+        # incremental decoding (every beam-search step): no padding mask and no `.any()` host
+        # sync. The new token is never padding (the generator bans pad), and padding in a teacher-
+        # forced prefix follows EOS, so it is only ever seen by later padding queries
         attn_sum = None
         inner_states = [x]
         for layer in self.layers:
@@ -242,8 +259,10 @@ class HierarchicalDecoder(FairseqIncrementalDecoder):
                                       self_attn_padding_mask)
             attn_sum = paragraph_attn if attn_sum is None else attn_sum + paragraph_attn
             inner_states.append(x)
-        # layers summed, then normalised over paragraphs (001 footnote 3); B x T x P
-        attn = attn_sum / attn_sum.sum(-1, keepdim=True).clamp(min=1e-12)
+        # layers summed, then normalised over paragraphs (001 footnote 3), in float32 (1e-12 is 0
+        # in float16), returned in the model's dtype as fairseq's attention is; B x T x P
+        attn_sum = attn_sum.float()
+        attn = (attn_sum / attn_sum.sum(-1, keepdim=True).clamp(min=1e-12)).to(x.dtype)
         return x.transpose(0, 1), {"attn": [attn], "inner_states": inner_states}
 
     def output_layer(self, features):

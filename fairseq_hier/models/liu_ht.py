@@ -42,7 +42,6 @@ from typing import Dict, List, Optional
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from fairseq.dataclass import FairseqDataclass
 from fairseq.models import (
     FairseqEncoder,
     FairseqEncoderDecoderModel,
@@ -58,7 +57,9 @@ from fairseq.modules import FairseqDropout, LayerNorm
 from fairseq.modules.transformer_layer import TransformerEncoderLayerBase
 from torch import Tensor
 
+from ..modules.masking import masked_softmax
 from ..modules.multihead_pooling import attention_pool
+from .checkpointing import ActivationCheckpointConfig, checkpoint_layer, checkpoints_activations
 from .hierarchical_transformer import config_from_args, fill_defaults
 from ..modules.rank_encoding import RankEncoding
 
@@ -66,8 +67,9 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
-class LiuHTConfig(FairseqDataclass):
-    """Defaults are 002's settings (Sec. 4, "Training Configuration" and "Comparison Systems")."""
+class LiuHTConfig(ActivationCheckpointConfig):
+    """Defaults are 002's settings (Sec. 4, "Training Configuration" and "Comparison Systems");
+    with ``--checkpoint-activations`` (inherited) for every layer."""
 
     encoder_embed_dim: int = field(default=256, metadata={"help": "model dimension d (002: 256)"})
     encoder_ffn_embed_dim: int = field(default=1024, metadata={"help": "FFN hidden size "
@@ -138,6 +140,7 @@ def fairseq_transformer_config(cfg: LiuHTConfig) -> TransformerConfig:
     ns.encoder_normalize_before = ns.decoder_normalize_before = False  # post-LN, Eq. 11-12
     ns.activation_fn = "relu"
     ns.decoder_input_dim = ns.decoder_output_dim = cfg.decoder_embed_dim  # as fairseq's presets set
+    ns.checkpoint_activations = checkpoints_activations(cfg)  # fairseq's decoder layers too
     return TransformerConfig.from_namespace(ns)
 
 
@@ -228,8 +231,8 @@ class GlobalTransformerLayer(nn.Module):
         full = heads.new_zeros(b * p, h, d).index_copy(0, rows, heads).view(b, p, h, d)
         q, k, v = torch.einsum("bphd,hde->bhpe", full, self.qkv).split(d, dim=-1)  # B x H x P x D
         scores = torch.einsum("bhpd,bhqd->bhpq", q, k) * d ** -0.5  # B x H x P x P
-        scores = scores.masked_fill(~present.view(b, 1, 1, p), float("-inf"))
-        weights = F.softmax(scores.float(), dim=-1)  # Eq. 20
+        # Eq. 20 over the present paragraphs (finite fill, float32: every example has one)
+        weights = masked_softmax(scores, ~present.view(b, 1, 1, p))  # B x H x P x P
         if graph is not None and self.graph_head is not None:
             weights = torch.cat([weights[:, : self.graph_head],
                                  graph_weights(graph, present).unsqueeze(1),  # Eq. 24
@@ -267,10 +270,11 @@ class LiuHTEncoder(FairseqEncoder):
         if self.graph_attention and not self.global_indices:
             raise ValueError("graph-informed attention (--paragraph-graph) needs at least one "
                              "global layer (--global-layers)")
-        self.layers = nn.ModuleList([
+        # --checkpoint-activations: every layer, local or global, recomputed in the backward pass
+        self.layers = nn.ModuleList([checkpoint_layer(
             GlobalTransformerLayer(c, liu_cfg.global_heads, cfg.encoder.ffn_embed_dim, cfg.dropout,
                                    cfg.activation_dropout, graph_head)
-            if i in self.global_indices else self.build_local_layer(cfg)
+            if i in self.global_indices else self.build_local_layer(cfg), cfg)
             for i in range(liu_cfg.encoder_layers)])
         self.max_source_positions = cfg.max_source_positions
 
@@ -291,7 +295,9 @@ class LiuHTEncoder(FairseqEncoder):
         b, p, l = src_tokens.shape
         padding_mask = src_tokens.eq(self.padding_idx)  # B x P x L
         present = ~padding_mask.all(-1)  # B x P
-        rows = present.view(-1).nonzero().squeeze(1)  # N, sorted: example-major, then rank
+        # N, sorted: example-major, then rank. nonzero() syncs with the host, once per batch in
+        # the encoder (never per decoding step): N sets the shapes of everything below
+        rows = present.view(-1).nonzero().squeeze(1)
         tokens = src_tokens.view(b * p, l).index_select(0, rows)  # N x L
         local_mask = padding_mask.view(b * p, l).index_select(0, rows)  # N x L
         x = self.embed(tokens, rows % p).transpose(0, 1)  # N x L x C -> L x N x C
@@ -314,6 +320,7 @@ class LiuHTEncoder(FairseqEncoder):
         x = self.embed_scale * self.embed_tokens(tokens)  # N x L x C
         pos = self.token_position(l).to(x).unsqueeze(0).expand(n, -1, -1)  # N x L x C/2
         if self.rank_position is not None:
+            # int(): a host sync, once per batch (encoder), for the size of the rank table
             rank = self.rank_position(int(ranks.max()) + 1).to(x).index_select(0, ranks)  # N x C/2
             pos = torch.cat([pos, rank.unsqueeze(1).expand(-1, l, -1)], dim=-1)  # N x L x C
         return self.dropout_module(x + pos)
@@ -342,7 +349,7 @@ def flat_memory(x: Tensor, padding_mask: Tensor, example: Tensor, batch_size: in
     counts = torch.bincount(owner, minlength=batch_size)  # B
     first = torch.cumsum(counts, 0) - counts  # B: offset of each example in K
     slot = torch.arange(owner.numel(), device=x.device) - first.index_select(0, owner)  # K
-    s = int(counts.max())
+    s = int(counts.max())  # host sync, once per batch (encoder): S is a shape
     memory = x.new_zeros(batch_size, s, c).index_put_((owner, slot), states)  # B x S x C
     mask = torch.arange(s, device=x.device).unsqueeze(0) >= counts.unsqueeze(1)  # B x S
     return memory.transpose(0, 1), mask  # S x B x C

@@ -41,6 +41,8 @@ from fairseq.models import BaseFairseqModel, register_model
 from torch import Tensor
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from ..modules.masking import masked_fill_scores
+
 
 @dataclass
 class ParagraphRankerConfig(FairseqDataclass):
@@ -103,6 +105,8 @@ class ParagraphRankerModel(BaseFairseqModel):
         self._check_shapes(src_tokens, src_lengths, title_tokens, title_lengths)
         bsz, num_p, num_l = src_tokens.shape
         present = src_lengths.reshape(-1).gt(0).nonzero().squeeze(1)  # N: indices into B*P
+        # -inf here is a marker of absence in the returned logits, never an operand: the
+        # criterion and get_scores read present paragraphs only (sigmoid(-inf) = 0 exactly)
         out = self.embed_tokens.weight.new_full((bsz * num_p,), float("-inf"))
         if present.numel() == 0:  # nothing to score (the LSTMs cannot pack empty batches)
             return out.view(bsz, num_p)
@@ -123,6 +127,7 @@ class ParagraphRankerModel(BaseFairseqModel):
         """Run ``lstm`` over ``tokens`` (``N x L``, every length >= 1) -> ``N x L x H`` states
         (zeros at padding)."""
         x = self.dropout(self.embed_tokens(tokens))  # N x L x E
+        # lengths.cpu(): torch's packing wants host lengths (a sync once per batch; no decoding)
         packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
         states, _ = lstm(packed)
         return pad_packed_sequence(states, batch_first=True, total_length=tokens.size(1))[0]
@@ -174,4 +179,5 @@ def masked_max(x: Tensor, lengths: Tensor) -> Tensor:
     """Max over dim 1 of ``x`` (``N x L x D``) among the first ``lengths`` (``N``, >= 1)
     positions -> ``N x D``."""
     padding = torch.arange(x.size(1), device=x.device)[None, :] >= lengths[:, None]  # N x L
-    return x.masked_fill(padding.unsqueeze(-1), float("-inf")).max(dim=1).values
+    # finite fill (every row has a real position, which always wins the max)
+    return masked_fill_scores(x, padding.unsqueeze(-1)).max(dim=1).values

@@ -63,6 +63,8 @@ from fairseq.modules.transformer_layer import TransformerEncoderLayerBase
 from torch import Tensor
 from torch.utils.checkpoint import checkpoint
 
+from ..modules.masking import masked_fill_scores, masked_softmax
+from .checkpointing import checkpoint_layer
 from .hierarchical_transformer import config_from_args, fill_defaults
 from .liu_ht import LiuHTConfig, LiuHTEncoder, LiuHTModel
 
@@ -152,8 +154,7 @@ def _attention_weights(q: Tensor, k: Tensor, keep: Tensor) -> Tensor:
     """Eq. 5: ``softmax(Q K^T / sqrt(D))`` over the kept keys. q, k: ``B x H x T|S x D``;
     keep: ``B x 1 x 1 x S`` (True = real key). Returns ``B x H x T x S`` (float32 softmax)."""
     scores = torch.matmul(q, k.transpose(-1, -2)) * q.size(-1) ** -0.5  # B x H x T x S
-    scores = scores.masked_fill(~keep, float("-inf"))
-    return torch.softmax(scores, dim=-1, dtype=torch.float32).type_as(q)
+    return masked_softmax(scores, ~keep).type_as(q)
 
 
 def lga_context(q: Tensor, k: Tensor, v: Tensor, keep: Tensor, m: Tensor, fusion: str,
@@ -201,11 +202,11 @@ def linked_sums(q: Tensor, k: Tensor, v: Tensor, keep_w: Tensor, m_w: Tensor,
     qc = _chunks(q, c, n)  # B x H x n x c x D
     kw, vw = _windows(k, c, n, width), _windows(v, c, n, width)  # B x H x n x 3c x D
     scores = torch.matmul(qc, kw.transpose(-1, -2)).float()  # B x H x n x c x 3c (q is scaled)
-    scores = scores.masked_fill(~keep_w, float("-inf"))
+    scores = masked_fill_scores(scores, ~keep_w)  # finite: exp() of a masked key is exactly 0
     # the anchor's score: an integer (exact in fp16 / bf16 too, so the fused kernel sees the same
     # value), at most the window's log-sum-exp, so that exp(s - lse) <= e for linked keys
     lse = torch.logsumexp(scores, -1).detach().floor().clamp(-250, 250)  # B x H x n x c
-    lse = torch.where(torch.isfinite(lse), lse, torch.zeros_like(lse))  # all-padding windows
+    lse = lse.masked_fill(~keep_w.any(-1), 0.0)  # all-padding windows: anchor score 0
     e = torch.exp(scores - lse.unsqueeze(-1)).masked_fill_(~m_w, 0.0).type_as(q)
     sums = []
     for power in powers:  # at most 3 terms of a polynomial, never a loop over data
@@ -269,7 +270,9 @@ class LinguisticGuide:
 
 def longest_link(words: Tensor, heads: Tensor, diagonal: str) -> int:
     """The largest distance, in pieces, between two linked pieces (arcs and, with the ``word``
-    diagonal, pieces of one word); words, heads: ``B x S``."""
+    diagonal, pieces of one word); words, heads: ``B x S``. Its host syncs (``bool()``,
+    ``int()``, boolean indexing) run once per batch, when the encoder builds its guide: the
+    result sets the chunk size, a shape."""
     b, s = words.shape
     real = words.ge(0)
     if not bool(real.any()):
@@ -444,9 +447,9 @@ class ParsingSumFTEncoder(TransformerEncoderBase):
     lga: LGAConfig = LGAConfig()  # replaced by ParsingSumFTModel.build_model
 
     def build_encoder_layer(self, cfg):
-        if cfg.checkpoint_activations:
-            raise ValueError("parsingsum_ft does not support --checkpoint-activations")
-        return LGAEncoderLayer(cfg)
+        # --checkpoint-activations: the recomputation reads the same guide (set_guides keeps it
+        # until the next forward)
+        return checkpoint_layer(LGAEncoderLayer(cfg), cfg)
 
     def forward(self, src_tokens, src_lengths: Optional[Tensor] = None,
                 return_all_hiddens: bool = False, token_embeddings: Optional[Tensor] = None,
@@ -534,7 +537,8 @@ class ParsingSumHTEncoder(LiuHTEncoder):
             raise ValueError(f"parsingsum_ht expects B x P x L src_tokens, got shape "
                              f"{tuple(src_tokens.shape)} (is the task's --source-layout flat?)")
         # the rows liu_ht encodes: present paragraphs, example-major (LiuHTEncoder.forward)
-        rows = src_tokens.ne(self.padding_idx).any(-1).view(-1).nonzero().squeeze(1)  # N
+        # N; nonzero() syncs with the host once per batch (encoder), as liu_ht's own does
+        rows = src_tokens.ne(self.padding_idx).any(-1).view(-1).nonzero().squeeze(1)
         set_guides(self.layers, build_guide(self.lga, src_words, src_heads, src_tokens.shape,
                                             rows))  # ids of N x L
         return super().forward(src_tokens, src_lengths, paragraph_graph=paragraph_graph)

@@ -1,8 +1,8 @@
 """Word-level cross attention inside every paragraph, all paragraphs at once (000/001 Eq. 8).
 
 ``X_p^word = MultiHead(X^I, C_p, C_p)`` for every paragraph p: one softmax per paragraph over its
-tokens, computed for all paragraphs in two batched matmuls (paragraphs are a batch axis; no
-Python loop). Two read-outs:
+tokens, computed for all paragraphs in one fused attention call (paragraphs fold into the head
+axis; no Python loop; :func:`word_attention`, issue 13). Two read-outs:
 
 - per-paragraph contexts ``T x B x P x C`` (VHT's dynamic paragraph embeddings, Eq. 11);
 - fused with paragraph weights ``A^para`` (PHT Eq. 9): ``X^int = sum_p A_p X_p^word``. The
@@ -11,7 +11,8 @@ Python loop). Two read-outs:
   ``sum_p A_p = 1`` and the output projection is affine, the projection is applied once, after
   the weighting (equal to projecting every ``X_p^word`` first).
 
-Memory and time (issue 8): the score tensor is masked in place; keys and values are projected
+Memory and time (issues 8, 13): the probabilities are never stored (flash / memory-efficient
+kernels of ``scaled_dot_product_attention``); keys and values are projected
 for present paragraphs only (absent ones are zeros, masked anyway; a batch without absent
 paragraphs is projected as it is, with no gathered copy of the words); the keys/values cache of
 incremental decoding is contiguous, because fairseq's ``reorder_incremental_state`` leaves
@@ -25,8 +26,8 @@ every beam step; the rows are gathered once, when the keys and values are projec
 
 The module is fairseq's MultiheadAttention (same parameters, incremental cache, reorder); the
 cache holds the projected keys/values as ``B x H x P x L x D`` (batch first, so fairseq's own
-``reorder_incremental_state`` applies; ``H x P x L`` so that one decoding step scores all
-``P*L`` words of a head in one matmul, as a flat encoder-decoder attention does).
+``reorder_incremental_state`` applies; ``H x P`` adjacent so that ``B x (H*P) x L x D`` is a
+free view for the kernel).
 
 Legend: T target steps, B batch, P paragraphs, L tokens, C model dim, H heads, D = C / H,
 N present paragraphs. Mask convention: True = padding.
@@ -39,6 +40,9 @@ import torch.nn.functional as F
 from fairseq.modules import MultiheadAttention
 from torch import Tensor
 
+from .masking import masked_softmax
+from .recompute import rebuilt_for_backward
+
 IncrementalState = Optional[Dict[str, Dict[str, Optional[Tensor]]]]
 
 
@@ -47,6 +51,7 @@ class ParagraphWordAttention(MultiheadAttention):
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0):
         super().__init__(embed_dim, num_heads, dropout=dropout, encoder_decoder_attention=True)
+        self.fused = True  # False: the reference path of :func:`word_attention` (tests)
 
     def forward(self, query: Tensor, words: Tensor, padding_mask: Tensor,
                 word_rows: Optional[Tensor] = None, paragraph_weights: Optional[Tensor] = None,
@@ -58,32 +63,21 @@ class ParagraphWordAttention(MultiheadAttention):
         Returns ``T x B x C`` (fused with the paragraph weights, PHT Eq. 9) when weights are
         given, else ``T x B x P x C`` (one context per paragraph, VHT)."""
         t, b, c = query.shape
-        probs, v = self._word_probs(query, words, padding_mask, word_rows, incremental_state)
-        ctx = torch.matmul(probs, v)  # Eq. 8 before W^O: B x H x P x T x D
-        if paragraph_weights is None:
-            # B x H x P x T x D -> T x B x P x H x D -> T x B x P x C
-            return self.out_proj(ctx.permute(3, 0, 2, 1, 4).reshape(t, b, -1, c))
-        fused = torch.einsum("bhptd,btp->tbhd", ctx, paragraph_weights.to(ctx))  # Eq. 9
-        return self.out_proj(fused.reshape(t, b, c))  # T x B x H x D -> T x B x C
-
-    def _word_probs(self, query, words, padding_mask, word_rows, incremental_state
-                    ) -> Tuple[Tensor, Tensor]:
-        """Softmax within each paragraph: probs ``B x H x P x T x L``, values ``B x H x P x L x D``."""
-        t, b, c = query.shape
         # T x B x C -> T x B x H x D -> B x H x T x D
         q = (self.q_proj(query) * self.scaling).view(t, b, self.num_heads, self.head_dim)
         q = q.permute(1, 2, 0, 3)
         k, v = self._keys_values(words, padding_mask, word_rows, incremental_state)
-        _, h, p, l, d = k.shape
-        if t == 1:  # one decoding step: all P*L words of a head in one matmul, like flat attention
-            # (B x H x 1 x D) @ (B x H x D x PL) -> B x H x 1 x PL = B x H x P x 1 x L (same memory)
-            scores = torch.matmul(q, k.view(b, h, p * l, d).transpose(-1, -2)).view(b, h, p, 1, l)
-        else:  # queries broadcast over paragraphs: B x H x 1 x T x D @ B x H x P x D x L
-            scores = torch.matmul(q.unsqueeze(2), k.transpose(-1, -2))  # B x H x P x T x L
-        # masked in place on the fresh tensor (matmul's backward does not need its output)
-        scores.masked_fill_(word_attention_mask(padding_mask)[:, None, :, None, :], float("-inf"))
-        probs = F.softmax(scores, dim=-1, dtype=torch.float32).type_as(scores)
-        return self.dropout_module(probs), v
+        keep = ~word_attention_mask(padding_mask)  # B x P x L, True = attended
+        dropout = self.dropout_module.p if self.training else 0.0
+        ctx = word_attention(q, k, v, keep, dropout, fused=self.fused)  # Eq. 8: B x H x P x T x D
+        if paragraph_weights is None:
+            # B x H x P x T x D -> T x B x P x H x D -> T x B x P x C
+            return self.out_proj(ctx.permute(3, 0, 2, 1, 4).reshape(t, b, -1, c))
+        # Eq. 9, as a broadcast product summed over P: backward keeps ctx itself (the kernel's
+        # output, kept anyway), where an einsum would keep a permuted copy of it
+        weights = paragraph_weights.to(ctx).transpose(1, 2).unsqueeze(1)  # B x 1 x P x T
+        fused = (ctx * weights.unsqueeze(-1)).sum(2)  # B x H x T x D
+        return self.out_proj(fused.permute(2, 0, 1, 3).reshape(t, b, c))  # -> T x B x C
 
     def _keys_values(self, words: Tensor, padding_mask: Tensor, word_rows: Optional[Tensor],
                      incremental_state: IncrementalState) -> Tuple[Tensor, Tensor]:
@@ -121,6 +115,38 @@ class ParagraphWordAttention(MultiheadAttention):
             cache["prev_key"], cache["prev_value"] = kv
             self._set_input_buffer(incremental_state, cache)
         return kv[0], kv[1]
+
+
+def word_attention(q: Tensor, k: Tensor, v: Tensor, keep: Tensor, dropout: float = 0.0,
+                   fused: bool = True) -> Tensor:
+    """Eq. 8 before W^O: every query attends to the words of each paragraph separately.
+
+    q: ``B x H x T x D`` (scaled); k, v: ``B x H x P x L x D``; keep: ``B x P x L`` (True =
+    attended, >= 1 per paragraph). Returns ``B x H x P x T x D``.
+
+    Fused: paragraphs fold into the head axis and torch's ``scaled_dot_product_attention`` runs
+    ``B x (H*P)`` attentions of ``T`` queries over ``L`` keys (flash kernel on CPU, flash /
+    memory-efficient on CUDA), so the ``B x H x P x T x L`` probabilities are neither stored for
+    backward nor built whole. The queries are repeated per paragraph (``B x H x P x T x D``, the
+    size of the output). Reference (``fused=False``): the same equation written out, softmax in
+    float32, for the equality tests and as the definition."""
+    b, h, t, d = q.shape
+    p, l = k.shape[2], k.shape[3]
+    if not fused:
+        scores = torch.matmul(q.unsqueeze(2), k.transpose(-1, -2))  # B x H x P x T x L
+        probs = masked_softmax(scores, ~keep[:, None, :, None, :]).type_as(v)
+        probs = F.dropout(probs, p=dropout, training=dropout > 0)
+        return torch.matmul(probs, v)  # B x H x P x T x D
+    # B x H x T x D -> B x H x P x T x D -> B x (H*P) x T x D (a copy: the kernel takes no
+    # stride-0 axis); for backward the copy is not kept but rebuilt from q
+    repeated = q.unsqueeze(2).expand(b, h, p, t, d).reshape(b, h * p, t, d)
+    mask = keep[:, None, :, None, :].expand(b, h, p, 1, l).reshape(b, h * p, 1, l)
+    with rebuilt_for_backward(repeated, lambda: q.detach().unsqueeze(2).expand(b, h, p, t, d)
+                              .reshape(b, h * p, t, d)):
+        ctx = F.scaled_dot_product_attention(repeated, k.view(b, h * p, l, d),
+                                             v.view(b, h * p, l, d), attn_mask=mask,
+                                             dropout_p=dropout, scale=1.0)
+    return ctx.view(b, h, p, t, d)  # B x (H*P) x T x D -> B x H x P x T x D
 
 
 def word_attention_mask(padding_mask: Tensor) -> Tensor:
