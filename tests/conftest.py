@@ -21,6 +21,15 @@ SMALL_MODEL = ["--encoder-layers", "1", "--decoder-layers", "1", "--encoder-embe
                "--decoder-attention-heads", "2"]
 
 
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1 (for a torch.distributed rendezvous)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def run_cli(name, *args, cwd=None, check=True):
     """Run a console script of this virtualenv; return the CompletedProcess (stdout+stderr text)."""
     env = dict(os.environ, PYTHONWARNINGS="ignore", OMP_NUM_THREADS="1")

@@ -25,21 +25,11 @@ import pytest
 import torch
 import torch.nn as nn
 from conftest import BIN, train_args
-from tiny_models import build_tiny, loss_of, stacks
+from tiny_models import build_tiny, loss_of, one_thread, stacks  # noqa: F401 (autouse fixture)
 
 from fairseq_hier.models.checkpointing import is_checkpointed
 
 TOL = 1e-6
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models: one intra-op thread is faster than two (no spinning against the other
-    processes of the suite); restored afterwards."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 # every architecture with an encoder/decoder stack (paragraph_ranker has LSTMs only; the

@@ -39,24 +39,17 @@ import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
 
 import pytest
 import torch
-from conftest import BIN, SMALL_MODEL, USER_DIR, preprocess, train_args
+from conftest import BIN, SMALL_MODEL, USER_DIR, free_port, preprocess, train_args
 
 TIMEOUT = 240  # seconds per group of runs; a stuck rendezvous fails the test instead of hanging
 EQUAL_TOL = 1e-6  # 2 workers vs 1 process x --update-freq 2 (see the module docstring)
 ENV = dict(os.environ, PYTHONWARNINGS="ignore", OMP_NUM_THREADS="1")
 TWO_WORKERS = ("--cpu", "--distributed-world-size", "2", "--distributed-backend", "gloo")
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start(command, log):

@@ -23,25 +23,16 @@ tests/test_distributed.py.
 """
 
 import argparse
-import socket
 
 import pytest
 import torch
 import torch.distributed as dist
-from tiny_models import OUR_ARCHS, build_tiny, loss_of, registered_archs
+from conftest import free_port
+from tiny_models import OUR_ARCHS, build_tiny, loss_of, one_thread, registered_archs  # noqa: F401
 
 RANKER_TITLE_LSTM = ["title_lstm.bias_hh_l0", "title_lstm.bias_ih_l0", "title_lstm.weight_hh_l0",
                      "title_lstm.weight_ih_l0"]
 DDP_ERROR = "Expected to have finished reduction in the prior iteration"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models: one intra-op thread (restored afterwards)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
@@ -49,10 +40,8 @@ def process_group():
     """A 1-rank gloo process group in this process, destroyed afterwards."""
     if dist.is_initialized():
         pytest.skip("torch.distributed is already initialised in this process")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", world_size=1, rank=0)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{free_port()}", world_size=1,
+                            rank=0)
     yield dist.group.WORLD
     dist.destroy_process_group()
 

@@ -9,6 +9,7 @@ Dropout is 0 unless a caller overrides it.
 
 import types
 
+import pytest
 import torch
 import torch.nn.functional as F
 from conftest import TINY_HAT, bos_source, build_model, left_pad, make_dict, paragraph_dict
@@ -45,6 +46,16 @@ OUR_ARCHS = {
                                               encoder_ffn_embed_dim=16, dropout=0.0)),
     "paragraph_ranker": ("ranker", dict(embed_dim=8, hidden_size=8, feature_dim=8, dropout=0.0)),
 }
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    """Tiny models: one intra-op thread is faster than two (no spinning against the other
+    processes of the suite); restored afterwards. Import it into a test module to apply it."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 def registered_archs():
