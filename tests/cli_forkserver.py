@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 import traceback
+from pathlib import Path
 from importlib.metadata import entry_points
 
 
@@ -112,6 +113,20 @@ def run_jobs(jobs, workers: int = 2, job_timeout: int = 300):
     if proc.returncode != 0:
         raise AssertionError(f"cli_forkserver failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run_checked(jobs, folder, workers: int = 2, job_timeout: int = 300):
+    """:func:`run_jobs` with every job's arguments made strings and its log at
+    ``folder/ID.log``; asserts that every job succeeded; returns ``{id: log text}``."""
+    for job in jobs:
+        job["args"] = [str(a) for a in job["args"]]
+        job["log"] = str(Path(folder) / f"{job['id']}.log")
+    results = run_jobs(jobs, workers, job_timeout)
+    logs = {name: Path(job["log"]).read_text() for name, job in
+            ((j["id"], j) for j in jobs) if results[name]["rc"] is not None}
+    for name, result in results.items():
+        assert result["rc"] == 0, f"{name} failed ({result['rc']}):\n{logs.get(name, '')[-3000:]}"
+    return logs
 
 
 def main():

@@ -69,6 +69,12 @@ def parsed_bin(tmp_path_factory):
         module("dependencies", "--conllu", parsed / f"{split}.conllu", "--source",
                bpe / f"{split}.src", "--subword", "sentencepiece", "--output-prefix",
                data / f"{split}.parse.spacy")
+    from fairseq_hier.inference.record import write_record  # what examples/mds_common records
+
+    write_record(str(data), "hierarchical_summarization", "paragraphs",
+                 {"title": False, "paragraphs": "documents", "tokenizer": "spacy",
+                  "subword": "sentencepiece", "post_process": "sentencepiece"},
+                 {"spm.model": str(root / "spm.model")}, ["--beam", "5"])
     return root
 
 
@@ -92,6 +98,24 @@ def test_parse_train_generate(parsed_bin, arch, extra):
                   "--num-workers", "0")
     hyps = [line for line in out.stdout.splitlines() if line.startswith("H-")]
     assert len(hyps) == 4
+    # the checkpoint summarises the raw documents: the recipe's spaCy + sentencepiece steps give
+    # the binarized lines again, the parse is redone and projected, and the hypotheses are
+    # fairseq-generate's
+    from fairseq_hier.inference import HierSummarizer
+
+    summarizer = HierSummarizer.from_pretrained(str(save), "checkpoint_last.pt", cpu=True, beam=2,
+                                                max_len_b=8, batch_size=4)
+    raw = (parsed_bin / "raw" / "test.src").read_text().splitlines()
+    examples = [[d.strip() for d in line.split("<P>")[1:]] for line in raw]
+    encoded = summarizer.encode(examples)
+    assert [e[0] for e in encoded] == (parsed_bin / "bpe" / "test.src").read_text().splitlines()
+    generated = {int(h.split("\t")[0][2:]): h.split("\t")[2] for h in hyps}
+    api = summarizer.generate([e[0] for e in encoded])
+    assert [h[0]["text"] for h in api] == [generated[i] for i in range(4)]
+    from fairseq_hier.inference.pipelines import post_process
+
+    assert summarizer.summarize(examples) == [post_process(generated[i], "sentencepiece")
+                                              for i in range(4)]
     # the parse is required by the model, refused for a plain one
     bad = run_cli("fairseq-generate", data, *task[:4], *extra[:2], "--path",
                   save / "checkpoint_last.pt",

@@ -110,6 +110,20 @@ def test_recipe_end_to_end(tmp_path):
     assert re.search(r"ROUGE-1 Average_F: \d\.\d+ \(95%-conf\.int\. \d\.\d+ - \d\.\d+\)", out)
     hyps = (work / "decode" / "test.hyp").read_text().splitlines()
     assert len(hyps) == 4
+    # prepare.sh recorded the preprocessing and decode.sh's options: the checkpoint summarises
+    # raw text (lowercased, the published sentencepiece model, pieces joined back into words)
+    from fairseq_hier.inference import HierSummarizer
+
+    summarizer = HierSummarizer.from_pretrained(str(work / "ck"), "checkpoint_last.pt", cpu=True,
+                                                max_len_b=15)
+    assert summarizer.record["generation"][-4:] == ["--block-previous-tokens", "2",
+                                                    "--block-previous-exceptions", "▁,"]
+    assert summarizer.task.cfg.block_previous_tokens == 2
+    line, = summarizer.encode([{"title": "The City", "documents": ["The River"]}])[0]
+    assert line == " ".join(["▁the", "▁city", "<P>", "▁the", "▁river"]) or \
+        line.lower() == line and line.count("<P>") == 1
+    summary, = summarizer.summarize([{"title": "The City", "documents": ["The River\nA park"]}])
+    assert "▁" not in summary
 
 
 # ----------------------------------------------------------------------------------------------

@@ -6,11 +6,12 @@
 # Transformer is the baseline of the paired bootstrap).
 #
 # usage: decode.sh WORK SRC TGT [extra fairseq-generate args]
-# env: BEAM (4) MAX_LEN_A (0) MAX_LEN_B (1023) BATCH_TOKENS (8192) MAX_CHUNK (512)
+# env: BEAM (4) MAX_LEN_A (0) MAX_LEN_B (1023) (generation.sh) BATCH_TOKENS (8192) MAX_CHUNK (512)
 #      SYSTEMS ("plain hat": those with WORK/checkpoints/KIND/checkpoint_best.pt)
 set -euo pipefail
 [[ $# -ge 3 ]] || { echo "usage: $0 WORK SRC TGT [fairseq-generate args...]" >&2; exit 2; }
 WORK=$1; SRC=$2; TGT=$3; shift 3
+source "$(dirname "$0")/generation.sh"  # GENERATION: the options prepare.sh records
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
 for f in "$WORK"/data-bin/test*.chunks; do
   split=$(basename "$f" .chunks)
@@ -25,8 +26,8 @@ for f in "$WORK"/data-bin/test*.chunks; do
       t0=$SECONDS
       fairseq-generate "$WORK/data-bin" --user-dir "$USER_DIR" --task document_translation \
         --source-lang "$SRC" --target-lang "$TGT" --max-chunk-tokens "${MAX_CHUNK:-512}" \
-        --path "$ckpt" --gen-subset "$split" --beam "${BEAM:-4}" --max-len-a "${MAX_LEN_A:-0}" \
-        --max-len-b "${MAX_LEN_B:-1023}" --max-tokens "${BATCH_TOKENS:-8192}" "$@" > "$out.tmp"
+        --path "$ckpt" --gen-subset "$split" "${GENERATION[@]}" \
+        --max-tokens "${BATCH_TOKENS:-8192}" "$@" > "$out.tmp"
       mv "$out.tmp" "$out"
       echo "decode.sh: $kind translated $name in $((SECONDS - t0)) s"
     fi

@@ -2,13 +2,17 @@
 # Document translation, step 1 (shared by examples/wmt20_doc and examples/ted_zh_en): raw
 # documents -> tokenised -> joint fastBPE codes -> chunks with BOS markers -> fairseq-preprocess
 # --joined-dictionary -> WORK/data-bin, with the chunk maps copied beside the binarized data
-# (004 Sec. 4.2). Skips every step whose output exists; prints each step's measured time.
+# (004 Sec. 4.2), and the preprocessing record (fairseq-hier-record: languages, chunk limit, the
+# BPE codes and the decode step's fairseq-generate options, generation.sh) that lets checkpoints
+# translate raw documents (fairseq-hier-summarize). Skips every step whose output exists; prints
+# each step's measured time.
 #
 # usage: prepare.sh WORK SRC TGT
 #   WORK/raw/{train,valid,test[,test1,...]}.{SRC,TGT,docids}: written by the dataset's
 #   extract step (fairseq-hier-doc-extract); the test sets are named test, test1, ... (as
 #   fairseq-preprocess names the parts of --testpref), WORK/raw/testN.name says which is which
 # env: BPE_CODES (40000 merges, the paper's) MAX_CHUNK (512) WORKERS (nproc)
+#      BEAM MAX_LEN_A MAX_LEN_B (recorded: generation.sh)
 set -euo pipefail
 [[ $# -eq 3 ]] || { echo "usage: $0 WORK SRC TGT" >&2; exit 2; }
 WORK=$1; SRC=$2; TGT=$3
@@ -51,4 +55,10 @@ binarize() {
   mv "$WORK/data-bin.tmp" "$WORK/data-bin"
 }
 step "binarize" "$WORK/data-bin/dict.$SRC.txt" binarize
+if [[ ! -f "$WORK/data-bin/hier_preprocess.json" ]]; then
+  source "$(dirname "$0")/generation.sh"
+  fairseq-hier-record "$WORK/data-bin" --task document_translation --pipeline doc_chunks \
+    --option src_lang="$SRC" --option tgt_lang="$TGT" --option max_chunk_tokens="$MAX_CHUNK" \
+    --asset bpe.codes="$WORK/bpe.codes" --generation "${GENERATION[*]}"
+fi
 echo "prepare.sh: $WORK/data-bin ready ($(wc -l < "$WORK/data-bin/dict.$SRC.txt") joint dictionary entries)"

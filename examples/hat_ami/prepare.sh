@@ -7,6 +7,7 @@
 # ~4000 tokens: 004 Table 1).
 # usage: prepare.sh DATA_DIR WORK BART_DIR
 set -euo pipefail
+source "$(dirname "$0")/decoding.sh"  # recorded in the data-bin for fairseq-hier-summarize
 [[ $# -eq 3 ]] || { echo "usage: $0 DATA_DIR WORK BART_DIR" >&2; exit 2; }
 D=$1; WORK=$2
 mkdir -p "$WORK"

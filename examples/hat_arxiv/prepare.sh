@@ -4,6 +4,7 @@
 # segmentation), 3072 source / 512 target tokens, GPT-2 BPE, BART's dictionary.
 # usage: prepare.sh DATA_DIR WORK BART_DIR
 set -euo pipefail
+source "$(dirname "$0")/decoding.sh"  # recorded in the data-bin for fairseq-hier-summarize
 [[ $# -eq 3 ]] || { echo "usage: $0 DATA_DIR WORK BART_DIR" >&2; exit 2; }
 D=$1
 MAX_SOURCE=${MAX_SOURCE:-3072} MAX_TARGET=${MAX_TARGET:-512} \

@@ -7,18 +7,18 @@
 # -zs: an empty summary scores 0 and stays in the average).
 #
 # usage: decode.sh WORK BART_DIR CHECKPOINT OUT_DIR [extra fairseq-generate args]
-# env: BEAM LENPEN MIN_LEN MAX_LEN (the paper's per dataset, set by the dataset's decode.sh)
+# env: BEAM LENPEN MIN_LEN MAX_LEN (generation.sh; the paper's per dataset: its decoding.sh)
 #      BATCH (16)
 set -euo pipefail
 [[ $# -ge 4 ]] || { echo "usage: $0 WORK BART_DIR CHECKPOINT OUT_DIR [fairseq-generate args...]" >&2; exit 2; }
 WORK=$1; BART=$2; CKPT=$3; OUT=$4; shift 4
+source "$(dirname "$0")/generation.sh"  # GENERATION: the options prepare.sh records
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
 mkdir -p "$OUT"
 if [[ ! -f "$OUT/generate.log" ]]; then
   fairseq-generate "$WORK/data-bin" --user-dir "$USER_DIR" --task hat_summarization \
     --source-lang source --target-lang target --path "$CKPT" --gen-subset test \
-    --beam "${BEAM:-4}" --lenpen "${LENPEN:-1.0}" --min-len "${MIN_LEN:-1}" --max-len-a 0 \
-    --max-len-b "${MAX_LEN:-200}" --batch-size "${BATCH:-16}" --required-batch-size-multiple 1 \
+    "${GENERATION[@]}" --batch-size "${BATCH:-16}" --required-batch-size-multiple 1 \
     --bpe gpt2 --gpt2-encoder-json "$BART/encoder.json" --gpt2-vocab-bpe "$BART/vocab.bpe" \
     "$@" > "$OUT/generate.log.tmp"
   mv "$OUT/generate.log.tmp" "$OUT/generate.log"

@@ -2,14 +2,17 @@
 # HAT recipes, step 1 (shared by examples/hat_*): a published split -> BOS-marked GPT-2 BPE lines
 # (fairseq-hier-sentence-bos) -> fairseq-preprocess with BART's dict.txt -> WORK/data-bin, with
 # the sentence counts (and speaker segments) copied beside the binarized data, where
-# --task hat_summarization checks them before training. Skips every step whose output exists.
+# --task hat_summarization checks them before training, and the preprocessing record
+# (fairseq-hier-record: format, source limit, BART's BPE files and the decode step's
+# fairseq-generate options, generation.sh) that lets checkpoints summarise raw documents
+# (fairseq-hier-summarize). Skips every step whose output exists.
 #
 # usage: prepare.sh FORMAT WORK BART_DIR TRAIN VALID TEST
 #   FORMAT    cohan | source_target | samsum | qmsum (fairseq_hier/data/readers.py)
 #   BART_DIR  holds dict.txt, encoder.json, vocab.bpe (no download)
 #   TRAIN ... the published files of each split (source_target: the prefix of .source/.target)
 # env: MAX_SOURCE (1024) MAX_TARGET (1024) SPEAKERS (0; 1 writes .segments) FILLERS (qmsum lexicon)
-#      WORKERS (nproc)
+#      WORKERS (nproc) BEAM LENPEN MIN_LEN MAX_LEN (recorded: the dataset's decoding.sh)
 set -euo pipefail
 [[ $# -eq 6 ]] || { echo "usage: $0 FORMAT WORK BART_DIR TRAIN VALID TEST" >&2; exit 2; }
 FORMAT=$1; WORK=$2; BART=$3
@@ -42,5 +45,16 @@ if [[ ! -f "$WORK/data-bin/dict.source.txt" ]]; then
     [[ "$SPEAKERS" == 1 ]] && cp "$WORK/bpe/$split.segments" "$WORK/data-bin.tmp/"
   done
   mv "$WORK/data-bin.tmp" "$WORK/data-bin"
+fi
+if [[ ! -f "$WORK/data-bin/hier_preprocess.json" ]]; then
+  source "$(dirname "$0")/generation.sh"
+  RECORD=(--option format="$FORMAT" --option max_source_positions="$MAX_SOURCE"
+          --asset encoder.json="$BART/encoder.json" --asset vocab.bpe="$BART/vocab.bpe")
+  # arXiv/PubMed were published lowercased: lowercasing raw text brings it to their case (and
+  # changes nothing on their own data)
+  [[ "$FORMAT" == cohan ]] && RECORD+=(--option lowercase=true)
+  [[ -n "${FILLERS:-}" ]] && RECORD+=(--option filler_words=true --asset filler_words.txt="$FILLERS")
+  fairseq-hier-record "$WORK/data-bin" --task hat_summarization --pipeline sentence_bos \
+    "${RECORD[@]}" --generation "${GENERATION[*]}"
 fi
 echo "prepare.sh: $WORK/data-bin ready"

@@ -46,11 +46,12 @@ esac
 [[ -f "$CKPT" ]] || { echo "decode.sh: $CKPT not found (train $RUN first)" >&2; exit 1; }
 
 mkdir -p "$OUT"
+# shellcheck source=generation.sh
+source "$ROOT/examples/mds_common/generation.sh"
 if [[ ! -f "$OUT/generate.log" ]]; then
   fairseq-generate "$WORK/data-bin" --user-dir "$ROOT/fairseq_hier" \
     --task hierarchical_summarization "${TASK[@]}" --path "$CKPT" --gen-subset "$SUBSET" \
-    --beam 5 --min-len "${MIN_LEN:-200}" --max-len-a 0 --max-len-b "${MAX_LEN:-400}" \
-    --no-repeat-ngram-size 3 --post-process sentencepiece \
+    "${GENERATION[@]}" --post-process sentencepiece \
     --batch-size "${BATCH:-32}" --required-batch-size-multiple 1 "$@" > "$OUT/generate.log.tmp"
   mv "$OUT/generate.log.tmp" "$OUT/generate.log"
 fi

@@ -78,4 +78,15 @@ for split in "${SPLITS[@]}"; do
       --output-prefix "$WORK/data-bin/$split.parse.spacy"
   fi
 done
+# how raw documents become these lines, for fairseq-hier-summarize: no title, every document one
+# paragraph (fairseq-hier-mds-to-raw), spaCy's tokens and parse (fairseq-hier-parse), this
+# sentencepiece model; decode.sh's options
+if [[ ! -f "$WORK/data-bin/hier_preprocess.json" ]]; then
+  # shellcheck source=generation.sh
+  source "$ROOT/examples/mds_common/generation.sh"
+  python -m fairseq_hier.cli.record "$WORK/data-bin" --task hierarchical_summarization \
+    --pipeline paragraphs --option title=false --option paragraphs=documents \
+    --option tokenizer=spacy --option subword=sentencepiece --option post_process=sentencepiece \
+    --asset spm.model="$WORK/spm/spm.model" --generation "${GENERATION[*]}"
+fi
 echo "prepare.sh: $WORK/data-bin ready"

@@ -11,10 +11,11 @@ WORK=$1; CKPT=$2; shift 2
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
 OUT=${OUT:-$WORK/decode}  # one folder per system: OUT=work/wikisum/decode_liu_ht ...
 mkdir -p "$OUT"
+# shellcheck source=generation.sh
+source "$(dirname "$0")/generation.sh"
 fairseq-generate "$WORK/data-bin" --user-dir "$USER_DIR" --task hierarchical_summarization \
   --max-paragraphs 30 --max-paragraph-tokens 100 --path "$CKPT" --gen-subset test \
-  --beam 5 --lenpen 1.0 --max-len-a 0 --max-len-b 200 --no-repeat-ngram-size 3 \
-  --block-previous-tokens 2 --block-previous-exceptions "▁," \
+  "${GENERATION[@]}" \
   --post-process sentencepiece --batch-size "${BATCH:-32}" --required-batch-size-multiple 1 \
   "$@" > "$OUT/generate.log"
 bash "$(dirname "$0")/score.sh" "$WORK/raw/test.ref" "$OUT/generate.log" "$OUT"

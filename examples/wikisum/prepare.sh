@@ -17,3 +17,14 @@ if [[ ! -f "$WORK/data-bin/dict.src.txt" ]]; then
     --validpref "$WORK/raw/valid" --testpref "$WORK/raw/test" --destdir "$WORK/data-bin" \
     --srcdict "$WORK/raw/dict.txt" --joined-dictionary --workers "$WORKERS"
 fi
+# how raw text becomes these lines, for fairseq-hier-summarize: title first, a document's lines
+# as paragraphs, lowercased (the published pieces are lowercase), the published sentencepiece
+# model; paragraphs stay in input order (the published data was ranked by Liu & Lapata's ranker,
+# which is not released: add --option rank=ranker with a fairseq-hier ranker's checkpoint)
+if [[ ! -f "$WORK/data-bin/hier_preprocess.json" ]]; then
+  # shellcheck source=generation.sh
+  source "$(dirname "$0")/generation.sh"
+  fairseq-hier-record "$WORK/data-bin" --task hierarchical_summarization --pipeline paragraphs \
+    --option lowercase=true --option subword=sentencepiece --option post_process=sentencepiece \
+    --asset spm.model="$SPM" --generation "${GENERATION[*]}"
+fi

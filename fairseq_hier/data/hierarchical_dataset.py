@@ -27,6 +27,7 @@ Batch keys (collater):
                             drops the arcs to cut ones (ParsingSum, 003)
     net_input.prev_output_tokens  B x T  target shifted right (EOS first)
     target                  B x T
+(a dataset without targets, built for inference, has neither: ``target`` is None, ntokens 0)
 """
 
 import logging
@@ -85,7 +86,7 @@ class HierarchicalSummarizationDataset(FairseqDataset):
     def __init__(self, src, tgt, src_dict, tgt_dict, separator, max_paragraphs,
                  max_paragraph_tokens, max_source_positions, src_path, tgt_path, split,
                  layout="hierarchical", shuffle=True):
-        if len(src) != len(tgt):
+        if tgt is not None and len(src) != len(tgt):
             raise ValueError(
                 f"source/target count mismatch in split '{split}': {src_path} has {len(src)} "
                 f"examples, {tgt_path} has {len(tgt)}"
@@ -98,12 +99,15 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         self.max_source_positions = max_source_positions
         self.split = split
         self.shuffle = shuffle
-        self.tgt_sizes = np.asarray(tgt.sizes, dtype=np.int64)
+        # no target: inference on sources alone (``build_dataset_for_inference``)
+        self.tgt_sizes = (np.asarray(tgt.sizes, dtype=np.int64) if tgt is not None
+                          else np.zeros(len(src), np.int64))
         self.graphs = None  # ParagraphGraphs (fairseq_hier.data.paragraph_graph), set by the task
         self.use_graphs = False  # the model reads them (liu_ht with --paragraph-graph)
         self.parses = None  # DependencyParses (fairseq_hier.data.dependency), set by the task
         self.use_parses = False  # the model reads them (parsingsum_ft / parsingsum_ht)
-        self._check_targets(tgt_path)
+        if tgt is not None:
+            self._check_targets(tgt_path)
         self._scan_sources(src_path)
         self.layout = layout
 
@@ -238,7 +242,8 @@ class HierarchicalSummarizationDataset(FairseqDataset):
 
     def __getitem__(self, index):
         source, parse = self.source_and_parse(index)
-        item = {"id": index, "source": source, "target": self.tgt[index]}
+        item = {"id": index, "source": source,
+                "target": self.tgt[index] if self.tgt is not None else None}
         if self.use_graphs and self.layout == "hierarchical":
             kept = int(self.num_paragraphs[index])
             item["graph"] = torch.from_numpy(self.graphs.matrix(index, kept))  # P_i x P_i
@@ -260,15 +265,13 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         else:
             src_tokens = data_utils.collate_tokens([s["source"] for s in samples], pad, eos)
             src_lengths = src_tokens.ne(pad).long().sum(1)
-        target = data_utils.collate_tokens([s["target"] for s in samples], pad, eos)
-        prev_output_tokens = data_utils.collate_tokens(
-            [s["target"] for s in samples], pad, eos, move_eos_to_beginning=True
-        )
-        net_input = {
-            "src_tokens": src_tokens,
-            "src_lengths": src_lengths,
-            "prev_output_tokens": prev_output_tokens,
-        }
+        net_input = {"src_tokens": src_tokens, "src_lengths": src_lengths}
+        target = None
+        if self.tgt is not None:
+            target = data_utils.collate_tokens([s["target"] for s in samples], pad, eos)
+            net_input["prev_output_tokens"] = data_utils.collate_tokens(
+                [s["target"] for s in samples], pad, eos, move_eos_to_beginning=True
+            )
         if "words" in samples[0]:
             for key, name in (("words", "src_words"), ("heads", "src_heads")):
                 values = [s[key] for s in samples]
@@ -281,7 +284,7 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         return {
             "id": ids,
             "nsentences": len(samples),
-            "ntokens": int(target.ne(pad).sum()),
+            "ntokens": int(target.ne(pad).sum()) if target is not None else 0,
             "net_input": net_input,
             "target": target,
         }

@@ -194,3 +194,64 @@ class ParagraphGraphs:
                 f"{int(self.sizes[i])} graph nodes in {self.prefix}.sizes.npy but "
                 f"{int(expected_sizes[i])} paragraphs in {data_path} ({len(wrong)} of "
                 f"{len(expected_sizes)} examples differ); {rewrite}")
+
+
+class InferenceGraphs:
+    """The graphs of sources given at inference (fairseq-interactive, ``HierSummarizer``), built
+    in memory from the token lines by the builder of ``fairseq-hier-graph`` (same nodes: the
+    paragraphs of :func:`~fairseq_hier.data.paragraphs.text_paragraphs`); the interface of
+    :class:`ParagraphGraphs` (``sizes``, ``matrix``, ``check``), plus :meth:`for_rows`, which
+    finds an example's graph again from its paragraph rows (fairseq-interactive's batches carry
+    only ``src_tokens``)."""
+
+    def __init__(self, matrices):
+        self.matrices = [np.asarray(m, dtype=np.float32) for m in matrices]
+        self.sizes = np.asarray([len(m) for m in self.matrices], dtype=np.int64)
+        self.prefix = "input"
+        # kept paragraph rows -> (example, kept paragraphs); two examples with the same kept rows
+        # but different cut paragraphs would share a key (their graphs differ only through idf)
+        self._by_rows = {}
+
+    @classmethod
+    def of_tokens(cls, kind: str, src_tokens, src_dict, separator: str) -> "InferenceGraphs":
+        from .graphs import GraphBuilder
+        from .paragraphs import text_paragraphs
+
+        examples = [text_paragraphs(src_dict.string(t[t.ne(src_dict.eos())]), separator)
+                    for t in src_tokens]
+        return cls(GraphBuilder(kind)(examples))
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def matrix(self, i: int, max_paragraphs: Optional[int] = None) -> np.ndarray:
+        g = self.matrices[i]
+        return g[:max_paragraphs, :max_paragraphs] if max_paragraphs is not None else g
+
+    def check(self, expected_sizes: np.ndarray, data_path: str) -> None:
+        wrong = np.flatnonzero(self.sizes != np.asarray(expected_sizes, dtype=np.int64))
+        if len(wrong):  # the builder and the dataset split paragraphs by one rule: a bug if not
+            raise ValueError(f"{data_path}: line {int(wrong[0]) + 1}: {int(self.sizes[wrong[0]])} "
+                             f"graph nodes for {int(expected_sizes[wrong[0]])} paragraphs")
+
+    def remember(self, dataset) -> None:
+        """Index the kept paragraph rows of every example of ``dataset`` (the inference
+        dataset these graphs are attached to)."""
+        pad = dataset.src_dict.pad()
+        for i in range(len(dataset)):
+            self._by_rows[_rows_key(dataset.paragraphs(i), pad)] = (i, int(dataset.num_paragraphs[i]))
+
+    def for_rows(self, src_tokens, pad: int):
+        """``B x P x L`` sources -> their ``B x P x P`` graphs (cropped, zero-padded)."""
+        import torch
+
+        out = torch.zeros(src_tokens.size(0), src_tokens.size(1), src_tokens.size(1))
+        for b, rows in enumerate(src_tokens.cpu()):
+            index, kept = self._by_rows[_rows_key(rows, pad)]
+            out[b, :kept, :kept] = torch.from_numpy(self.matrix(index, kept))
+        return out.to(src_tokens.device)
+
+
+def _rows_key(rows, pad: int) -> tuple:
+    """A hashable key of ``P x L`` paragraph rows, independent of the batch's padding."""
+    return tuple(tuple(r[r.ne(pad)].tolist()) for r in rows if r.ne(pad).any())

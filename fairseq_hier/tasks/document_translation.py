@@ -15,6 +15,15 @@ ordinary tokens) plus, when a split is loaded and before any update:
 ``--max-source-positions`` / ``--max-target-positions`` must leave room for a chunk and its EOS.
 Generation (``fairseq-generate``) translates chunk by chunk; ``fairseq-hier-doc-bleu`` puts the
 documents back together from the chunk map and scores them.
+
+Inference from raw lines (``fairseq-interactive``, :mod:`fairseq_hier.inference`): one chunk a
+line, as ``fairseq-hier-doc-chunk`` writes it (``<s> Das ist ein Te@@ st . <s> Und ...``), or,
+with ``--bpe fastbpe --bpe-codes CODES`` (and ``--tokenizer moses --moses-source-lang L
+--moses-no-escape`` for untokenised text: Moses without the recipe's punctuation normalisation;
+the ``doc_chunks`` pipeline is the exact preparation), text with literal ``<s>`` markers, each
+sentence encoded on its own. Every line must open with BOS and hold at most
+``--max-chunk-tokens`` + EOS tokens: else a one-line ValueError naming the input line, before any
+decoding.
 """
 
 import logging
@@ -90,3 +99,9 @@ class DocumentTranslationTask(HATSummarizationTask):
                            f"cut before EOS (the recipes use --max-len-a 0 --max-len-b 1023)")
         return super().build_generator(models, args, seq_gen_cls, extra_gen_cls_kwargs, **kwargs)
 
+    def encode_sentence(self, i: int, sentence: str, encode_fn) -> str:
+        """Each sentence is tokenised on its own (fairseq-hier-doc-tokenize): no leading space."""
+        return encode_fn(sentence)
+
+    def inference_limit(self):
+        return self.cfg.max_chunk_tokens + 1, "(--max-chunk-tokens + EOS)"

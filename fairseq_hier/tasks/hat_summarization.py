@@ -15,10 +15,26 @@ needs, checked when a split is loaded, before any update:
 Used for ``hat_bart_*`` and for the plain ``long_bart_*`` / ``bart_*`` baselines alike (same data).
 ``--print-sentence-attention`` makes ``fairseq-generate`` print the decoder's sentence attention
 (004 Sec. 6) as its ``A-`` lines: per target token, the weights over the source's sentences.
+
+Inference from raw lines (``fairseq-interactive``, :mod:`fairseq_hier.inference`): a line is the
+source as ``fairseq-hier-sentence-bos`` writes it (``<s> 713 318 ... <s> 464 ...``), or, with
+``--bpe gpt2 --gpt2-encoder-json E --gpt2-vocab-bpe V``, text with literal ``<s>`` markers
+(``<s> First sentence. <s> Second one.``): the BPE is applied to each sentence between the markers
+(sentence ``i > 0`` with its leading space, as ``fairseq-hier-sentence-bos`` encodes it), never
+across them. Before any decoding, every line must open with BOS and fit
+``--max-source-positions`` (EOS included); a failure is a one-line ValueError naming the input
+line. Models with speaker segments cannot be fed from raw lines (their speakers would be lost):
+a one-line error says so.
+
+    fairseq-interactive DATA_BIN --user-dir fairseq_hier --task hat_summarization \\
+        --source-lang source --target-lang target --path CKPT --max-source-positions 1024 \\
+        --bpe gpt2 --gpt2-encoder-json bart/encoder.json --gpt2-vocab-bpe bart/vocab.bpe \\
+        --beam 4 < document_lines.txt
 """
 
 import logging
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -28,6 +44,7 @@ from fairseq.tasks.translation import TranslationConfig, TranslationTask
 
 from ..data.sentence_dataset import (SentenceSegmentsDataset, check_sentences, max_segment,
                                      read_segments, read_sentence_counts)
+from ..inference.record import keep_in_task_state
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +76,14 @@ class HATSummarizationTask(TranslationTask):
                              f"their BOS; cut sources at sentence boundaries with {self.cut_by} "
                              f"instead")
         self.model_segments: Optional[int] = None  # segment embeddings of the built model
+        self._interactive_lines = 0  # lines fairseq-interactive has given so far (messages)
+        self._first_line: Optional[int] = None  # number of the next inference batch's first line
+
+    @classmethod
+    def setup_task(cls, cfg, **kwargs):
+        task = super().setup_task(cfg, **kwargs)
+        keep_in_task_state(task, utils.split_paths(cfg.data)[0])  # the record goes into checkpoints
+        return task
 
     def load_dataset(self, split, epoch=1, combine=False, **kwargs):
         super().load_dataset(split, epoch, combine, **kwargs)
@@ -122,3 +147,75 @@ class HATSummarizationTask(TranslationTask):
                                             extra, **kwargs)
         args.print_alignment = "soft"  # fairseq-generate prints hypo["alignment"] as A- lines
         return generator
+
+    # ------------------------------------------------------------------ inference from raw lines
+    def get_interactive_tokens_and_lengths(self, lines, encode_fn):
+        """fairseq-interactive's lines -> source tokens; ``encode_fn`` (its ``--tokenizer`` /
+        ``--bpe``) is applied to each sentence between literal BOS markers (without them it is
+        the identity and lines in the binarized format pass unchanged)."""
+        self._first_line = self._interactive_lines + 1
+        self._interactive_lines += len(lines)
+        tokens = [self.source_dictionary.encode_line(self.encode_marked_line(line, encode_fn),
+                                                     add_if_not_exist=False).long()
+                  for line in lines]
+        return tokens, [t.numel() for t in tokens]
+
+    def encode_marked_line(self, line: str, encode_fn) -> str:
+        """``<s> First sentence. <s> Second one.`` -> ``<s> ENC(First sentence.) <s> ENC(...)``;
+        text before the first marker is encoded as it is (and refused by the checks)."""
+        bos = self.source_dictionary.bos_word
+        head, *sentences = re.split(rf"(?<!\S){re.escape(bos)}(?!\S)", line)
+        out = [encode_fn(head.strip())] if head.strip() else []
+        for i, sentence in enumerate(s.strip() for s in sentences):
+            out.append(f"{bos} {self.encode_sentence(i, sentence, encode_fn)}"
+                       if sentence else bos)
+        return " ".join(out)
+
+    def encode_sentence(self, i: int, sentence: str, encode_fn) -> str:
+        """Sentence ``i`` of a line through ``encode_fn``: with its leading space from the
+        second on, as fairseq-hier-sentence-bos encodes it (GPT-2 BPE sees the space)."""
+        return encode_fn(sentence if i == 0 else " " + sentence)
+
+    def inference_limit(self):
+        """(most source tokens with EOS, the option that sets it) for raw inference lines."""
+        return self.cfg.max_source_positions, "--max-source-positions"
+
+    def build_dataset_for_inference(self, src_tokens, src_lengths, constraints=None):
+        """fairseq's ``LanguagePairDataset`` (as the translation task), after the checks of the
+        training data on every line: it opens with BOS and fits the length limit. ValueError
+        naming the first bad input line (1-based, counted over the whole fairseq-interactive
+        input; for direct calls, the position in ``src_tokens``)."""
+        first, self._first_line = self._first_line or 1, None
+        if self.model_segments:
+            k = self.model_segments
+            raise ValueError(f"{self.task_name}: the model has {k} speaker segment embeddings "
+                             f"(--segment-embeddings {k}), but raw input lines carry no speaker "
+                             f"per sentence (fairseq-interactive passes src_tokens and "
+                             f"src_lengths only): decode with fairseq-generate on a binarized "
+                             f"split and its .segments file")
+        self.check_inference_sources(src_tokens, first)
+        return super().build_dataset_for_inference(src_tokens, src_lengths, constraints)
+
+    def check_inference_sources(self, src_tokens, first: int = 1) -> None:
+        """Every source (1-D tensor with its EOS; ``src_tokens[0]`` is input line ``first``) is
+        non-empty, opens with BOS and fits :meth:`inference_limit`; else one ValueError line
+        naming the first bad line and how many more there are."""
+        bos, bos_word = self.source_dictionary.bos(), self.source_dictionary.bos_word
+        limit, limit_name = self.inference_limit()
+        problems = []
+        for i, tokens in enumerate(src_tokens):
+            n = int(tokens.numel())
+            if n <= 1:
+                why = "the source is empty"
+            elif int(tokens[0]) != bos:
+                why = (f"the source does not start with the BOS symbol {bos_word} (every "
+                       f"sentence must open with {bos_word}, as {self.cut_by.split()[0]} writes)")
+            elif n > limit:
+                why = (f"{n} tokens (EOS included) > {limit_name} {limit} (cut the document at "
+                       f"sentence boundaries: {self.cut_by})")
+            else:
+                continue
+            problems.append(f"input line {first + i}: {why}")
+        if problems:
+            more = f" (and {len(problems) - 1} more bad line(s))" if len(problems) > 1 else ""
+            raise ValueError(problems[0] + more)

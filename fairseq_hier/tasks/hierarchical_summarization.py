@@ -32,6 +32,7 @@ from fairseq.tasks import FairseqTask, register_task
 from omegaconf import II
 
 from ..data.hierarchical_dataset import HierarchicalSummarizationDataset
+from ..inference.record import keep_in_task_state
 from ..generation.alignment import STRATEGIES
 
 logger = logging.getLogger(__name__)
@@ -147,7 +148,9 @@ class HierarchicalSummarizationTask(FairseqTask):
             raise ValueError("source and target dictionaries disagree on pad/eos indices")
         logger.info(f"[{cfg.source_lang}] dictionary: {len(src_dict)} types")
         logger.info(f"[{cfg.target_lang}] dictionary: {len(tgt_dict)} types")
-        return cls(cfg, src_dict, tgt_dict)
+        task = cls(cfg, src_dict, tgt_dict)
+        keep_in_task_state(task, paths[0])  # the preprocessing record goes into checkpoints
+        return task
 
     def load_dataset(self, split, epoch=1, combine=False, **kwargs):
         paths = utils.split_paths(self.cfg.data)
@@ -177,6 +180,67 @@ class HierarchicalSummarizationTask(FairseqTask):
             parse_prefix = os.path.join(data_path, f"{split}.parse.{self.cfg.dependency_parse}")
             self.datasets[split].attach_parses(DependencyParses(parse_prefix), prefix + src)
             self.datasets[split].use_parses = self.use_parses
+
+    # ------------------------------------------------------------------ inference from text
+    def get_interactive_tokens_and_lengths(self, lines, encode_fn):
+        """fairseq-interactive's lines (``title <P> paragraph <P> ...``) -> token ids: its
+        ``--tokenizer`` / ``--bpe`` (``encode_fn``) runs on each segment between separators, so
+        they never touch (or split) a separator."""
+        sep = self.cfg.paragraph_separator
+        tokens = []
+        for line in lines:
+            segments = [encode_fn(seg.strip()) if seg.strip() else "" for seg in line.split(sep)]
+            tokens.append(self.src_dict.encode_line(f" {sep} ".join(segments),
+                                                    add_if_not_exist=False).long())
+        return tokens, [t.numel() for t in tokens]
+
+    def build_dataset_for_inference(self, src_tokens, src_lengths, constraints=None,
+                                    dependency_parses=None, **kwargs):
+        """Sources without targets (fairseq-interactive, ``HierSummarizer``): split into
+        paragraphs and cut exactly as a binarized split is; a line that a split would reject is
+        an error naming the input line. ``dependency_parses``: the
+        :class:`~fairseq_hier.data.dependency.DependencyParses` of these lines, for ParsingSum
+        (``HierSummarizer`` parses raw documents as the recipe did)."""
+        if constraints is not None:
+            raise ValueError("hierarchical_summarization: --constraints is not supported")
+        if self.use_parses and dependency_parses is None:
+            raise ValueError("this model reads the dependency parse of its source (ParsingSum), "
+                             "which fairseq-interactive cannot pass: summarise raw documents with "
+                             "fairseq-hier-summarize, which parses them as the recipe did")
+        import numpy as np
+        from fairseq.data import ListDataset
+
+        src = ListDataset(list(src_tokens), np.asarray(src_lengths, dtype=np.int64))
+        try:
+            dataset = HierarchicalSummarizationDataset(
+                src, None, self.src_dict, self.tgt_dict, self.separator, self.cfg.max_paragraphs,
+                self.cfg.max_paragraph_tokens, self.cfg.max_source_positions, src_path="input",
+                tgt_path=None, split="inference", layout=self.layout or "hierarchical",
+                shuffle=False)
+        except ValueError as e:  # the split's multi-line report, on one line
+            raise ValueError(" ".join(str(e).split())) from None
+        if self.use_parses:
+            dataset.attach_parses(dependency_parses, "input")
+            dataset.use_parses = True
+        if self.use_graphs:
+            from ..data.paragraph_graph import InferenceGraphs
+
+            graphs = InferenceGraphs.of_tokens(self.cfg.paragraph_graph, src_tokens, self.src_dict,
+                                               self.cfg.paragraph_separator)
+            dataset.attach_graphs(graphs, "input")
+            dataset.use_graphs = True
+            graphs.remember(dataset)
+            self._inference_graphs = graphs
+        return dataset
+
+    def inference_step(self, generator, models, sample, prefix_tokens=None, constraints=None):
+        """fairseq-interactive passes only ``src_tokens`` and ``src_lengths``: the paragraph
+        graphs of a graph-informed ``liu_ht`` are found again by the source rows."""
+        net_input = sample["net_input"]
+        if self.use_graphs and "paragraph_graph" not in net_input:
+            graphs = self._inference_graphs.for_rows(net_input["src_tokens"], self.src_dict.pad())
+            sample = dict(sample, net_input=dict(net_input, paragraph_graph=graphs))
+        return super().inference_step(generator, models, sample, prefix_tokens, constraints)
 
     def build_model(self, cfg, from_checkpoint=False):
         if self.cfg.paragraph_graph:

@@ -1,0 +1,92 @@
+"""``fairseq-hier-record``: write a data-bin's preprocessing record (how the recipe made its raw
+lines), so that checkpoints trained on it summarise raw documents (``fairseq-hier-summarize``).
+
+    fairseq-hier-record work/data-bin --task hierarchical_summarization --pipeline paragraphs \\
+        --option subword=sentencepiece --option post_process=sentencepiece \\
+        --asset spm.model=work/spm/spm.model \\
+        --generation "--beam 5 --max-len-b 200 --no-repeat-ngram-size 3"
+
+Run it right after ``fairseq-preprocess`` (before training: the task copies the record into every
+checkpoint). ``--option KEY=VALUE`` sets a pipeline option, VALUE read as JSON when it parses
+(``true``, ``40``) and as a string otherwise; ``--asset NAME=PATH`` copies PATH into
+``DATA_BIN/hier_assets/NAME``; ``--generation`` holds the recipe's tuned fairseq-generate options.
+``--list`` prints every pipeline with its options and assets. The record format and the
+pipelines: :mod:`fairseq_hier.inference.record`, :mod:`fairseq_hier.inference.pipelines`.
+Errors (unknown option, missing asset, ...): one line, exit 1.
+"""
+
+import json
+import shlex
+import sys
+from typing import List, Optional
+
+from fairseq_hier.cli.common import command_parser, run_command
+
+PROG = "fairseq-hier-record"
+
+
+def _pairs(values: List[str], flag: str) -> dict:
+    out = {}
+    for item in values:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"{flag} {item!r}: expected NAME=VALUE")
+        out[key] = value
+    return out
+
+
+def _json_or_string(value: str):
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def list_pipelines() -> str:
+    from fairseq_hier.inference.pipelines import PIPELINES
+
+    lines = []
+    for name, cls in sorted(PIPELINES.items()):
+        lines.append(f"{name}  (tasks: {', '.join(cls.TASKS)}; assets: "
+                     f"{', '.join(cls.ASSETS) or 'by options'})")
+        for key, (default, help_text) in cls.OPTIONS.items():
+            lines.append(f"  {key} = {json.dumps(default)}: {help_text}")
+    return "\n".join(lines)
+
+
+def run(args) -> None:
+    if args.list:
+        print(list_pipelines())
+        return
+    if not (args.data_bin and args.task and args.pipeline):
+        raise ValueError("DATA_BIN, --task and --pipeline are required (or --list)")
+    from fairseq_hier.inference.record import write_record
+
+    options = {k: _json_or_string(v) for k, v in _pairs(args.option, "--option").items()}
+    path = write_record(args.data_bin, args.task, args.pipeline, options,
+                        _pairs(args.asset, "--asset"), shlex.split(args.generation))
+    print(f"{PROG}: wrote {path}")
+
+
+def get_parser():
+    p = command_parser(PROG, __doc__)
+    p.add_argument("data_bin", nargs="?", metavar="DATA_BIN", help="the fairseq-preprocess output")
+    p.add_argument("--task", help="the fairseq task the data-bin is for")
+    p.add_argument("--pipeline", help="how raw documents became its raw lines (--list)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a pipeline option (repeatable)")
+    p.add_argument("--asset", action="append", default=[], metavar="NAME=PATH",
+                   help="a file the pipeline needs, copied into the data-bin (repeatable)")
+    p.add_argument("--generation", default="",
+                   help="the recipe's fairseq-generate options, one shell-quoted string")
+    p.add_argument("--list", action="store_true", help="list the pipelines and their options")
+    return p
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    args = get_parser().parse_args(argv)
+    return run_command(PROG, run, args)
+
+
+if __name__ == "__main__":
+    sys.exit(cli_main())

@@ -1,0 +1,175 @@
+"""``fairseq-hier-summarize``: summarise raw documents with a trained checkpoint directory, redoing
+the preprocessing its data-bin recorded (:mod:`fairseq_hier.inference.summarizer`).
+
+    fairseq-hier-summarize checkpoints/pht clusters/ --output-dir summaries/
+    fairseq-hier-summarize checkpoints/pht examples.jsonl -o summaries.txt --generation "--beam 3"
+
+Inputs (any mix, in the order given; a directory's files in name order, hidden ones skipped):
+- a ``.jsonl`` file: one example per line, ``{"title": str, "documents": [str, ...]}`` (title
+  optional) or a bare list of documents;
+- any other file: one cluster, its documents separated by lines holding only ``|||||``
+  (Multi-News's separator; a file without one is a single document); a document's paragraphs or
+  sentences are its lines, as the recipe's pipeline reads them.
+
+Output: one summary per line on stdout or ``-o FILE``, in input order; with ``--output-dir``,
+``DIR/NAME.summary`` per cluster file and ``DIR/NAME.summaries`` (one line per example) per
+jsonl file. A progress bar counts the files read and the examples decoded (``--no-progress-bar``).
+``--generation`` overrides the recipe's decoding options (fairseq-generate syntax); ``--cpu``
+stays off the GPU; ``--batch-size`` examples per batch (default 8).
+
+Errors, one line and exit 1: a file that is not UTF-8 (byte offset), an empty document (file
+and document number), a jsonl line that is not an example, a checkpoint without its
+preprocessing record.
+"""
+
+import json
+import os
+import sys
+from typing import List, Optional, Tuple
+
+from fairseq_hier.cli.common import command_parser, run_command
+
+PROG = "fairseq-hier-summarize"
+DOCUMENT_SEPARATOR = "|||||"
+
+
+def read_text(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read ({e.strerror})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{line}: not UTF-8 (byte {e.start}: {data[e.start:e.start + 1]!r})"
+                         ) from None
+
+
+def cluster_documents(text: str) -> List[str]:
+    """A cluster file's documents: the text between ``|||||`` lines."""
+    docs, current = [], []
+    for line in text.splitlines():
+        if line.strip() == DOCUMENT_SEPARATOR:
+            docs.append("\n".join(current))
+            current = []
+        else:
+            current.append(line)
+    docs.append("\n".join(current))
+    return docs
+
+
+def read_inputs(paths: List[str], progress: bool):
+    """[(source file, [RawExample, ...])] in input order."""
+    from fairseq_hier.inference.pipelines import RawExample
+
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            names = sorted(n for n in os.listdir(path) if not n.startswith("."))
+            files += [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
+            if not names:
+                raise ValueError(f"{path}: empty directory")
+        elif os.path.isfile(path):
+            files.append(path)
+        else:
+            raise ValueError(f"{path}: no such file or directory")
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(files), unit="file", desc="read")
+    out: List[Tuple[str, list]] = []
+    for path in files:
+        text = read_text(path)
+        if path.endswith(".jsonl"):
+            examples = []
+            for number, line in enumerate(text.splitlines(), start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except ValueError as e:
+                    raise ValueError(f"{path}:{number}: not JSON ({e})") from None
+                where = f"{path}:{number}"
+                if isinstance(obj, list):
+                    obj = {"documents": obj}
+                if not isinstance(obj, dict):
+                    raise ValueError(f'{where}: expected {{"title": str, "documents": [str, ...]}}')
+                from fairseq_hier.inference.summarizer import as_example
+
+                examples.append(as_example(obj, where))
+            if not examples:
+                raise ValueError(f"{path}: no example")
+        else:
+            examples = [RawExample(cluster_documents(text), None, path)]
+        out.append((path, examples))
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return out
+
+
+def run(args) -> None:
+    inputs = read_inputs(args.inputs, not args.no_progress_bar)
+    from fairseq_hier.inference.summarizer import HierSummarizer, check_documents
+
+    for _, examples in inputs:  # every input checked before a model is loaded
+        for example in examples:
+            check_documents(example)
+
+    summarizer = HierSummarizer.from_pretrained(
+        args.checkpoint, args.checkpoint_file, generation=args.generation, cpu=args.cpu,
+        batch_size=args.batch_size)
+    examples = [x for _, xs in inputs for x in xs]
+    summaries = iter(summarizer.summarize(examples, progress=not args.no_progress_bar))
+    per_file = [(path, [next(summaries) for _ in xs]) for path, xs in inputs]
+    if args.output_dir:
+        os.makedirs(args.output_dir, exist_ok=True)
+        for path, texts in per_file:
+            suffix = ".summaries" if path.endswith(".jsonl") else ".summary"
+            with open(os.path.join(args.output_dir, os.path.basename(path) + suffix), "w",
+                      encoding="utf-8") as f:
+                f.write("".join(t + "\n" for t in texts))
+        print(f"{PROG}: {len(examples)} summaries of {len(per_file)} files in {args.output_dir}",
+              file=sys.stderr)
+        return
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        for _, texts in per_file:
+            out.write("".join(t + "\n" for t in texts))
+    finally:
+        if args.output:
+            out.close()
+
+
+def get_parser():
+    p = command_parser(PROG, __doc__)
+    p.add_argument("checkpoint", metavar="CHECKPOINT_DIR",
+                   help="a checkpoint directory (checkpoint_best.pt, else checkpoint_last.pt) or "
+                        "a checkpoint file")
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="cluster files, directories of "
+                                                               "them, or .jsonl files")
+    p.add_argument("-o", "--output", help="write the summaries here, one per line (default: "
+                                          "stdout)")
+    p.add_argument("--output-dir", help="one NAME.summary file per cluster file instead")
+    p.add_argument("--checkpoint-file", help="checkpoint file name inside CHECKPOINT_DIR")
+    p.add_argument("--generation", default="", help="fairseq-generate options over the "
+                                                    "recipe's, e.g. \"--beam 3 --lenpen 1.2\"")
+    p.add_argument("--batch-size", type=int, default=None, help="examples per batch (default 8)")
+    p.add_argument("--cpu", action="store_true", help="do not use the GPU")
+    p.add_argument("--no-progress-bar", action="store_true", help="no progress bars")
+    return p
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    args = get_parser().parse_args(argv)
+    if args.output and args.output_dir:
+        get_parser().error("-o and --output-dir exclude each other")
+    return run_command(PROG, run, args)
+
+
+if __name__ == "__main__":
+    sys.exit(cli_main())

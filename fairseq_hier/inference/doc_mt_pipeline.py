@@ -1,0 +1,110 @@
+"""Pipeline ``doc_chunks`` (task ``document_translation``, paper 004 Sec. 4.2): a raw source
+document -> the source chunk lines ``fairseq-hier-doc-tokenize`` + ``fairseq-hier-doc-chunk``
+write for it, and the chunk translations -> the document as ``fairseq-hier-doc-bleu`` puts it
+together.
+
+The record's options are the prepare step's (``examples/doc_mt_common/prepare.sh`` records them):
+
+    fairseq-hier-record DATA_BIN --task document_translation --pipeline doc_chunks \\
+        --option src_lang=en --option tgt_lang=de --option max_chunk_tokens=512 \\
+        --asset bpe.codes=work/bpe.codes --generation "--beam 4 --max-len-a 0 --max-len-b 1023"
+
+encode (``RawExample.documents``: exactly one document, one sentence per non-blank line, as the
+raw layout of :mod:`fairseq_hier.data.documents`): every sentence through
+:func:`~fairseq_hier.data.doc_chunks.tokenizer` (Moses or jieba), the recorded joint fastBPE codes
+(:func:`fairseq_hier.cli.doc_chunk.apply_bpe`), then :func:`~fairseq_hier.data.doc_chunks.
+chunk_spans` and one ``<s>``-marked line per chunk. At inference there is no target: chunks are
+cut by the source side alone (target lengths 0), so they equal the prepare step's whenever the
+source side bound its cut, and are never larger than ``max_chunk_tokens``. A sentence longer
+than the limit is its own chunk, cut to it as ``fairseq-hier-doc-chunk`` cuts it (counted).
+
+decode: the chunk hypotheses (``H-`` strings) -> BPE removed, stray ``<s>``/``</s>`` dropped,
+detokenised (:func:`fairseq_hier.cli.doc_bleu.clean_hypotheses`) -> joined in order
+(:func:`~fairseq_hier.data.doc_chunks.reassemble`).
+"""
+
+import logging
+from typing import List
+
+from .pipelines import InputError, Pipeline, RawExample, register_pipeline
+
+logger = logging.getLogger(__name__)
+
+
+@register_pipeline
+class DocChunksPipeline(Pipeline):
+    """A raw document -> its source chunk lines; the chunks' translations -> the document."""
+
+    name = "doc_chunks"
+    TASKS = ("document_translation",)
+    OPTIONS = {
+        "src_lang": ("en", "source language (fairseq-hier-doc-tokenize --src-lang: Moses, "
+                           "jieba for zh)"),
+        "tgt_lang": ("de", "target language (detokenisation of the translations)"),
+        "max_chunk_tokens": (512, "fairseq-hier-doc-chunk --max-chunk-tokens: most source "
+                                  "tokens of a chunk, its BOS markers included, EOS not"),
+    }
+    ASSETS = ("bpe.codes",)
+
+    @classmethod
+    def check_options(cls, options: dict, where: str) -> None:
+        from .record import RecordError
+
+        n = options["max_chunk_tokens"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+            raise RecordError(f"{where}: option max_chunk_tokens must be an integer >= 2, "
+                              f"got {n!r}")
+        for key in ("src_lang", "tgt_lang"):
+            if not isinstance(options[key], str) or not options[key]:
+                raise RecordError(f"{where}: option {key} must be a language code")
+
+    def __init__(self, options: dict, assets):
+        super().__init__(options, assets)
+        self._tokenize = None
+
+    def sentences(self, example: RawExample) -> List[str]:
+        """The document's sentences (its non-blank lines), tokenised."""
+        if len(example.documents) != 1:
+            raise InputError(f"{example.where}: {len(example.documents)} documents; "
+                             f"document_translation translates one document per example")
+        if example.title:
+            self.counts["titles ignored (a document has no title slot)"] += 1
+        raw = [line for line in example.documents[0].splitlines() if line.strip()]
+        if not raw:
+            raise InputError(f"{example.where}: the document has no sentence")
+        if self._tokenize is None:
+            from ..data.doc_chunks import tokenizer
+
+            self._tokenize = tokenizer(self.options["src_lang"])
+        return [self._tokenize(s) for s in raw]
+
+    def encode(self, example: RawExample) -> List[str]:
+        from ..cli.doc_chunk import apply_bpe
+        from ..data.doc_chunks import BOS, SPECIAL_SYMBOLS, chunk_spans
+
+        bpe = [s.split() for s in apply_bpe(self.assets.path("bpe.codes"),
+                                            self.sentences(example))]
+        for i, tokens in enumerate(bpe):
+            bad = set(tokens) & set(SPECIAL_SYMBOLS)
+            if bad:
+                raise InputError(f"{example.where}: sentence {i + 1} holds {sorted(bad)[0]!r}, "
+                                 f"one of fairseq's special symbols {SPECIAL_SYMBOLS}: escape or "
+                                 f"remove it")
+        limit = self.options["max_chunk_tokens"]
+        spans, overlong = chunk_spans([len(s) for s in bpe], [0] * len(bpe), limit)
+        for i in overlong:  # fairseq-hier-doc-chunk's cut: the source keeps its BOS
+            logger.info(f"{example.where}: sentence {i + 1} has {len(bpe[i]) + 1} tokens with "
+                        f"its BOS > max_chunk_tokens {limit}: its own chunk, cut to {limit}")
+            bpe[i] = bpe[i][: limit - 1]
+        self.counts["sentences longer than max_chunk_tokens, cut"] += len(overlong)
+        self.counts["chunks"] += len(spans)
+        return [" ".join(f"{BOS} {' '.join(s)}" for s in bpe[a:b + 1]) for a, b in spans]
+
+    def decode(self, outputs: List[str]) -> str:
+        from ..cli.doc_bleu import clean_hypotheses
+        from ..data.doc_chunks import ChunkRow, reassemble
+
+        chunks = clean_hypotheses(list(outputs), self.options["tgt_lang"], "doc_chunks decode")
+        rows = [ChunkRow("document", k, k, k) for k in range(len(chunks))]
+        ((_, text),) = reassemble(rows, chunks)
+        return text

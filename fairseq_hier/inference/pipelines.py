@@ -1,0 +1,273 @@
+"""Inference pipelines: raw documents -> the lines a recipe gave ``fairseq-preprocess``, and model
+outputs -> text. One pipeline per kind of preparation, named by a data-bin's preprocessing record
+(:mod:`fairseq_hier.inference.record`), each built from the recipe's own functions so that
+inference sees exactly what training saw.
+
+- ``paragraphs`` (``hierarchical_summarization``): title and paragraphs -> ``title <P> p1 <P> p2``
+  (this module);
+- ``sentence_bos`` (``hat_summarization``): :mod:`fairseq_hier.inference.sentence_pipeline`;
+- ``doc_chunks`` (``document_translation``): :mod:`fairseq_hier.inference.doc_mt_pipeline`.
+
+A pipeline's ``encode`` returns source lines in the task's raw format (one per example for
+summarization, one per chunk for document translation); ``decode`` turns the hypotheses of those
+lines (``tgt_dict.string`` of the tokens, as fairseq's ``H-`` lines) into the final text.
+"""
+
+import collections
+import logging
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple, Type
+
+logger = logging.getLogger(__name__)
+
+
+class InputError(ValueError):
+    """Bad raw input (one line naming the example or file)."""
+
+
+@dataclass
+class RawExample:
+    """One input of the summarizer: raw documents (a document's paragraphs or sentences are its
+    lines), an optional title, and where it came from (for error messages)."""
+
+    documents: List[str]
+    title: Optional[str] = None
+    where: str = "example 1"
+
+
+class Pipeline:
+    """Base class: see the module docstring. Subclasses set ``name``, ``TASKS``, ``OPTIONS``
+    (option -> (default, help)) and ``ASSETS``."""
+
+    name = ""
+    TASKS: Tuple[str, ...] = ()
+    OPTIONS: Dict[str, Tuple[object, str]] = {}
+    ASSETS: Tuple[str, ...] = ()
+
+    def __init__(self, options: dict, assets):
+        self.options = self.resolve_options(options)
+        self.assets = assets
+        self.counts = collections.Counter()  # what encode dropped or changed, logged by the API
+
+    @classmethod
+    def resolve_options(cls, options: dict) -> dict:
+        """The record's options over the defaults."""
+        return {**{k: default for k, (default, _) in cls.OPTIONS.items()}, **options}
+
+    @classmethod
+    def check_options(cls, options: dict, where: str) -> None:
+        """Raise ``RecordError`` for a bad option value (called when a record is written/read)."""
+
+    @classmethod
+    def required_assets(cls, options: dict) -> Tuple[str, ...]:
+        return cls.ASSETS
+
+    def encode(self, example: RawExample) -> List[str]:
+        raise NotImplementedError
+
+    def decode(self, outputs: List[str]) -> str:
+        raise NotImplementedError
+
+
+PIPELINES: Dict[str, Type[Pipeline]] = {}
+
+
+def register_pipeline(cls: Type[Pipeline]) -> Type[Pipeline]:
+    if cls.name in PIPELINES:
+        raise ValueError(f"pipeline {cls.name!r} registered twice")
+    PIPELINES[cls.name] = cls
+    return cls
+
+
+def _choice(options: dict, key: str, choices: Tuple[str, ...], where: str) -> None:
+    from .record import RecordError
+
+    if options[key] not in choices:
+        raise RecordError(f"{where}: option {key}={options[key]!r} is not one of "
+                          f"{', '.join(choices)}")
+
+
+def post_process(text: str, scheme: str) -> str:
+    """fairseq's ``--post-process`` of a hypothesis string (``none``: unchanged)."""
+    if scheme == "none":
+        return text
+    from fairseq.data import data_utils
+
+    return data_utils.post_process(text, scheme)
+
+
+@register_pipeline
+class ParagraphPipeline(Pipeline):
+    """``hierarchical_summarization``'s raw line from documents: ``title <P> paragraph <P> ...``.
+
+    Steps, each the recipe's own function: paragraphs (each non-blank line of a document, as 002
+    splits documents, or each document whole, as ``fairseq-hier-mds-to-raw``), a literal
+    separator in the text escaped as ``mds_to_raw`` does (counted); tokens (whitespace, or spaCy
+    as ``fairseq-hier-parse``); lowercasing; sentencepiece as ``fairseq-hier-spm encode``; and
+    ranking by a trained paragraph ranker as ``fairseq-hier-rank`` (keeping ``keep``
+    paragraphs). The task's ``--max-paragraphs`` cut applies afterwards, as in training."""
+
+    name = "paragraphs"
+    TASKS = ("hierarchical_summarization",)
+    OPTIONS = {
+        "title": (True, "the raw lines open with the example's title (false: with an empty "
+                        "title slot, as fairseq-hier-mds-to-raw writes)"),
+        "paragraphs": ("lines", "lines: every non-blank line of a document is a paragraph (002); "
+                                "documents: every document is one paragraph (Multi-News, WCEP)"),
+        "tokenizer": ("whitespace", "whitespace: split on whitespace; spacy: spaCy's tokens as "
+                                    "fairseq-hier-parse writes them"),
+        "lowercase": (False, "lowercase the text before subwords"),
+        "subword": ("none", "none, or sentencepiece (asset spm.model, as fairseq-hier-spm "
+                            "encode)"),
+        "rank": ("none", "none: paragraphs in input order; ranker: by a fairseq-hier paragraph "
+                         "ranker (assets ranker.pt, ranker.dict.txt), as fairseq-hier-rank"),
+        "keep": (0, "paragraphs kept after ranking (fairseq-hier-rank --keep; 0: all)"),
+        "separator": ("<P>", "the paragraph separator of the raw lines"),
+        "post_process": ("none", "fairseq's --post-process of the hypotheses (none, "
+                                 "sentencepiece, ...)"),
+    }
+
+    @classmethod
+    def check_options(cls, options: dict, where: str) -> None:
+        _choice(options, "paragraphs", ("lines", "documents"), where)
+        _choice(options, "tokenizer", ("whitespace", "spacy"), where)
+        _choice(options, "subword", ("none", "sentencepiece"), where)
+        _choice(options, "rank", ("none", "ranker"), where)
+        _choice(options, "post_process", ("none", "sentencepiece", "subword_nmt", "@@ ",
+                                          "letter", "wordpiece"), where)
+        if options["tokenizer"] == "spacy" and options["rank"] == "ranker":
+            from .record import RecordError
+
+            raise RecordError(f"{where}: rank=ranker reorders the paragraphs after the spaCy "
+                              f"step, whose parse (ParsingSum) follows the input order")
+        for key in ("title", "lowercase"):
+            if not isinstance(options[key], bool):
+                from .record import RecordError
+
+                raise RecordError(f"{where}: option {key} must be true or false")
+
+    @classmethod
+    def required_assets(cls, options: dict) -> Tuple[str, ...]:
+        return ((("spm.model",) if options["subword"] == "sentencepiece" else ())
+                + (("ranker.pt", "ranker.dict.txt") if options["rank"] == "ranker" else ()))
+
+    def __init__(self, options: dict, assets):
+        super().__init__(options, assets)
+        self._sp = self._nlp = self._scorer = None
+        # with tokenizer=spacy: the CoNLL-U of every line encoded so far, in order (the parse that
+        # ParsingSum's models read, projected on the pieces by fairseq-hier-deps' rules)
+        self.conllu: List[str] = []
+
+    # ------------------------------------------------------------------ steps
+    def paragraphs(self, example: RawExample) -> List[str]:
+        """The paragraph texts, one line each, separators escaped."""
+        from ..data.mds_readers import clean
+
+        texts = []
+        for doc in example.documents:
+            if self.options["paragraphs"] == "lines":
+                texts.extend(line for line in doc.splitlines() if line.strip())
+            elif doc.strip():
+                texts.append(doc)
+        return [clean(t, self.counts) for t in texts]
+
+    def tokenize(self, line: str) -> str:
+        """A whole raw line (``title <P> p1 ...``) tokenised as the recipe did."""
+        if self.options["tokenizer"] == "whitespace":
+            return " ".join(line.split())
+        import io
+
+        from ..cli.parse import DEFAULT_MODEL, load_parser, parse_lines
+
+        if self._nlp is None:
+            self._nlp = load_parser(DEFAULT_MODEL)
+        tok, conllu = io.StringIO(), io.StringIO()
+        parse_lines([line], self._nlp, conllu, tok, separator=self.options["separator"])
+        self.conllu.append(conllu.getvalue())
+        return tok.getvalue().rstrip("\n")
+
+    def subword(self, line: str, where: str) -> str:
+        if self.options["subword"] == "none":
+            return line
+        from ..cli.spm import encode_lines
+
+        if self._sp is None:
+            import sentencepiece as spm
+
+            self._sp = spm.SentencePieceProcessor(model_file=self.assets.path("spm.model"))
+        try:
+            return encode_lines(self._sp, [line], self.options["separator"], where=where)[0]
+        except ValueError as e:
+            raise InputError(str(e)) from None
+
+    def rank(self, line: str, where: str) -> str:
+        """``fairseq-hier-rank`` on one line: paragraphs by descending ranker score."""
+        if self.options["rank"] == "none":
+            return line
+        import io
+
+        from ..cli.rank_paragraphs import Record, write_ranked
+        from ..data.rouge_ngrams import split_source
+
+        scorer = self._ranker()
+        title, paragraphs, empty = split_source(line, self.options["separator"])
+        done = scorer.add(Record(1, title, paragraphs, empty)) + scorer.flush()
+        (record, logits), = done
+        out = io.StringIO()
+        self.counts["paragraphs cut by the ranker's keep"] += write_ranked(
+            record, logits, self.options["separator"], self.options["keep"], out, None)
+        return out.getvalue().rstrip("\n")
+
+    def _ranker(self):
+        if self._scorer is None:
+            import os
+            import shutil
+            import tempfile
+
+            from ..cli.rank_paragraphs import Scorer, load_ranker
+
+            folder = tempfile.mkdtemp(prefix="hier_ranker_")
+            shutil.copyfile(self.assets.path("ranker.dict.txt"), os.path.join(folder, "dict.src.txt"))
+            model, task = load_ranker(self.assets.path("ranker.pt"), folder, cpu=True)
+            self._scorer = Scorer(model, task, batch_size=64,
+                                  max_tokens=task.cfg.max_paragraph_tokens)
+        return self._scorer
+
+    # ------------------------------------------------------------------ API
+    def encode(self, example: RawExample) -> List[str]:
+        sep = self.options["separator"]
+        paragraphs = self.paragraphs(example)
+        if not paragraphs:
+            raise InputError(f"{example.where}: no paragraph (every document is empty)")
+        title = ""
+        if self.options["title"]:
+            from ..data.mds_readers import clean
+
+            title = clean(example.title or "", self.counts)
+        elif example.title:
+            self.counts["titles ignored (the model was trained without titles)"] += 1
+        line = f"{title} {sep} " + f" {sep} ".join(paragraphs)
+        line = self.tokenize(line)
+        if self.options["lowercase"]:
+            line = line.lower().replace(sep.lower(), sep)
+        line = self.subword(line, example.where)
+        return [self.rank(line, example.where)]
+
+    def decode(self, outputs: List[str]) -> str:
+        (text,) = outputs
+        return post_process(text, self.options["post_process"])
+
+
+def load_task_pipelines() -> None:
+    """Import the pipelines that live in their own modules (registration by import)."""
+    import importlib
+
+    for module in ("sentence_pipeline", "doc_mt_pipeline"):
+        try:
+            importlib.import_module(f"{__package__}.{module}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__package__}.{module}":
+                raise
+
+
+load_task_pipelines()

@@ -1,0 +1,299 @@
+"""``HierSummarizer``: a trained checkpoint directory -> summaries of new raw documents, in the
+style of fairseq's hub interfaces (``BARTHubInterface``).
+
+    from fairseq_hier.inference import HierSummarizer
+    summarizer = HierSummarizer.from_pretrained("checkpoints/pht")       # checkpoint_best.pt
+    summarizer.summarize([["first document ...", "second document ..."]])
+    summarizer.summarize([{"title": "Lisbon", "documents": [...]}], beam=3)
+
+What it does, in order:
+1. reads the checkpoint (``checkpoint_best.pt``, else ``checkpoint_last.pt``, or the file named)
+   and the preprocessing record its task kept (:mod:`fairseq_hier.inference.record`): the
+   recipe's pipeline, its assets (sentencepiece / GPT-2 BPE / BPE codes / ranker) and the
+   dictionaries, written back to a temporary folder that serves as the task's data; without a
+   record in the checkpoint, a ``hier_preprocess.json`` in the checkpoint directory (written
+   there with ``fairseq-hier-record``, beside the dictionaries) is used; with neither, a one-line
+   :class:`~fairseq_hier.inference.record.RecordError`;
+2. builds the task from the checkpoint's own task options (paragraph cuts, layout, ...) and the
+   generator from the record's tuned ``fairseq-generate`` options, then the caller's overrides
+   (``generation=["--beam", "3"]`` or keyword arguments ``beam=3``);
+3. per example: the pipeline's ``encode`` (raw documents -> the task's raw lines, exactly as the
+   recipe made them), the task's ``build_dataset_for_inference`` and batches, ``inference_step``,
+   the best hypothesis, the pipeline's ``decode``. This is fairseq-interactive's path on the same
+   lines, so the two agree token for token.
+
+Runs on the GPU when there is one (``cpu=True`` to stay on the CPU); ``--fp16`` / ``--bf16`` in
+``generation`` cast the model. ``progress=True`` shows a tqdm bar over examples.
+"""
+
+import logging
+import os
+import shlex
+import tempfile
+from typing import Dict, Iterable, List, Optional, Sequence, Union
+
+from .pipelines import PIPELINES, InputError, RawExample
+from .record import STATE_KEY, Assets, RecordError, read_record, restore
+
+logger = logging.getLogger(__name__)
+
+CHECKPOINT_NAMES = ("checkpoint_best.pt", "checkpoint_last.pt")
+Example = Union[str, Sequence[str], dict, RawExample]
+
+
+def find_checkpoint(checkpoint_dir: str, checkpoint_file: Optional[str] = None) -> str:
+    """The checkpoint file of a directory (or the file itself)."""
+    if os.path.isfile(checkpoint_dir) and checkpoint_file is None:
+        return checkpoint_dir
+    if not os.path.isdir(checkpoint_dir):
+        raise RecordError(f"{checkpoint_dir}: no such checkpoint directory")
+    names = [checkpoint_file] if checkpoint_file else list(CHECKPOINT_NAMES)
+    for name in names:
+        path = os.path.join(checkpoint_dir, name)
+        if os.path.isfile(path):
+            return path
+    raise RecordError(f"{checkpoint_dir}: no {' or '.join(names)}")
+
+
+def as_example(x: Example, where: str) -> RawExample:
+    """A summarize() input -> RawExample: a string (one document), a list of strings (the
+    documents of one example), a dict ``{"documents": [...], "title": str}``, or a RawExample."""
+    if isinstance(x, RawExample):
+        return x
+    if isinstance(x, str):
+        return RawExample([x], None, where)
+    if isinstance(x, dict):
+        docs, title = x.get("documents"), x.get("title")
+        if (not isinstance(docs, list) or not all(isinstance(d, str) for d in docs)
+                or not isinstance(title, (str, type(None)))):
+            raise InputError(f'{where}: expected {{"documents": [str, ...], "title": str}}')
+        return RawExample(docs, title, where)
+    if isinstance(x, (list, tuple)) and all(isinstance(d, str) for d in x):
+        return RawExample(list(x), None, where)
+    raise InputError(f"{where}: expected a document (str), a list of documents, or a dict with "
+                     f"'documents', not {type(x).__name__}")
+
+
+def check_documents(example: RawExample) -> None:
+    """Refuse an example with no document or an empty one (named by its position)."""
+    if not example.documents:
+        raise InputError(f"{example.where}: no document")
+    for k, doc in enumerate(example.documents, start=1):
+        if not doc.strip():
+            raise InputError(f"{example.where}: document {k} is empty")
+
+
+def _load_record(path: str, state: dict, folder: str):
+    """(record, assets, data folder) of a checkpoint: from its task state, else from a
+    ``hier_preprocess.json`` beside it."""
+    kept = (state.get("task_state") or {}).get(STATE_KEY)
+    if kept is not None:
+        record, assets = restore(kept, folder)
+        return record, assets, folder
+    beside = os.path.dirname(os.path.abspath(path))
+    record = read_record(beside)
+    if record is None:
+        raise RecordError(
+            f"{path} has no preprocessing record: its data-bin had no hier_preprocess.json when it "
+            f"was trained. Write one with fairseq-hier-record into the data-bin and retrain, or "
+            f"into {beside} (with the data-bin's dict.*.txt copied there)")
+    return record, Assets.of(record, beside), beside
+
+
+class HierSummarizer:
+    """See the module docstring."""
+
+    def __init__(self, cfg, task, models, generator, pipeline, record, workdir=None):
+        self.cfg, self.task, self.models = cfg, task, models
+        self.generator, self.pipeline, self.record = generator, pipeline, record
+        self._workdir = workdir  # the TemporaryDirectory of the restored record (kept alive)
+        import torch
+
+        self.device = next(models[0].parameters()).device
+        self.torch = torch
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def from_pretrained(cls, checkpoint_dir: str, checkpoint_file: Optional[str] = None,
+                        generation: Union[str, Sequence[str], None] = None, cpu: bool = False,
+                        batch_size: Optional[int] = None, **kwargs) -> "HierSummarizer":
+        """Load a checkpoint (see the module docstring). ``generation``: fairseq-generate
+        options over the record's (a string or a list); keyword arguments are more of them
+        (``beam=3`` is ``--beam 3``, ``no_repeat_ngram_size=0``, ``fp16=True``)."""
+        import fairseq_hier
+
+        fairseq_hier.register()
+        from fairseq import checkpoint_utils, options, utils
+        from fairseq.dataclass.utils import convert_namespace_to_omegaconf
+
+        path = find_checkpoint(checkpoint_dir, checkpoint_file)
+        state = checkpoint_utils.load_checkpoint_to_cpu(path)
+        workdir = tempfile.TemporaryDirectory(prefix="hier_summarizer_")
+        record, assets, data = _load_record(path, state, workdir.name)
+        saved_task = state["cfg"]["task"]._name if state.get("cfg") else None
+        if saved_task != record["task"]:
+            raise RecordError(f"{path}: trained with task {saved_task}, but its preprocessing "
+                              f"record is for {record['task']}")
+        extra = shlex.split(generation) if isinstance(generation, str) else list(generation or [])
+        for key, value in kwargs.items():
+            flag = "--" + key.replace("_", "-")
+            if value is True:
+                extra.append(flag)
+            elif value is not False and value is not None:
+                extra += [flag, str(value)]
+        if batch_size is not None:
+            extra += ["--batch-size", str(batch_size)]
+        if cpu:
+            extra.append("--cpu")
+
+        # the record's options, then the caller's: parsed by fairseq-interactive's own parser
+        def parse(argv):  # a fresh parser each time: parse_args_and_arch adds to it
+            parser = options.get_generation_parser(interactive=True, default_task=record["task"])
+            return options.parse_args_and_arch(parser, argv)
+
+        head = [data, "--user-dir", os.path.dirname(fairseq_hier.__file__), "--task",
+                record["task"], "--path", path]
+        args = parse(head + record["generation"] + extra)
+        defaults = parse(head)
+        cfg = convert_namespace_to_omegaconf(args)
+        # task options given there (e.g. --block-previous-tokens) override the checkpoint's
+        task_fields = set(state["cfg"]["task"].keys())
+        overrides = {k: v for k, v in vars(args).items()
+                     if k in task_fields and getattr(defaults, k, None) != v}
+        overrides["data"] = data
+        # what load_checkpoint_to_cpu does with arg_overrides (the state is loaded already)
+        from fairseq.dataclass.utils import overwrite_args_by_name
+
+        overwrite_args_by_name(state["cfg"], overrides)
+        if state.get("args") is not None:  # a checkpoint of the Namespace era: cfg is rebuilt
+            for name, value in overrides.items():
+                setattr(state["args"], name, value)
+        models, _, task = checkpoint_utils.load_model_ensemble_and_task(
+            [path], arg_overrides=overrides, state=state)
+        import torch
+
+        use_cuda = torch.cuda.is_available() and not cfg.common.cpu
+        for model in models:
+            if cfg.common.fp16:
+                model.half()
+            if getattr(cfg.common, "bf16", False):
+                model.to(torch.bfloat16)
+            if use_cuda:
+                model.cuda()
+            model.prepare_for_inference_(cfg)
+        generator = task.build_generator(models, cfg.generation)
+        pipeline = PIPELINES[record["pipeline"]](record["options"], assets)
+        if cfg.dataset.batch_size is None and cfg.dataset.max_tokens is None:
+            cfg.dataset.batch_size = 8
+        logger.info(f"{path}: task {record['task']}, pipeline {record['pipeline']}, generation "
+                    f"{' '.join(record['generation'] + extra) or '(fairseq defaults)'}")
+        return cls(cfg, task, models, generator, pipeline, record, workdir)
+
+    # ------------------------------------------------------------------ decoding
+    def generate(self, lines: Sequence[str], progress: bool = False) -> List[List[dict]]:
+        """Raw-format lines (what the recipe gave fairseq-preprocess) -> fairseq's hypotheses of
+        each line (best first; ``tokens``, ``score``, ``positional_scores``, ``text`` = the
+        hypothesis string as fairseq-interactive's ``H-`` line)."""
+        task = self.task
+        if hasattr(task, "_interactive_lines"):  # BOS tasks number input lines: per call here
+            task._interactive_lines = 0
+        tokens, lengths = task.get_interactive_tokens_and_lengths(list(lines), lambda x: x)
+        if getattr(task, "use_parses", False):  # ParsingSum: the parse of these very lines
+            with tempfile.TemporaryDirectory(prefix="hier_parse_") as folder:
+                parses = self._dependency_parses(lines, folder)
+                dataset = task.build_dataset_for_inference(tokens, lengths,
+                                                           dependency_parses=parses)
+                return self._decode(dataset, len(lines), progress)
+        dataset = task.build_dataset_for_inference(tokens, lengths)
+        return self._decode(dataset, len(lines), progress)
+
+    def _dependency_parses(self, lines: Sequence[str], folder: str):
+        """The dependency parse of ``lines`` (their CoNLL-U, kept by the pipeline's spaCy step)
+        projected on their pieces by fairseq-hier-deps, as the recipe's prepare step does."""
+        import argparse
+
+        from ..cli.dependencies import run as project
+        from ..data.dependency import DependencyParses
+
+        conllu = getattr(self.pipeline, "conllu", [])
+        if len(conllu) != len(lines):
+            raise InputError("this model reads the dependency parse of its source (ParsingSum): "
+                             "summarise raw documents (summarize()), whose spaCy step parses "
+                             "them; raw-format lines carry no parse")
+        with open(os.path.join(folder, "input.conllu"), "w", encoding="utf-8") as f:
+            f.write("".join(conllu))
+        with open(os.path.join(folder, "input.src"), "w", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in lines))
+        subword = self.pipeline.options.get("subword", "none")
+        project(argparse.Namespace(
+            conllu=os.path.join(folder, "input.conllu"), source=os.path.join(folder, "input.src"),
+            subword=subword, separator=self.task.cfg.paragraph_separator,
+            output_prefix=os.path.join(folder, "input.parse")))
+        return DependencyParses(os.path.join(folder, "input.parse"))
+
+    def _decode(self, dataset, n: int, progress: bool) -> List[List[dict]]:
+        from fairseq import utils
+
+        task, cfg = self.task, self.cfg
+        max_positions = utils.resolve_max_positions(
+            task.max_positions(), *[m.max_positions() for m in self.models])
+        itr = task.get_batch_iterator(
+            dataset=dataset, max_tokens=cfg.dataset.max_tokens,
+            max_sentences=cfg.dataset.batch_size, max_positions=max_positions,
+            ignore_invalid_inputs=False).next_epoch_itr(shuffle=False)
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=n, unit="input", desc="summarize")
+        strip = _symbols_to_strip(self.generator)
+        results: List[Optional[List[dict]]] = [None] * n
+        for batch in itr:
+            sample = utils.move_to_cuda(batch, self.device) if self.device.type == "cuda" else batch
+            with self.torch.inference_mode():
+                hypos = task.inference_step(self.generator, self.models, sample)
+            for i, example_hypos in zip(batch["id"].tolist(), hypos):
+                out = []
+                for h in example_hypos[: cfg.generation.nbest]:
+                    toks = h["tokens"].int().cpu()
+                    out.append({"tokens": toks, "score": float(h["score"]),
+                                "positional_scores": h["positional_scores"].float().cpu(),
+                                "text": task.target_dictionary.string(
+                                    toks, None, extra_symbols_to_ignore=strip)})
+                results[i] = out
+            if bar is not None:
+                bar.update(len(hypos))
+        if bar is not None:
+            bar.close()
+        missing = [i + 1 for i, r in enumerate(results) if r is None]
+        if missing:  # fairseq's batching never drops an input with ignore_invalid_inputs=False
+            raise RuntimeError(f"inputs {missing[:5]} got no hypothesis")
+        return results
+
+    def encode(self, examples: Iterable[Example]) -> List[List[str]]:
+        """Each example -> its raw-format lines (the pipeline's ``encode``)."""
+        out = []
+        for k, x in enumerate(examples, start=1):
+            example = as_example(x, f"example {k}")
+            check_documents(example)
+            out.append(self.pipeline.encode(example))
+        for what, n in sorted(self.pipeline.counts.items()):
+            logger.info(f"preprocessing: {n} {what}")
+        self.pipeline.counts.clear()
+        return out
+
+    def summarize(self, examples: Iterable[Example], progress: bool = False) -> List[str]:
+        """Raw examples -> one summary (translation, for document translation) each."""
+        if hasattr(self.pipeline, "conllu"):
+            self.pipeline.conllu.clear()
+        encoded = self.encode(examples)
+        lines = [line for example_lines in encoded for line in example_lines]
+        hypos = iter(self.generate(lines, progress=progress))
+        return [self.pipeline.decode([next(hypos)[0]["text"] for _ in example_lines])
+                for example_lines in encoded]
+
+
+def _symbols_to_strip(generator) -> set:
+    from fairseq_cli.generate import get_symbols_to_strip_from_output
+
+    return get_symbols_to_strip_from_output(generator)
