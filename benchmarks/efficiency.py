@@ -65,154 +65,29 @@ step seconds, peak MB, GFLOPs, parameters, max batches) and the run's config.
 """
 
 import argparse
-import contextlib
 import json
 import statistics
 import subprocess
 import sys
 import time
-import types
 
-PARAGRAPH_TOKENS, TARGET_TOKENS = 100, 145
+# the models, batches, steps and memory measurements: one definition, shared with the efficiency
+# table of fairseq-hier-efficiency (000 Table 4)
+from fairseq_hier.analysis.efficiency import (  # noqa: F401 (re-exported to the benchmarks)
+    DIMS, DTYPES, FLAT_ATTENTION, HIERARCHICAL, PARAGRAPH_TOKENS, TARGET_TOKENS, TINY, VOCAB,
+    WIDTHS, autocast, build_model, cap_cuda_memory, cpu_peak_mb, cuda_fits, free_memory, is_oom,
+    largest_batch, make_batch, model_options, peak_mb, training_step)
+
 LENGTHS = (1600, 3000, 6000, 12000)  # source tokens: paragraphs of PARAGRAPH_TOKENS
 ARCHS = ("transformer", "pht", "vht", "liu_ht", "hat", "transformer-S2")
-HIERARCHICAL = ("pht", "vht", "liu_ht")  # B x P x L sources; the others read B x S
-FLAT_ATTENTION = ("transformer", "transformer-S2", "hat")  # self-attention over all S tokens
 RATIO_ARCHS = ("pht", "vht", "liu_ht", "hat")  # JSON ratios to the fused flat transformer
 MAX_BATCH_ARCHS = ("transformer", "transformer-S2", "pht", "vht")
 MAX_BATCH_TOKENS, S2_CPU_MAX_TOKENS = 1600, 3000
-DTYPES = ("fp32", "bf16")
-VOCAB = 32000
-# the shared widths (000 Sec. 4.2 for PHT/VHT and their flat baseline)
-DIMS = dict(encoder_layers=3, decoder_layers=3, encoder_embed_dim=256, decoder_embed_dim=256,
-            encoder_ffn_embed_dim=1024, decoder_ffn_embed_dim=1024, encoder_attention_heads=4,
-            decoder_attention_heads=4, dropout=0.3)
-TINY = dict(encoder_layers=2, decoder_layers=1, encoder_embed_dim=32, decoder_embed_dim=32,
-            encoder_ffn_embed_dim=64, decoder_ffn_embed_dim=64, encoder_attention_heads=2,
-            decoder_attention_heads=2, dropout=0.3, pooling_heads=2)
-WIDTHS = ("same", "paper", "tiny")
 # CPU cost model (2 cores of this machine, batch 1, --widths same, fp32): seconds per training
 # step ~ A * S/1000 + B * (S/1000)^2 for models with self-attention over all S source tokens,
 # A * S/1000 for the hierarchical ones (measured: flat 0.5 s at 1600, 24 s at 12000; PHT 0.4 s
 # and 3.3 s); the materialised S2 path about twice the flat model
 CPU_STEP_A, CPU_STEP_B, WORKER_START_S = 0.27, 0.145, 5.0
-
-
-def model_options(arch, widths="same"):
-    """Legacy options of ``arch`` (a row name of ARCHS) at ``widths``; the architecture preset
-    fills the rest."""
-    if widths == "tiny":
-        dims = dict(TINY)
-    elif widths == "paper" and arch == "liu_ht":
-        return dict(attention_dropout=0.1, activation_dropout=0.1)  # LiuHTConfig: 002's own
-    elif widths == "paper" and arch == "hat":
-        return dict(share_all_embeddings=True)  # hat_transformer_iwslt_zh_en: 004's own
-    else:
-        dims = dict(DIMS)
-    if arch != "pht":
-        dims.pop("pooling_heads", None)
-    if arch == "liu_ht":  # the top encoder layer global, as many pooling heads as attention heads
-        dims.update(global_layers=str(dims["encoder_layers"] - 1),
-                    global_heads=dims["encoder_attention_heads"],
-                    attention_dropout=0.0, activation_dropout=0.0)  # as the others (002 has 0.1)
-    if arch in FLAT_ATTENTION:
-        # hat_transformer's presets inherit transformer_wmt_en_de_big's 0.1: 0 as the others
-        dims.update(share_all_embeddings=True, attention_dropout=0.0, activation_dropout=0.0)
-    return dims
-
-
-def build_model(arch, max_source_positions, widths="same"):
-    """``arch`` (a row name of ARCHS) at ``widths`` on a fresh dictionary, for sources of up to
-    ``max_source_positions`` flat tokens; returns (model, dictionary)."""
-    from fairseq.data import Dictionary
-    from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
-
-    import fairseq_hier
-
-    fairseq_hier.register()
-    d = Dictionary()
-    for i in range((1000 if widths == "tiny" else VOCAB) - d.nspecial):
-        d.add_symbol(f"w{i}")
-    task = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
-    registered = {"transformer-S2": "transformer",
-                  "hat": "hat_transformer_iwslt_zh_en"}.get(arch, arch)
-    args = argparse.Namespace(arch=registered, task="translation", **model_options(arch, widths))
-    if arch in FLAT_ATTENTION:  # flat positions: the whole source
-        args.max_source_positions, args.max_target_positions = max_source_positions, 1024
-    ARCH_CONFIG_REGISTRY[registered](args)
-    model = ARCH_MODEL_REGISTRY[registered].build_model(args, task)
-    if arch == "transformer-S2":  # fairseq's MultiheadAttention skips the fused kernel when set
-        for layer in model.encoder.layers:
-            layer.self_attn.skip_embed_dim_check = True
-    return model, d
-
-
-def make_batch(arch, d, batch_size, paragraphs, device, paragraph_tokens=PARAGRAPH_TOKENS,
-               target_tokens=TARGET_TOKENS):
-    """Random words: ``B x P x L`` paragraphs for the hierarchical models, else ``B x S`` (S = P x
-    L, the last token EOS; for ``hat`` a BOS opening every paragraph); ``B x T`` targets ending in
-    EOS and their shifted decoder inputs. Returns (src, prev_output_tokens, target)."""
-    import torch
-
-    g = torch.Generator().manual_seed(0)
-    words = lambda *shape: torch.randint(d.nspecial, len(d), shape, generator=g)  # noqa: E731
-    if arch in HIERARCHICAL:
-        src = words(batch_size, paragraphs, paragraph_tokens)  # B x P x L
-    else:
-        src = words(batch_size, paragraphs * paragraph_tokens)  # B x S
-        if arch == "hat":  # every paragraph a sentence of HAT's
-            src[:, ::paragraph_tokens] = d.bos()
-        src[:, -1] = d.eos()
-    target = torch.cat([words(batch_size, target_tokens - 1),
-                        torch.full((batch_size, 1), d.eos())], 1)  # B x T
-    prev = torch.cat([torch.full((batch_size, 1), d.eos()), target[:, :-1]], 1)
-    return src.to(device), prev.to(device), target.to(device)
-
-
-def cpu_peak_mb(fn):
-    """Peak of the net bytes allocated while ``fn`` runs, from torch.profiler's memory events."""
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-        fn()
-    events = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
-    current = peak = 0
-    for e in sorted(events, key=lambda e: e.start_ns()):
-        current += e.nbytes()
-        peak = max(peak, current)
-    return peak / 2**20
-
-
-def autocast(device, dtype):
-    """bf16: torch.autocast to bfloat16 (weights, gradients and Adam stay float32); fp32: none."""
-    import torch
-
-    if dtype == "fp32":
-        return contextlib.nullcontext()
-    if dtype != "bf16":
-        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
-    return torch.autocast(device_type=device, dtype=torch.bfloat16)
-
-
-def training_step(model, lr, src_tokens, src_lengths, prev_output_tokens, target, dtype="fp32",
-                  optimizer=None):
-    """One Adam training step (cross-entropy) of ``model`` on a fixed batch, as a closure; the
-    forward and the loss under ``dtype``'s autocast; ``optimizer``: reuse one (else a new Adam)."""
-    import torch
-    import torch.nn.functional as F
-
-    opt = optimizer or torch.optim.Adam(model.parameters(), lr=lr)
-    device = target.device.type
-
-    def step():
-        opt.zero_grad(set_to_none=False)
-        with autocast(device, dtype):
-            logits, _ = model(src_tokens, src_lengths, prev_output_tokens)
-            loss = F.cross_entropy(logits.view(-1, logits.size(-1)).float(), target.view(-1))
-        loss.backward()
-        opt.step()
-
-    return step
 
 
 def _cpu_flash_attention_flops():
@@ -262,21 +137,6 @@ def measure(step, steps, device):
     return elapsed, peak_mb(step, device)
 
 
-def peak_mb(fn, device):
-    """Peak MB allocated while ``fn`` runs, above what was allocated before (CUDA: the caching
-    allocator's counters; CPU: :func:`cpu_peak_mb`)."""
-    import torch
-
-    if device != "cuda":
-        return cpu_peak_mb(fn)
-    torch.cuda.synchronize()
-    base = torch.cuda.memory_allocated()
-    torch.cuda.reset_peak_memory_stats()
-    fn()
-    torch.cuda.synchronize()
-    return (torch.cuda.max_memory_allocated() - base) / 2**20
-
-
 def run_workers(script, configs, batch_size, steps, device):
     """Each (arch, tokens) of ``configs`` in its own process (``script --worker``), so peaks
     do not mix; returns {(arch, tokens): the worker's JSON line}."""
@@ -310,24 +170,6 @@ def side_by_side(doc, script, worker_fn, configs, batch_size, steps):
 
 
 # ----------------------------------------------------------------------------- workers
-def is_oom(error):
-    """Whether ``error`` is an out-of-memory (CUDA's, or CPU's allocator failing)."""
-    import torch
-
-    return isinstance(error, (torch.cuda.OutOfMemoryError, MemoryError)) or (
-        isinstance(error, RuntimeError) and "can't allocate memory" in str(error))
-
-
-def free_memory(device):
-    import gc
-
-    import torch
-
-    gc.collect()
-    if device == "cuda":
-        torch.cuda.empty_cache()
-
-
 class Job:
     """One worker's model and batch: ``arch`` at ``tokens`` source tokens (``tokens`` /
     PARAGRAPH_TOKENS paragraphs), batch ``batch_size``, on ``device``, stepping under ``dtype``."""
@@ -413,54 +255,18 @@ def time_worker(job_spec):
 def max_batch_worker(job_spec):
     """The largest batch of ``arch`` at ``tokens`` whose training step (twice: the first also
     allocates Adam's state) fits under ``cap_gib`` of CUDA memory, model and optimizer included:
-    doubling from 1, then bisecting; out-of-memory is caught and the cache emptied."""
+    doubling from 1, then bisecting; out-of-memory is caught and the cache emptied (the search
+    of fairseq-hier-efficiency: :func:`cuda_fits`, :func:`largest_batch`)."""
     import torch
 
-    s, device = job_spec, "cuda"
-    total = torch.cuda.get_device_properties(0).total_memory
-    torch.cuda.set_per_process_memory_fraction(min(1.0, s["cap_gib"] * 2**30 / total))
-    job = Job(s["arch"], s["tokens"], 1, device, s["dtype"], s["widths"])
+    s = job_spec
+    cap_cuda_memory(s["cap_gib"])
+    job = Job(s["arch"], s["tokens"], 1, "cuda", s["dtype"], s["widths"])
     optimizer = torch.optim.Adam(job.model.parameters(), lr=1e-4)
-    paragraphs = s["tokens"] // PARAGRAPH_TOKENS
-
-    def fits(batch_size):
-        def attempt():
-            src, prev, target = make_batch(s["arch"], job.dictionary, batch_size, paragraphs, device)
-            step = training_step(job.model, 1e-4, src, None, prev, target, s["dtype"], optimizer)
-            step()
-            step()
-            torch.cuda.synchronize()
-
-        try:
-            attempt()
-            ok = True
-        except torch.cuda.OutOfMemoryError:
-            ok = False
-        free_memory(device)
-        print(f"max batch {s['arch']} {s['dtype']}: batch {batch_size} "
-              f"{'fits' if ok else 'OOM'}", file=sys.stderr)
-        return ok
-
+    fits = cuda_fits(job.model, job.dictionary, s["arch"], s["tokens"], s["dtype"], optimizer,
+                     log=lambda message: print(message, file=sys.stderr))
     size, at_limit = largest_batch(fits, s["limit"])
     return {"max_batch": size, "at_limit": at_limit}
-
-
-def largest_batch(fits, limit):
-    """The largest batch size for which ``fits(size)`` holds (fits is assumed monotone), trying
-    1, 2, 4, ... and ``limit``, then bisecting between the last size that fitted and the first
-    that did not. Returns (size, whether ``limit`` fitted, i.e. the search stopped there); 0 if
-    even 1 does not fit."""
-    low, size = 0, 1  # low fits (0: trivially)
-    while fits(size):
-        low = size
-        if size >= limit:
-            return low, True
-        size = min(2 * size, limit)
-    high = size  # the first size that did not fit
-    while high - low > 1:
-        mid = (low + high) // 2
-        low, high = (mid, high) if fits(mid) else (low, mid)
-    return low, False
 
 
 WORKERS = {"memory": memory_worker, "time": time_worker, "max_batch": max_batch_worker}

@@ -69,4 +69,11 @@ python examples/demo/score_table.py --facts "$WORK/raw/test.facts.jsonl" "$WORK/
   "strCov=$OUT/strcov.hyp" "extProb=$OUT/extprob.hyp" "attAlign=$OUT/attalign.hyp" "attAlign,live=$OUT/attalign_live.hyp" \
   "attAlign,top-5=$OUT/attalign_top5.hyp" \
   | tee "$OUT/table.txt"
+# is a strategy's ROUGE gain over vanilla beam search more than resampling noise? paired
+# bootstrap over the test documents (one-sided p; *: p < 0.05)
+echo "== paired bootstrap of ROUGE against vanilla beam search (1000 resamples)"
+fairseq-hier-significance rouge "$WORK/raw/test.tgt" "vanilla=$OUT/vanilla.hyp" \
+  "strCov=$OUT/strcov.hyp" "extProb=$OUT/extprob.hyp" "attAlign=$OUT/attalign.hyp" \
+  "attAlign,live=$OUT/attalign_live.hyp" "attAlign,top-5=$OUT/attalign_top5.hyp" \
+  --json "$OUT/significance.json" | grep -v '^{' | tee "$OUT/significance.txt"
 echo "== demo part 2 took $((SECONDS - START)) s"

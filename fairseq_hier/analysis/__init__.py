@@ -1,0 +1,1 @@
+"""Analyses of trained systems: significance tests, attention cosine, efficiency (issue 14)."""

@@ -1,0 +1,369 @@
+"""Paragraph-attention cosine of a trained system (000 Sec. 5.1, Table 1; 001 Sec. 7.1.1, Table 4).
+
+    fairseq-hier-attention-cosine DATA_BIN --path RUN/checkpoint_best.pt \\
+        --generate-log RUN/generate-test.txt --subset test --output RUN/attention.json
+
+"We use paragraph attentions of written summaries as the gold attention distribution, and its
+cosine similarity to the attention distribution of generated summaries as the evaluation metric
+[...] the normalized tf-idf similarities between the gold summary and each input paragraph are
+computed as the gold attention distribution. For non-hierarchical models, the summation of token
+weights in each paragraph [...], whilst the hierarchical model returns the paragraph attention
+distribution directly." The readings chosen where the papers say no more:
+
+Paragraphs. An example's paragraphs are the data-bin's, by the dataset's rules
+(:mod:`fairseq_hier.data.paragraphs`): the title is concatenated before the first paragraph, so
+it is part of paragraph 1 (P1); empty paragraphs are dropped; the first ``--max-paragraphs``
+paragraphs are kept, each cut to ``--max-paragraph-tokens`` tokens (the task's cut, the
+checkpoint's unless overridden). Every system is scored over these same P paragraphs, so the
+gold vector of an example does not depend on the architecture: a flat model whose
+``--max-source-positions`` cut drops the last paragraphs gives them zero attention (it cannot
+see them, which is part of what the metric measures).
+
+Gold (:func:`gold_distribution`). Documents: the example's P paragraphs (their kept tokens) and
+the reference summary (the data-bin's target line, EOS left out). Terms: the tokens' dictionary
+strings (sentencepiece pieces as they are), lowercased, keeping only those with a letter or a
+digit: the rule of the ``tfidf`` paragraph graph (:mod:`fairseq_hier.data.graphs`).
+tf = raw counts; idf fit on the example's own P + 1 documents, scikit-learn's smoothed
+``ln((1 + D) / (1 + df)) + 1`` (D = P + 1); each vector L2-normalised. gold_p = cos(reference,
+paragraph p), then normalised to sum 1. Why per example and not per split: the distribution is
+*over the paragraphs of one example*; a split-wide idf would weight the example's topic words
+(rare in the split, present in every paragraph of this example) highest, which raises every
+paragraph's similarity alike and blurs the distribution, while the per-example idf stresses what
+tells the example's paragraphs apart (the cluster idf LexRank and the tfidf graph use too).
+An example whose gold vector is all zero (the reference shares no term with any kept paragraph)
+has no distribution: it is excluded, counted, logged, listed in the output (``excluded``) and
+gets ``null`` in ``per_example``.
+
+System (the summary it generated, teacher-forced: the ``H-`` lines of its fairseq-generate log,
+tokens of the target dictionary, plus EOS; dropout off). Per target step, a distribution over
+the P paragraphs; summed over the |y| + 1 steps that predict the summary tokens and EOS, then
+normalised (001 Eq. 14-16, the label of attention alignment):
+
+- ``paragraph`` kind (``pht``, ``vht``): the paragraph attention the decoder returns (heads
+  averaged, decoder layers summed, normalised over paragraphs: 001 footnote 3), aggregated by
+  :func:`fairseq_hier.cli.extract_attention.teacher_forced_labels` itself;
+- ``memory`` kind (``liu_ht``, ``parsingsum_ht``: their decoder attends the flat memory of all
+  kept paragraph tokens) and ``flat`` kind (fairseq's ``transformer``, ``parsingsum_ft``: the
+  flat source, kept paragraphs joined by the separator, cut, then EOS): fairseq's cross-attention
+  ``extra["attn"][0]`` (last decoder layer, heads averaged), summed over the tokens of each
+  paragraph (:func:`paragraph_sums`). Separators, EOS and padding belong to no paragraph: their
+  weight is left out and each step renormalised over the paragraphs, so that every step is a
+  distribution over paragraphs as PHT's is, before the same step sum (:func:`summary_distribution`).
+
+Metric: cos(system, gold) per example (in [0, 1]: both are non-negative), the mean over the
+scored examples, and its 95% percentile-bootstrap interval over examples
+(:func:`bootstrap_interval`). Heatmaps: one row per teacher-forced step (hypothesis tokens, then
+"</s>"), one column per paragraph, each row that step's distribution over paragraphs.
+
+Legend: B batch, T target steps, P paragraphs, L tokens per paragraph, S source (flat) or memory
+tokens. Masks: True = padding.
+"""
+
+import logging
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from ..data.graphs import _terms  # the term rule of the tfidf paragraph graph
+
+logger = logging.getLogger("fairseq_hier.attention_cosine")
+
+BOOTSTRAP_SAMPLES = 1000
+BOOTSTRAP_SEED = 0
+
+
+# ------------------------------------------------------------------------------- pure functions
+def tfidf_vectors(documents: Sequence[Sequence[str]]) -> np.ndarray:
+    """``D x V`` tf-idf vectors of ``documents`` (lists of terms), idf fit on these documents:
+    raw counts times ``ln((1 + D) / (1 + df)) + 1``, rows L2-normalised (a document without any
+    term stays a zero row). Columns: the sorted vocabulary."""
+    vocab = {t: i for i, t in enumerate(sorted({t for d in documents for t in d}))}
+    counts = np.zeros((len(documents), len(vocab)))
+    for row, doc in enumerate(documents):
+        np.add.at(counts[row], [vocab[t] for t in doc], 1.0)
+    df = (counts > 0).sum(0)  # V
+    x = counts * (np.log((1.0 + len(documents)) / (1.0 + df)) + 1.0)  # D x V
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+
+
+def gold_distribution(paragraphs: Sequence[Sequence[str]], reference: Sequence[str]) -> np.ndarray:
+    """The gold attention distribution (``P``, float64) of a reference over an example's
+    paragraphs (token strings): tf-idf cosines, normalised to sum 1 (module docstring). All zero
+    when the reference shares no term with any paragraph."""
+    docs = [_terms(p) for p in paragraphs] + [_terms(reference)]
+    x = tfidf_vectors(docs)  # (P + 1) x V
+    sims = x[:-1] @ x[-1]  # P cosines with the reference
+    total = sims.sum()
+    return sims / total if total > 0 else np.zeros(len(paragraphs))
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity of two vectors of the same length; ValueError on a zero vector."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"cosine of vectors of different sizes: {a.shape} vs {b.shape}")
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    if na == 0 or nb == 0:
+        raise ValueError("cosine of a zero vector is undefined")
+    return float(np.clip(a @ b / (na * nb), -1.0, 1.0))
+
+
+def bootstrap_interval(values: Sequence[float], samples: int = BOOTSTRAP_SAMPLES,
+                       seed: int = BOOTSTRAP_SEED, level: float = 0.95) -> Tuple[float, float]:
+    """Percentile-bootstrap interval (``level``) of the mean of ``values``, resampling the
+    values (examples) with replacement ``samples`` times with numpy's ``default_rng(seed)``."""
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) == 0:
+        raise ValueError("bootstrap interval of no values")
+    rng = np.random.default_rng(seed)
+    means = []
+    for start in range(0, samples, 100):  # chunks: 100 x n indices at a time
+        idx = rng.integers(0, len(values), size=(min(100, samples - start), len(values)))
+        means.append(values[idx].mean(1))
+    means = np.concatenate(means)
+    tail = (1.0 - level) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def flat_paragraph_index(src_tokens: Tensor, sep: int, eos: int, pad: int) -> Tensor:
+    """``B x S`` flat sources (the dataset's flat layout: kept paragraphs joined by ``sep``, then
+    EOS; padded either side) -> ``B x S`` long: the 0-based paragraph of each token (the number
+    of separators before it), -1 for separators, EOS and padding."""
+    is_sep = src_tokens.eq(sep)
+    before = is_sep.long().cumsum(1) - is_sep.long()  # B x S: separators before each token
+    text = ~is_sep & src_tokens.ne(eos) & src_tokens.ne(pad)
+    return torch.where(text, before, before.new_full((), -1))
+
+
+def memory_paragraph_index(src_tokens: Tensor, pad: int) -> Tensor:
+    """``B x P x L`` paragraphs -> ``B x S`` long, the paragraph of each slot of liu_ht's flat
+    memory (:func:`fairseq_hier.models.liu_ht.flat_memory`: an example's real tokens in
+    paragraph then position order, re-padded to S, the most tokens of one example), -1 on the
+    padding slots."""
+    b, p, l = src_tokens.shape
+    real = src_tokens.ne(pad).view(b, p * l)  # B x (P*L), row-major = memory order
+    counts = real.sum(1)  # B
+    s = int(counts.max())
+    rank = torch.arange(p, device=src_tokens.device).repeat_interleave(l).expand(b, -1)  # B x PL
+    slot = real.long().cumsum(1) - 1  # B x PL: memory slot of each real cell
+    index = src_tokens.new_full((b, s), -1)
+    rows = torch.arange(b, device=src_tokens.device).unsqueeze(1).expand(-1, p * l)
+    index[rows[real], slot[real]] = rank[real]
+    return index
+
+
+def paragraph_sums(attn: Tensor, index: Tensor, num_paragraphs: int) -> Tensor:
+    """``B x T x S`` token attention, ``B x S`` paragraph of each token (-1: none) ->
+    ``B x T x P`` the attention summed over each paragraph's tokens (weight on tokens of no
+    paragraph left out)."""
+    b, t, s = attn.shape
+    if index.shape != (b, s):
+        raise ValueError(f"attention over {s} source positions but a paragraph index of shape "
+                         f"{tuple(index.shape)} (expected {(b, s)})")
+    if int(index.max()) >= num_paragraphs:
+        raise ValueError(f"a token of paragraph {int(index.max()) + 1} but only {num_paragraphs} "
+                         f"paragraphs")
+    # -1 -> an extra column P, dropped after the scatter
+    column = torch.where(index < 0, index.new_full((), num_paragraphs), index)
+    out = attn.new_zeros(b, t, num_paragraphs + 1)
+    out.scatter_add_(2, column.unsqueeze(1).expand(b, t, s), attn)  # B x T x (P+1)
+    return out[..., :num_paragraphs]
+
+
+def normalise_steps(step_attn: Tensor) -> Tensor:
+    """``B x T x P`` -> each step renormalised over the paragraphs."""
+    return step_attn / step_attn.sum(-1, keepdim=True).clamp(min=1e-12)
+
+
+def summary_distribution(step_attn: Tensor, target: Tensor, pad: int) -> Tensor:
+    """``B x T x P`` per-step paragraph distributions, ``B x T`` target -> ``B x P``: summed over
+    the steps that predict a token or EOS (target not padding), normalised: the reading of
+    :func:`fairseq_hier.cli.extract_attention.teacher_forced_labels` (001 Eq. 14-16), which
+    computes it fused with PHT's forward; tests check the two agree on a PHT."""
+    steps = target.ne(pad).unsqueeze(-1).to(step_attn)  # B x T x 1
+    total = (step_attn * steps).sum(1)  # B x P
+    return total / total.sum(-1, keepdim=True).clamp(min=1e-12)
+
+
+# -------------------------------------------------------------------------------- the systems
+def attention_kind(model) -> str:
+    """Which reading of the system's attention applies (module docstring); ValueError for a
+    model whose decoder attention cannot be mapped onto paragraphs."""
+    from ..models.hierarchical_transformer import HierarchicalTransformerModel
+    from ..models.liu_ht import LiuHTModel
+
+    if isinstance(model, HierarchicalTransformerModel):
+        return "paragraph"
+    if isinstance(model, LiuHTModel):
+        return "memory"
+    if getattr(model, "hierarchical_source", False):
+        raise ValueError(f"{type(model).__name__} reads B x P x L sources but its decoder "
+                         f"attention has no known mapping onto paragraphs (supported: pht, vht, "
+                         f"liu_ht, parsingsum_ht and flat models such as transformer)")
+    if not hasattr(model, "decoder"):
+        raise ValueError(f"{type(model).__name__} has no decoder cross-attention to read")
+    return "flat"
+
+
+def encode_hypotheses(hypotheses: Sequence[str], tgt_dict, path: str) -> List[Tensor]:
+    """``H-`` strings -> target-dictionary tokens plus EOS; ValueError naming the examples
+    holding a symbol the dictionary lacks (an ``H-`` line is made of dictionary symbols, unless
+    fairseq-generate ran with ``--post-process`` / ``--remove-bpe``)."""
+    unknown = []
+    for i, hyp in enumerate(hypotheses):
+        bad = [w for w in hyp.split() if tgt_dict.index(w) == tgt_dict.unk()
+               and w != tgt_dict.unk_word]
+        if bad:
+            unknown.append((i, bad[0]))
+    if unknown:
+        shown = ", ".join(f"{i} ({w!r})" for i, w in unknown[:10])
+        raise ValueError(f"{path}: {len(unknown)} hypotheses hold symbols that are not in the "
+                         f"target dictionary, example ids {shown}; run fairseq-generate without "
+                         f"--post-process / --remove-bpe")
+    return [tgt_dict.encode_line(h, add_if_not_exist=False, append_eos=True).long()
+            for h in hypotheses]
+
+
+def teacher_forcing_batch(dataset, ids: Sequence[int], targets: Sequence[Tensor]) -> dict:
+    """The dataset's batch of examples ``ids`` (its source layout, graphs, parses) with the
+    targets replaced by ``targets`` (e.g. the system's own hypotheses)."""
+    samples = [dict(dataset[i], target=t) for i, t in zip(ids, targets)]
+    return dataset.collater(samples)
+
+
+def step_attention(model, kind: str, net_input: dict, num_paragraphs: int, sep: int, eos: int,
+                   pad: int) -> Tensor:
+    """``B x T x P`` per-step paragraph distributions of the teacher-forced ``net_input``."""
+    _, extra = model(**net_input)
+    attn = extra.get("attn", [None])[0] if isinstance(extra, dict) else None
+    if attn is None:
+        raise ValueError(f"{type(model).__name__} returns no cross-attention (extra['attn'])")
+    attn = attn.float()  # B x T x P (paragraph) or B x T x S
+    if kind == "paragraph":
+        return normalise_steps(attn[..., :num_paragraphs])
+    src = net_input["src_tokens"]
+    index = (memory_paragraph_index(src, pad) if kind == "memory"
+             else flat_paragraph_index(src, sep, eos, pad))
+    return normalise_steps(paragraph_sums(attn, index, num_paragraphs))
+
+
+def system_distributions(model, kind: str, batch: dict, num_paragraphs: int, sep: int, eos: int,
+                         pad: int) -> Tuple[Tensor, Optional[Tensor]]:
+    """-> (``B x P`` the system's distributions, ``B x T x P`` per-step distributions or None
+    when not computed: the paragraph kind reuses extract_attention's fused aggregation)."""
+    net_input, target = batch["net_input"], batch["target"]
+    if kind == "paragraph":
+        from ..cli.extract_attention import teacher_forced_labels
+
+        _, eta, _ = teacher_forced_labels(model, net_input, target, pad)
+        return eta[:, :num_paragraphs].float(), None
+    steps = step_attention(model, kind, net_input, num_paragraphs, sep, eos, pad)
+    return summary_distribution(steps, target, pad), steps
+
+
+def example_gold(dataset, index: int) -> np.ndarray:
+    """The gold distribution of example ``index`` over its kept paragraphs."""
+    src_dict, tgt_dict = dataset.src_dict, dataset.tgt_dict
+    rows = dataset.paragraphs(index)  # P x L, title inside row 0
+    paragraphs = [[src_dict[t] for t in row.tolist() if t != src_dict.pad()] for row in rows]
+    reference = [tgt_dict[t] for t in dataset.tgt[index].tolist() if t != tgt_dict.eos()]
+    return gold_distribution(paragraphs, reference)
+
+
+def score_split(model, task, split: str, hypotheses: Sequence[str], log_path: str,
+                batch_size: int = 16, heatmaps: int = 3, use_cuda: bool = False,
+                bootstrap_samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED) -> dict:
+    """Score the system ``model`` of ``task`` on ``split`` given its hypotheses (example order):
+    the attention.json record (without ``arch`` / ``checkpoint``)."""
+    from fairseq import utils
+
+    dataset = task.datasets[split]
+    n = len(dataset)
+    if len(hypotheses) != n:
+        raise ValueError(f"{log_path}: {len(hypotheses)} hypotheses for {n} examples of split "
+                         f"'{split}'")
+    kind = attention_kind(model)
+    tgt_dict = task.target_dictionary
+    targets = encode_hypotheses(hypotheses, tgt_dict, log_path)
+    sep, eos, pad = task.separator, task.source_dictionary.eos(), tgt_dict.pad()
+    per_example: List[Optional[float]] = [None] * n
+    excluded, maps = [], []
+    for start in range(0, n, batch_size):
+        ids = list(range(start, min(start + batch_size, n)))
+        batch = teacher_forcing_batch(dataset, ids, [targets[i] for i in ids])
+        batch = utils.move_to_cuda(batch) if use_cuda else batch
+        num_p = int(dataset.num_paragraphs[ids].max())
+        with torch.no_grad():
+            system, steps = system_distributions(model, kind, batch, num_p, sep, eos, pad)
+            if steps is None and ids[0] < heatmaps:
+                steps = step_attention(model, kind, batch["net_input"], num_p, sep, eos, pad)
+        system = system.cpu().double().numpy()
+        for row, i in enumerate(ids):
+            p = int(dataset.num_paragraphs[i])
+            gold = example_gold(dataset, i)
+            if gold.sum() == 0:
+                excluded.append(i)
+            else:
+                per_example[i] = cosine(system[row, :p], gold)
+            if i < heatmaps:
+                t = len(targets[i])
+                rows = [tgt_dict[x] for x in targets[i][:-1].tolist()] + ["</s>"]
+                maps.append({"id": i, "rows": rows, "cols": [f"P{k + 1}" for k in range(p)],
+                             "weights": normalise_steps(steps[row, :t, :p]).cpu().tolist(),
+                             "gold": gold.tolist()})
+    if excluded:
+        logger.warning(f"[{split}] {len(excluded)} of {n} examples excluded: the reference shares "
+                       f"no tf-idf term with any kept paragraph (gold all zero); ids "
+                       f"{excluded[:10]}{' ...' if len(excluded) > 10 else ''}")
+    scored = [c for c in per_example if c is not None]
+    if not scored:
+        raise ValueError(f"split '{split}': no example has a gold distribution (every reference "
+                         f"shares no term with its paragraphs)")
+    low, high = bootstrap_interval(scored, bootstrap_samples, seed)
+    logger.info(f"[{split}] {kind} attention of {len(scored)} examples scored, {len(excluded)} "
+                f"excluded")
+    return {"kind": "paragraph", "attention": kind, "split": split, "examples": len(scored),
+            "cosine": {"mean": float(np.mean(scored)), "low": low, "high": high},
+            "per_example": per_example, "excluded": {"zero_gold": excluded}, "heatmaps": maps}
+
+
+def load_system(path: str, data: str, cut: Dict[str, int]):
+    """(model, cfg, task) of a hierarchical_summarization checkpoint, through fairseq's
+    checkpoint_utils; ``cut`` overrides the task's paragraph cut (``max_paragraphs``,
+    ``max_paragraph_tokens``, ``max_source_positions``) as fairseq-generate's task options do:
+    the task only, the model as trained. ValueError (one line) for a missing file or another
+    task."""
+    import os
+    import pickle
+
+    import fairseq_hier
+    from fairseq import checkpoint_utils
+    from omegaconf import open_dict
+
+    fairseq_hier.register()
+    if not os.path.exists(path):
+        raise ValueError(f"--path {path}: no such checkpoint")
+    try:
+        state = checkpoint_utils.load_checkpoint_to_cpu(path, {"data": data})
+    except (RuntimeError, EOFError, ValueError, pickle.UnpicklingError) as e:
+        why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise ValueError(f"--path {path}: not a fairseq checkpoint ({why})") from None
+    task_cfg = getattr(state.get("cfg"), "task", None)
+    task_name = (getattr(task_cfg, "_name", None) or getattr(task_cfg, "task", None)
+                 or getattr(state.get("args"), "task", None))
+    if task_name != "hierarchical_summarization":
+        hint = (" (HAT's sentence attention: fairseq-generate --print-sentence-attention, then "
+                "fairseq-hier-heatmap)" if task_name == "hat_summarization" else "")
+        raise ValueError(f"{path} is a checkpoint of task {task_name!r}; the paragraph-attention "
+                         f"cosine needs one of task 'hierarchical_summarization'{hint}")
+    models, cfg, task = checkpoint_utils.load_model_ensemble_and_task(
+        [path], arg_overrides={"data": data}, state=state)
+    if cut:
+        with open_dict(task.cfg):  # a DictConfig in struct mode
+            for name, value in cut.items():
+                task.cfg[name] = value
+    return models[0], cfg, task

@@ -1,0 +1,109 @@
+"""Paragraph-attention cosine of a trained system against the reference's tf-idf distribution.
+
+    fairseq-generate DATA_BIN --path RUN/checkpoint_best.pt --gen-subset test \\
+        --results-path RUN ...                       # writes RUN/generate-test.txt
+    fairseq-hier-attention-cosine DATA_BIN --path RUN/checkpoint_best.pt \\
+        --generate-log RUN/generate-test.txt --subset test --output RUN/attention.json
+
+000 Table 1 / Sec. 5.1 and 001 Table 4: the system is teacher-forced on its own generated
+summaries (the log's ``H-`` lines, one per example id; run fairseq-generate without
+``--post-process``), its attention is read per paragraph (``pht``/``vht``: their paragraph
+attention; ``liu_ht``/``parsingsum_ht`` and flat models such as ``transformer``: the token
+attention summed per paragraph), and compared by cosine with the normalised tf-idf
+similarities of the reference to each paragraph. The readings (title in paragraph 1, tf-idf
+terms and idf, excluded examples) are documented in :mod:`fairseq_hier.analysis.attention_cosine`.
+
+Output (``--output``, the RUN_DIR's ``attention.json``): ``kind``, ``arch``, ``checkpoint``,
+``split``, ``examples`` (scored), ``cosine`` {mean, low, high} (95% bootstrap interval over
+examples), ``per_example`` (split order; ``null`` for an excluded example), ``excluded``
+{zero_gold: ids}, ``heatmaps`` (the first ``--heatmaps`` examples: rows = hypothesis tokens and
+"</s>", cols = P1..Pn, each row normalised over paragraphs, and the ``gold`` vector). Prints a
+summary line, then the headline as the last line. Pass the paragraph cut given to
+fairseq-generate (default: the checkpoint's). Bad input: one-line error, exit status 1.
+"""
+
+import json
+import os
+
+from fairseq_hier.cli.common import command_parser, run_command
+
+PROG = "fairseq-hier-attention-cosine"
+
+
+def run(args) -> dict:
+    import torch
+
+    from fairseq_hier.analysis.attention_cosine import load_system, score_split
+    from fairseq_hier.cli.hypotheses import read_hypotheses
+
+    cut = {name: getattr(args, name) for name in
+                 ("max_paragraphs", "max_paragraph_tokens", "max_source_positions")
+                 if getattr(args, name) is not None}
+    try:
+        model, cfg, task = load_system(args.path, args.data, cut)
+        task.load_dataset(args.subset)
+    except OSError as e:  # a missing split or dictionary of the data-bin
+        raise ValueError(str(e)) from None
+    n = len(task.datasets[args.subset])
+    hypotheses = read_hypotheses(args.generate_log, expected=n, kind="H")
+    use_cuda = torch.cuda.is_available() and not args.cpu
+    model = (model.cuda() if use_cuda else model).eval()
+    record = score_split(model, task, args.subset, hypotheses, args.generate_log,
+                         batch_size=args.batch_size, heatmaps=args.heatmaps, use_cuda=use_cuda,
+                         bootstrap_samples=args.bootstrap_samples, seed=args.seed)
+    arch = getattr(cfg.model, "arch", None) or getattr(cfg.model, "_name", None)
+    record = {"kind": record.pop("kind"), "arch": arch,
+              "checkpoint": os.path.abspath(args.path), **record}
+    folder = os.path.dirname(os.path.abspath(args.output))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with open(args.output, "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1)
+    except OSError as e:
+        raise ValueError(f"cannot write {args.output}: {e.strerror or e}") from None
+    c, excluded = record["cosine"], record["excluded"]["zero_gold"]
+    print(f"{args.output}: {arch} ({record['attention']} attention), split {args.subset}, "
+          f"{record['examples']} of {n} examples scored, {len(excluded)} excluded (gold all "
+          f"zero), {len(record['heatmaps'])} heatmaps")
+    print(f"paragraph-attention cosine {c['mean']:.4f} (95% CI {c['low']:.4f}-{c['high']:.4f}, "
+          f"{record['examples']} examples)")
+    return record
+
+
+def get_parser():
+    p = command_parser(PROG, __doc__)
+    p.add_argument("data", help="data-bin of the hierarchical_summarization task")
+    p.add_argument("--path", required=True, help="the system's checkpoint")
+    p.add_argument("--generate-log", required=True,
+                   help="fairseq-generate's output for --subset (its H- lines are read)")
+    p.add_argument("--subset", default="test", help="split of the data-bin (default: test)")
+    p.add_argument("--output", required=True, help="attention.json to write")
+    p.add_argument("--heatmaps", type=int, default=3,
+                   help="store the per-step attention of the first K examples (default 3)")
+    p.add_argument("--batch-size", type=int, default=16, help="examples per forward pass")
+    p.add_argument("--max-paragraphs", type=int, default=None,
+                   help="override the checkpoint's paragraph count")
+    p.add_argument("--max-paragraph-tokens", type=int, default=None,
+                   help="override the checkpoint's paragraph length")
+    p.add_argument("--max-source-positions", type=int, default=None,
+                   help="override the checkpoint's flat cut (flat models)")
+    p.add_argument("--bootstrap-samples", type=int, default=1000,
+                   help="bootstrap resamples of the 95%% interval (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--cpu", action="store_true", help="do not use a GPU")
+    return p
+
+
+def cli_main(argv=None):
+    parser = get_parser()
+    args = parser.parse_args(argv)
+    for name in ("batch_size", "bootstrap_samples"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.heatmaps < 0:
+        parser.error("--heatmaps must be at least 0")
+    raise SystemExit(run_command(PROG, run, args))
+
+
+if __name__ == "__main__":
+    cli_main()

@@ -1,0 +1,189 @@
+"""``fairseq-hier-significance``: paired bootstrap significance of systems against a baseline, on
+ROUGE (per-document F of the official ROUGE-1.5.5) or on document BLEU (sacreBLEU's paired test).
+
+    fairseq-hier-significance rouge test.tgt PHT=pht/test.hyp PHT+align=align/test.hyp \\
+        [--samples 1000] [--seed 0] [--eos .] [--json OUT]
+    fairseq-hier-significance bleu test.docs.de transformer=transformer.docs hat=hat.docs \\
+        [--tgt-lang de] [--samples 1000] [--seed 12345] [--json OUT]
+
+Files: one document (summary / reference) per line, line i of every file the same document; the
+first ``NAME=PATH`` is the baseline. ``rouge``: references and hypotheses as ``rouge`` reads them
+(tokenised, sentences ending in ``--eos``); an empty hypothesis scores 0. ``bleu``: detokenised
+documents (``fairseq-hier-doc-bleu --output-dir``'s ``NAME.docs``) against the reference
+documents.
+
+Prints a table: every system's score (ROUGE F x 100 / BLEU), its delta to the baseline, the 95%
+percentile interval of the delta and the one-sided p-value (share of resamples in which the
+system does not beat the baseline; ``*``: p < 0.05), as defined in
+:mod:`fairseq_hier.analysis.significance`; for BLEU also sacreBLEU's own mean +- 95% half-width
+and two-sided p-value. Last line: the results as JSON (also written to ``--json``).
+"""
+
+import argparse
+import json
+import os
+import sys
+from typing import Dict, List, Optional
+
+from fairseq_hier.cli.common import run_command
+
+PROG = "fairseq-hier-significance"
+ALPHA = 0.05
+
+
+def read_systems(specs: List[str]):
+    """``NAME=PATH`` -> ({name: lines}, {name: path}), in the order given; one-line errors."""
+    from fairseq_hier.io import read_lines
+
+    systems: Dict[str, List[str]] = {}
+    paths: Dict[str, str] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise ValueError(f"bad system {spec!r}: expected NAME=PATH (e.g. PHT=pht/test.hyp)")
+        if name in systems:
+            raise ValueError(f"two systems named {name!r} ({paths[name]} and {path})")
+        systems[name], paths[name] = read_lines(path), path
+    return systems, paths
+
+
+def read_inputs(args):
+    """References and systems, checked: no empty file, equal line counts (naming both files)."""
+    from fairseq_hier.io import check_parallel, read_lines
+
+    refs = read_lines(args.refs)
+    systems, paths = read_systems(args.systems)
+    if len(systems) < 2:
+        raise ValueError("give at least two systems, NAME=PATH each (the first is the baseline)")
+    for path, lines in [(args.refs, refs), *((paths[n], s) for n, s in systems.items())]:
+        if not lines:
+            raise ValueError(f"{path} is empty: one document per line is expected")
+    for name, lines in systems.items():
+        check_parallel(args.refs, refs, paths[name], lines)
+    return refs, systems
+
+
+def mark(p: Optional[float]) -> str:
+    return "" if p is None else ("*" if p < ALPHA else "")
+
+
+def table(rows: List[List[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
+
+
+def rouge_table(result: dict) -> str:
+    from fairseq_hier.analysis.significance import METRICS
+
+    base = result["baseline"]
+    rows = [["system"] + [f"{m.upper()} F" for m in METRICS]
+            + [f"delta {m.upper()} [95% interval] p" for m in METRICS]]
+    for name, scores in result["systems"].items():
+        row = [name] + [f"{100 * scores[m]['f']:.2f}" for m in METRICS]
+        for m in METRICS:
+            s = scores[m]
+            row.append("(baseline)" if name == base else
+                       f"{100 * s['delta']:+.2f} [{100 * s['low']:+.2f}, {100 * s['high']:+.2f}] "
+                       f"p={s['p_value']:.3f}{mark(s['p_value'])}")
+        rows.append(row)
+    return table(rows)
+
+
+def bleu_table(result: dict) -> str:
+    base = result["baseline"]
+    rows = [["system", "doc BLEU", "delta [95% interval]", "p", "sacreBLEU mean +- 95%",
+             "sacreBLEU p"]]
+    for name, s in result["systems"].items():
+        sacre_p = s["sacrebleu_p_value"]
+        rows.append([
+            name, f"{s['bleu']:.2f}",
+            "(baseline)" if name == base
+            else f"{s['delta']:+.2f} [{s['low']:+.2f}, {s['high']:+.2f}]",
+            "-" if name == base else f"{s['p_value']:.3f}{mark(s['p_value'])}",
+            f"{s['sacrebleu_mean']:.2f} +- {s['sacrebleu_ci95']:.2f}",
+            "-" if sacre_p is None else f"{sacre_p:.4f}"])
+    return table(rows)
+
+
+def run(args) -> dict:
+    from fairseq_hier.analysis import significance as sig
+
+    refs, systems = read_inputs(args)
+    baseline = next(iter(systems))
+    try:
+        if args.metric == "rouge":
+            result = sig.rouge_significance(
+                refs, systems, baseline, args.samples, args.seed, args.eos,
+                stemming=not args.no_stemming, fallback=args.fallback, ref_name=args.refs)
+            text = rouge_table(result)
+            scorer = ("official ROUGE-1.5.5" if result["official"]
+                      else "rouge-score FALLBACK, NOT ROUGE-1.5.5")
+            note = (f"ROUGE F x 100 ({scorer}): plain mean of per-document F; deltas on those "
+                    f"means")
+        else:
+            result = sig.bleu_significance(
+                refs, systems, baseline, args.tgt_lang, args.samples, args.seed, args.tokenize,
+                ref_name=args.refs)
+            text = bleu_table(result)
+            note = f"document BLEU, signature {result['signature']}"
+    except RuntimeError as e:  # ROUGE-1.5.5 failed
+        raise ValueError(str(e).replace("\n", " | ")) from None
+    print(text)
+    print(f"{result['documents']} documents, {result['samples']} paired resamples (seed "
+          f"{result['seed']}); {note}; p: one-sided, share of resamples in which the system does "
+          f"not beat {baseline}; * p < {ALPHA}")
+    line = sig.dumps(result)
+    if args.json:
+        folder = os.path.dirname(os.path.abspath(args.json))
+        os.makedirs(folder, exist_ok=True)
+        try:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(result, f, indent=1)
+                f.write("\n")
+        except OSError as e:
+            raise ValueError(f"cannot write {args.json}: {e.strerror or e}") from None
+    print(line)
+    return result
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 1)[1])
+    sub = p.add_subparsers(dest="metric", required=True, metavar="{rouge,bleu}")
+    for metric, refs_help, seed_default in (
+            ("rouge", "reference summaries, one per line", "0"),
+            ("bleu", "reference documents, one per line", "12345 (sacreBLEU's; not 0)")):
+        s = sub.add_parser(metric, help=f"paired bootstrap on {metric.upper()}")
+        s.add_argument("refs", metavar="REFS", help=refs_help)
+        s.add_argument("systems", nargs="+", metavar="NAME=PATH",
+                       help="each system's outputs, one per line; the first is the baseline")
+        s.add_argument("--samples", type=int, default=1000, help="bootstrap resamples (1000)")
+        s.add_argument("--seed", type=int, default=None, help=f"resampling seed (default "
+                                                              f"{seed_default})")
+        s.add_argument("--json", default=None, help="also write the full results (with the "
+                                                    "per-document ROUGE scores) to this file")
+        if metric == "rouge":
+            s.add_argument("--eos", default=".", help="sentence end that splits summaries, as "
+                                                      "rouge -e (default '.')")
+            s.add_argument("--no-stemming", action="store_true", help="as rouge -nm")
+            s.add_argument("--fallback", action="store_true",
+                           help="score with the rouge-score package (NOT ROUGE-1.5.5)")
+        else:
+            s.add_argument("--tgt-lang", default="en",
+                           help="target language: zh selects sacreBLEU's zh tokenizer")
+            s.add_argument("--tokenize", default=None,
+                           help="sacreBLEU tokenizer (default: zh for --tgt-lang zh, else 13a)")
+    return p
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.samples < 1:
+        parser.error(f"--samples must be >= 1, got {args.samples}")
+    return run_command(PROG, run, args)
+
+
+if __name__ == "__main__":
+    sys.exit(cli_main())
