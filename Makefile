@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 PY := $(if $(VIRTUAL_ENV),$(VIRTUAL_ENV),$(CURDIR)/.venv)/bin/python
 
-.PHONY: install demo demo-parsingsum test benchmark
+.PHONY: install demo demo-parsingsum test benchmark report-check
 install:
 	bash scripts/install.sh
 
@@ -14,6 +14,11 @@ demo: install
 # ParsingSum (003): the Multi-News recipe end to end on a generated corpus, four systems
 demo-parsingsum: install
 	bash examples/demo/run_parsingsum.sh
+
+# the demo's report in headless Chromium (installed by apt if missing): screenshot + every image
+# loaded; not part of `make test`. REPORT=path/report.html checks another report.
+report-check:
+	bash scripts/report_check.sh $(REPORT)
 
 # two pytest workers, one per core; each test file stays on one worker (its module fixtures are
 # built once), the few session fixtures are built by both

@@ -37,6 +37,12 @@ setup(
             "fairseq-hier-deps = fairseq_hier.cli.dependencies:cli_main",
             "fairseq-hier-spm = fairseq_hier.cli.spm:cli_main",
             "fairseq-hier-mds-to-raw = fairseq_hier.cli.mds_to_raw:cli_main",
+            "fairseq-hier-record = fairseq_hier.cli.record:cli_main",
+            "fairseq-hier-summarize = fairseq_hier.cli.summarize:cli_main",
+            "fairseq-hier-attention-cosine = fairseq_hier.cli.attention_cosine:cli_main",
+            "fairseq-hier-significance = fairseq_hier.cli.significance:cli_main",
+            "fairseq-hier-efficiency = fairseq_hier.cli.efficiency:cli_main",
+            "fairseq-hier-report = fairseq_hier.cli.report:cli_main",
         ],
     },
 )

@@ -37,6 +37,14 @@ if [[ ! -f "$WORK/data-bin/dict.src.txt" ]]; then
     --joined-dictionary --workers 2 > "$WORK/preprocess.log" 2>&1 \
     || { cat "$WORK/preprocess.log" >&2; exit 1; }
 fi
+# decoding options, used below and recorded with the data-bin's preprocessing (the corpus's raw
+# lines are whitespace tokens, paragraphs in input order): every checkpoint trained on it then
+# summarises raw documents with fairseq-hier-summarize CHECKPOINT_DIR ...
+GENERATION=(--beam 5 --no-repeat-ngram-size 3 --max-len-b 80)
+if [[ ! -f "$WORK/data-bin/hier_preprocess.json" ]]; then
+  fairseq-hier-record "$WORK/data-bin" --task hierarchical_summarization --pipeline paragraphs \
+    --generation "${GENERATION[*]}"
+fi
 
 # same data-bin, same widths and layers, same seed for every model; small enough for CPU minutes
 MODEL=(--encoder-layers 2 --decoder-layers 2 --encoder-embed-dim 128 --decoder-embed-dim 128
@@ -67,14 +75,24 @@ for ARCH in $ARCHS; do
     fi
     echo "   trained in $((SECONDS - T0)) s"
   fi
-  if [[ ! -f "$WORK/$ARCH.hyp" ]]; then
+  if [[ ! -f "$WORK/$ARCH.hyp" || ! -f "$CK/generate-test.txt" ]]; then
     echo "== decoding $ARCH"
     fairseq-generate "$WORK/data-bin" "${TASK[@]}" --path "$CK/checkpoint_last.pt" \
-      --beam 5 --no-repeat-ngram-size 3 --max-len-b 80 --batch-size 50 \
+      "${GENERATION[@]}" --batch-size 50 \
       --required-batch-size-multiple 1 --num-workers 0 > "$WORK/$ARCH.generate.log" 2>&1 \
       || { tail -5 "$WORK/$ARCH.generate.log" >&2; exit 1; }
     python -m fairseq_hier.cli.hypotheses "$WORK/$ARCH.generate.log" --expected "$N_TEST" \
       -o "$WORK/$ARCH.hyp"
+    # the run directory of the report: train.log (already there), outputs, analyses
+    cp "$WORK/$ARCH.generate.log" "$CK/generate-test.txt"
+    cp "$WORK/$ARCH.hyp" "$CK/test.hyp"
+  fi
+  if [[ ! -f "$CK/attention.json" ]]; then
+    echo "== paragraph-attention cosine of $ARCH (000 Table 1)"
+    fairseq-hier-attention-cosine "$WORK/data-bin" --path "$CK/checkpoint_last.pt" \
+      --generate-log "$CK/generate-test.txt" --subset test --heatmaps 3 --cpu \
+      --output "$CK/attention.json" 2> "$CK/attention.log" | tail -1 \
+      || { tail -3 "$CK/attention.log" >&2; exit 1; }
   fi
 done
 
@@ -91,4 +109,54 @@ echo
 echo "== $N_TEST test examples: fact accuracy (ground truth of the corpus generator) and ROUGE-1.5.5 F1, x100 [95% interval]"
 python examples/demo/score_table.py --facts "$RAW/test.facts.jsonl" "$RAW/test.tgt" "${SYSTEMS[@]}" \
   | tee "$WORK/table.txt"
-echo "== demo part 1 took $((SECONDS - START)) s"
+
+# the efficiency table of 000 Table 4 at the demo's widths (CPU: the largest batch is searched on
+# measured peak allocations under a 4 GiB budget), copied into every run directory
+if [[ ! -f "$WORK/efficiency.json" ]]; then
+  echo "== efficiency at 1600 source tokens (000 Table 4)"
+  # shellcheck disable=SC2086
+  fairseq-hier-efficiency --archs $ARCHS --tokens 1600 --layers 2 --embed-dim 128 \
+    --memory-budget-gib 4 --cpu --output "$WORK/efficiency.json"
+fi
+# a checkpoint directory as a summarizer of raw documents: the first 5 test examples written back
+# as raw clusters (title + one document per paragraph), summarised by fairseq-hier-summarize with
+# the recorded preprocessing and decoding options, must give fairseq-generate's summaries
+SUMMARIZE_ARCH=${ARCHS%% *}
+if python - "$WORK/checkpoints/$SUMMARIZE_ARCH/checkpoint_last.pt" <<'PY'
+import sys, torch
+state = torch.load(sys.argv[1], map_location="cpu", weights_only=False)
+sys.exit(0 if "hier_preprocess" in state.get("task_state", {}) else 1)
+PY
+then
+  echo "== fairseq-hier-summarize $SUMMARIZE_ARCH on 5 raw test clusters"
+  head -5 "$RAW/test.src" | python -c '
+import json, sys
+for line in sys.stdin:
+    title, *paragraphs = [p.strip() for p in line.split("<P>")]
+    print(json.dumps({"title": title, "documents": paragraphs}))' > "$WORK/raw_clusters.jsonl"
+  fairseq-hier-summarize "$WORK/checkpoints/$SUMMARIZE_ARCH" "$WORK/raw_clusters.jsonl" --cpu \
+    --no-progress-bar -o "$WORK/raw_clusters.summaries" 2> "$WORK/summarize.log" \
+    || { tail -3 "$WORK/summarize.log" >&2; exit 1; }
+  SAME=$(paste -d '\t' "$WORK/raw_clusters.summaries" <(head -5 "$WORK/$SUMMARIZE_ARCH.hyp") \
+    | awk -F '\t' '$1 == $2' | wc -l)
+  echo "   $SAME of 5 equal to fairseq-generate's; first: $(head -1 "$WORK/raw_clusters.summaries")"
+else
+  echo "== (skipping fairseq-hier-summarize: $SUMMARIZE_ARCH was trained before data-bin had its record)"
+fi
+
+RUNS=()
+for ARCH in $ARCHS; do
+  cp "$WORK/efficiency.json" "$WORK/checkpoints/$ARCH/efficiency.json"
+  RUNS+=("$WORK/checkpoints/$ARCH")
+done
+for BASELINE in Lead:lead most-frequent:frequent first-stated:first; do  # runs without training
+  mkdir -p "$WORK/baselines/${BASELINE%%:*}"
+  cp "$WORK/${BASELINE#*:}.hyp" "$WORK/baselines/${BASELINE%%:*}/test.hyp"
+  RUNS+=("$WORK/baselines/${BASELINE%%:*}")
+done
+echo "== report (scores with paired-bootstrap significance against ${ARCHS%% *}, efficiency,"
+echo "   curves, paragraph-attention heatmaps)"
+fairseq-hier-report "${RUNS[@]}" --reference "$RAW/test.tgt" --title "fairseq-hier demo" \
+  --baseline "${ARCHS%% *}" \
+  --output-dir "$WORK/report"
+echo "== demo part 1 took $((SECONDS - START)) s; report: $WORK/report/report.html"

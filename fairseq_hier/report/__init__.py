@@ -1,0 +1,18 @@
+"""The run report: one self-contained HTML page (and a Markdown copy) per set of trained systems.
+
+    fairseq-hier-report demo_work/checkpoints/transformer demo_work/checkpoints/pht \\
+        --reference demo_work/raw/test.tgt --output-dir demo_work/report
+
+Modules, in reading order:
+  inputs.py   a RUN_DIR (see below): its name/arch, hypotheses, efficiency.json, attention.json
+  logs.py     fairseq-train's log (``--log-format simple`` or ``json``) -> training curves
+  scores.py   ROUGE / document-BLEU table with intervals and paired-bootstrap significance marks
+  figures.py  matplotlib (Agg, no pyplot) curves and heatmaps -> PNG bytes
+  sections.py the report as a list of neutral blocks (headings, notes, tables, images)
+  render.py   blocks -> HTML (images inlined as data: URIs) and Markdown (images as files)
+
+A RUN_DIR is one trained system: ``train.log``, ``test.hyp`` or ``generate-test.txt``, and
+optionally ``run.json`` ({"name", "arch"}), ``efficiency.json``, ``attention.json`` (schemas in
+:mod:`fairseq_hier.report.inputs`). Importing this package is light: matplotlib is imported when
+a figure is drawn, the scorers when scores are computed.
+"""

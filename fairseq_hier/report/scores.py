@@ -1,0 +1,158 @@
+"""The report's scores table: every system's score with its 95% interval, and a significance mark
+from the paired bootstrap against the baseline.
+
+    table = rouge_table(refs, {"transformer": hyps_a, "pht": hyps_b}, baseline="transformer")
+
+ROUGE (``--metric rouge``): ROUGE-1/2/L F1 x100 and ROUGE-1.5.5's own 95% interval, exactly what
+:func:`fairseq_hier.cli.rouge.rouge_scores` (the ``rouge`` command, files2rouge's settings) gives
+for the system; empty summaries score 0 (``rouge -zs``) so every system is scored on the same
+documents. BLEU (``--metric bleu``): document BLEU (sacreBLEU, segments = whole documents) with
+sacreBLEU's bootstrap mean ± 95% half-width.
+
+Significance (:mod:`fairseq_hier.analysis.significance`, one shared index matrix of ``samples``
+resamples): for every system but the baseline and every metric, ``delta`` = system - baseline
+with its 95% percentile interval and the one-sided p-value "share of resamples in which the
+system does not beat the baseline". The mark: ``‡`` p < 0.01, ``†`` p < 0.05 (better than the
+baseline); none otherwise (not better, or a difference the test cannot tell from noise).
+"""
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from fairseq_hier.io import read_lines
+
+MARKS = ((0.01, "\u2021"), (0.05, "\u2020"))  # ‡, †: the smaller threshold first
+ROUGE_COLUMNS = (("rouge-1", "ROUGE-1"), ("rouge-2", "ROUGE-2"), ("rouge-l", "ROUGE-L"))
+
+
+def mark(p_value: Optional[float]) -> str:
+    """``‡`` for p < 0.01, ``†`` for p < 0.05, else the empty string."""
+    if p_value is None:
+        return ""
+    return next((m for threshold, m in MARKS if p_value < threshold), "")
+
+
+@dataclass
+class Cell:
+    value: float
+    low: Optional[float] = None
+    high: Optional[float] = None
+    mark: str = ""
+
+
+@dataclass
+class Comparison:
+    delta: float
+    low: float
+    high: float
+    p_value: float
+
+
+@dataclass
+class ScoreTable:
+    """Rows in the systems' order; ``comparisons[name][column]`` for every non-baseline system
+    when a significance test ran (two systems or more)."""
+
+    metric: str
+    columns: List[str]
+    rows: List[Tuple[str, List[Cell]]]
+    baseline: Optional[str] = None
+    samples: int = 0
+    comparisons: Dict[str, Dict[str, Comparison]] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
+
+
+def read_bleu_references(path: str) -> List[str]:
+    """Reference documents for BLEU: one document per line, or, when the file has an empty
+    line, ``fairseq-hier-doc-extract``'s target file (one sentence per line, documents separated
+    by one empty line), each document its sentences joined by spaces (as doc-bleu joins them)."""
+    lines = read_lines(path)
+    if any(not line.strip() for line in lines):
+        from fairseq_hier.data.documents import read_sentence_blocks
+
+        return [" ".join(block) for block in read_sentence_blocks(path)]
+    return lines
+
+
+def _check_counts(refs: Sequence[str], systems: Dict[str, Sequence[str]], ref_name: str,
+                  sources: Dict[str, str]) -> None:
+    for name, hyps in systems.items():
+        if len(hyps) != len(refs):
+            raise ValueError(f"line counts differ: {ref_name} has {len(refs)} lines, "
+                             f"{sources.get(name, name)} has {len(hyps)} (one per line)")
+
+
+def rouge_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: str,
+                samples: int = 1000, seed: int = 0, ref_name: str = "the reference",
+                sources: Optional[Dict[str, str]] = None) -> ScoreTable:
+    """ROUGE-1/2/L F1 x100 [95% interval] of every system, marks against ``baseline``."""
+    from fairseq_hier.cli.rouge import official_unavailable, rouge_scores
+
+    sources = sources or {}
+    _check_counts(refs, systems, ref_name, sources)
+    table = ScoreTable("rouge", [label for _, label in ROUGE_COLUMNS], [], samples=samples)
+    for name, hyps in systems.items():
+        s = rouge_scores(refs, hyps, zero_empty_summary=True)
+        table.rows.append((name, [Cell(100 * s[k]["f"], 100 * s[k]["f_low"], 100 * s[k]["f_high"])
+                                  for k, _ in ROUGE_COLUMNS]))
+    if official_unavailable() is not None:
+        table.notes.append(f"NOT ROUGE-1.5.5: the rouge-score fallback scored these "
+                           f"({official_unavailable()}).")
+    if len(systems) < 2:
+        table.notes.append("One system: no significance test.")
+        return table
+    from fairseq_hier.analysis.significance import rouge_significance
+
+    result = rouge_significance(refs, systems, baseline, samples, seed, ref_name=ref_name)
+    table.baseline = baseline
+    for name, cells in table.rows:
+        if name == baseline:
+            continue
+        entries = result["systems"][name]
+        table.comparisons[name] = {}
+        for cell, (key, label) in zip(cells, ROUGE_COLUMNS):
+            e = entries[key]
+            cell.mark = mark(e["p_value"])
+            table.comparisons[name][label] = Comparison(100 * e["delta"], 100 * e["low"],
+                                                        100 * e["high"], e["p_value"])
+    return table
+
+
+def bleu_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: str,
+               tgt_lang: str = "en", samples: int = 1000, seed: int = 12345,
+               ref_name: str = "the reference",
+               sources: Optional[Dict[str, str]] = None) -> ScoreTable:
+    """Document BLEU [sacreBLEU bootstrap 95% interval] of every system, marks vs ``baseline``."""
+    sources = sources or {}
+    _check_counts(refs, systems, ref_name, sources)
+    table = ScoreTable("bleu", ["doc BLEU"], [], samples=samples)
+    tokenize = "zh" if tgt_lang == "zh" else "13a"
+    if len(systems) < 2:
+        from fairseq_hier.analysis.significance import sacrebleu_seed
+        from fairseq_hier.cli.doc_bleu import score
+
+        with sacrebleu_seed(seed):
+            signature, results = score({n: (h, h) for n, h in systems.items()}, list(refs),
+                                       list(refs), tokenize, samples)
+        for name, r in results.items():
+            mean, half = r["doc_bleu_mean"], r["doc_bleu_ci95"]
+            table.rows.append((name, [Cell(r["doc_bleu"], mean - half, mean + half)]))
+        table.notes += [f"sacreBLEU {signature}", "One system: no significance test."]
+        return table
+    from fairseq_hier.analysis.significance import bleu_significance
+
+    result = bleu_significance(refs, systems, baseline, tgt_lang, samples, seed,
+                               ref_name=ref_name)
+    table.baseline = baseline
+    for name in systems:
+        e = result["systems"][name]
+        mean, half = e["sacrebleu_mean"], e["sacrebleu_ci95"]
+        cell = Cell(e["bleu"], mean - half, mean + half)
+        if name != baseline:
+            cell.mark = mark(e["p_value"])
+            table.comparisons[name] = {"doc BLEU": Comparison(e["delta"], e["low"], e["high"],
+                                                              e["p_value"])}
+        table.rows.append((name, [cell]))
+    table.notes.append(f"sacreBLEU {result['signature']}; the interval is sacreBLEU's bootstrap "
+                       f"mean \u00b1 95% half-width.")
+    return table

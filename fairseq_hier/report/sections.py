@@ -1,0 +1,352 @@
+"""The report's sections as blocks (:mod:`fairseq_hier.report.render`): overview, scores,
+efficiency, training curves, attention.
+
+    blocks = build_report(load_runs(paths), ReportOptions(reference="raw/test.tgt"))
+
+Every section works with what the RUN_DIRs hold and says in a note what is missing and how to
+produce it; a present but malformed file stops the report with a one-line error (ValueError).
+"""
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+from fairseq_hier.report.inputs import GENERATE, HYP_FILES, Run, read_json
+from fairseq_hier.report.render import Block, Code, Heading, Image, Note, Table, Text
+
+EFFICIENCY_COMMAND = ("fairseq-hier-efficiency --archs {arch} --data DATA_BIN "
+                      "--output {run}/efficiency.json")
+COSINE_COMMAND = ("fairseq-hier-attention-cosine DATA_BIN --path {checkpoint} "
+                  "--generate-log GENERATE_LOG --subset test --output {run}/attention.json")
+# fairseq-generate --print-alignment writes word alignments ("0-1 2-3") on A- lines too
+WORD_ALIGNMENT = re.compile(r"^\s*\d+-\d+(\s+\d+-\d+)*\s*$")
+
+
+@dataclass
+class ReportOptions:
+    reference: Optional[str] = None  # one reference per line (BLEU: see scores.read_bleu_...)
+    metric: str = "rouge"  # "rouge" or "bleu"
+    baseline: Optional[str] = None  # default: the first scored run
+    heatmaps: int = 3  # examples per run
+    samples: int = 1000  # bootstrap resamples of the significance test
+    seed: Optional[int] = None  # default: significance.py's (0 ROUGE, 12345 BLEU)
+    tgt_lang: str = "en"  # BLEU's tokenisation (zh: sacreBLEU's zh)
+    encoder_json: Optional[str] = None  # GPT-2 encoder.json: label HAT-BART's H- tokens
+
+
+def _interval(value: float, low: Optional[float], high: Optional[float], mark: str = "",
+              digits: int = 2) -> str:
+    text = f"{value:.{digits}f}{mark}"
+    return text if low is None else f"{text} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "run"
+
+
+def _names(runs: Sequence[Run]) -> str:
+    return ", ".join(r.name for r in runs)
+
+
+# ------------------------------------------------------------------------------- overview
+def overview(runs: Sequence[Run]) -> List[Block]:
+    rows = []
+    for r in runs:
+        found = [f for f in ("train.log", *HYP_FILES, "test.docs", "efficiency.json",
+                             "attention.json") if r.file(f)]
+        rows.append([r.name, r.arch, r.path, ", ".join(found) or "(none of the report's files)"])
+    return [Heading("Runs"),
+            Table(["system", "arch", "RUN_DIR", "files read"], rows, align="llll")]
+
+
+# ------------------------------------------------------------------------------- scores
+def scores_section(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
+    from fairseq_hier.report import scores
+
+    bleu = opt.metric == "bleu"
+    blocks: List[Block] = [Heading("Scores")]
+    if opt.reference is None:
+        return blocks + [Note("No --reference given: no scores.")]
+    wanted = "test.docs" if bleu else f"{HYP_FILES[0]} or {HYP_FILES[1]}"
+    scored = [r for r in runs if (r.file("test.docs") if bleu else r.hyp_file)]
+    unscored = [r for r in runs if r not in scored]
+    if unscored:
+        blocks.append(Note(f"Not scored (no {wanted}): {_names(unscored)}."))
+    if not scored:
+        return blocks
+    baseline = opt.baseline or scored[0].name
+    if baseline not in [r.name for r in scored]:
+        raise ValueError(f"--baseline {baseline!r} is not a scored run (scored: "
+                         f"{_names(scored)})")
+    if bleu:
+        refs = scores.read_bleu_references(opt.reference)
+        systems = {r.name: _read_docs(r) for r in scored}
+        sources = {r.name: r.file("test.docs") for r in scored}
+        table = scores.bleu_table(refs, systems, baseline, opt.tgt_lang, opt.samples,
+                                  12345 if opt.seed is None else opt.seed, opt.reference, sources)
+        what = (f"Document BLEU (sacreBLEU; segments are whole documents) of {len(refs)} "
+                f"documents [95% interval]")
+    else:
+        from fairseq_hier.io import read_lines
+
+        refs = read_lines(opt.reference)
+        systems = {r.name: r.hypotheses() for r in scored}
+        sources = {r.name: r.hyp_file for r in scored}
+        table = scores.rouge_table(refs, systems, baseline, opt.samples,
+                                   0 if opt.seed is None else opt.seed, opt.reference, sources)
+        what = (f"ROUGE F1 x100 of {len(refs)} summaries against {opt.reference} (ROUGE-1.5.5 "
+                f"with files2rouge's settings, as the `rouge` command; empty summaries score 0) "
+                f"[95% interval of ROUGE's bootstrap]")
+    rows = [[name + (" (baseline)" if name == table.baseline else "")]
+            + [_interval(c.value, c.low, c.high, c.mark) for c in cells]
+            for name, cells in table.rows]
+    blocks.append(Table(["system", *table.columns], rows, caption=what))
+    if table.comparisons:
+        blocks.append(Text(f"\u2020 p < 0.05, \u2021 p < 0.01: better than {table.baseline} in a "
+                           f"one-sided paired bootstrap over the documents ({table.samples} "
+                           f"resamples; p = share of resamples in which the system does not beat "
+                           f"the baseline; fairseq_hier.analysis.significance). No mark: not "
+                           f"shown to be better."))
+        rows = [[name] + [f"{c.delta:+.2f} [{c.low:+.2f}, {c.high:+.2f}] p={c.p_value:.3f}"
+                          for c in comps.values()]
+                for name, comps in table.comparisons.items()]
+        blocks.append(Table(["system", *[f"\u0394 {c}" for c in table.columns]], rows,
+                            caption=f"Difference to {table.baseline} (system - baseline) with its "
+                                    f"95% paired-bootstrap interval and one-sided p-value."))
+    blocks += [Note(n) for n in table.notes]
+    return blocks
+
+
+def _read_docs(run: Run) -> List[str]:
+    from fairseq_hier.io import read_lines
+
+    return read_lines(run.file("test.docs"))
+
+
+# ------------------------------------------------------------------------------- efficiency
+def _num(value, digits: int = 1) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.{digits}f}" if isinstance(value, float) else f"{value:,}"
+
+
+def _efficiency_row(row: dict, names: List[str]) -> List[str]:
+    params = _num(row["params"] / 1e6, 2) if row.get("params") is not None else "-"
+    batch = _num(row.get("max_batch")) + ("+" if row.get("max_batch_at_limit") else "")
+    if row.get("max_batch_method"):
+        batch += f" ({row['max_batch_method']})"
+    peak = _num(row.get("peak_mem_mb"))
+    if row.get("peak_batch") is not None:
+        peak += f" (batch {row['peak_batch']})"
+    valid = _num(row.get("valid_seconds"), 3)
+    details = [f"{row['valid_examples']} examples"] if row.get("valid_examples") is not None else []
+    details += [row["valid_note"]] if row.get("valid_note") else []
+    if details:
+        valid += f" ({', '.join(details)})"
+    return [row["arch"], params, _num(row.get("params_mb"), 2), batch, peak, valid,
+            ", ".join(names)]
+
+
+def _settings(e: dict) -> tuple:
+    """What a row's numbers depend on besides the arch: rows are compared within one setting."""
+    return tuple((k, e.get(k)) for k in ("device", "dtype", "tokens", "budget_gib", "layers",
+                                         "embed_dim", "heads", "data"))
+
+
+def efficiency_section(runs: Sequence[Run]) -> List[Block]:
+    blocks: List[Block] = [Heading("Efficiency")]
+    groups: Dict[tuple, Dict[str, list]] = {}  # settings -> row key -> [row, run names]
+    notes = []
+    for r in runs:
+        if r.efficiency is None:
+            continue
+        rows = [row for row in r.efficiency["rows"] if row["arch"] == r.arch]
+        if not rows:
+            rows = r.efficiency["rows"]
+            notes.append(f"{r.file('efficiency.json')} has no row for arch {r.arch!r}: all its "
+                         f"rows are shown.")
+        for row in rows:
+            key = repr(sorted(row.items()))  # the same measurement listed by several runs: once
+            entry = groups.setdefault(_settings(r.efficiency), {}).setdefault(key, [row, []])
+            entry[1].append(r.name)
+    for settings, entries in groups.items():
+        s = dict(settings)
+        caption = (f"Measured on {s['device']}, {s['dtype']}: {s['tokens']} source tokens, "
+                   f"memory budget {s['budget_gib']} GiB")
+        if s["layers"] is not None:
+            caption += f", {s['layers']} layers of width {s['embed_dim']}, {s['heads']} heads"
+        caption += (f"; validation on {s['data']}" if s["data"] else "") + " (efficiency.json)."
+        blocks.append(Table(["arch", "params (M)", "params (MB)", "max batch", "peak memory MiB",
+                             "validation seconds", "runs"],
+                            [_efficiency_row(row, names) for row, names in entries.values()],
+                            caption=caption, align="lrrrrrl"))
+    if len(groups) > 1:
+        notes.append("The efficiency.json files were measured in different settings: compare "
+                     "rows within one table only.")
+    blocks += [Note(n) for n in notes]
+    blocks += _efficiency_missing([r for r in runs if r.efficiency is None])
+    return blocks
+
+
+def _efficiency_missing(missing: Sequence[Run]) -> List[Block]:
+    """The note on the runs without efficiency.json, with the command for those whose arch
+    ``fairseq-hier-efficiency`` builds (the others, e.g. Lead, are no model to measure)."""
+    from fairseq_hier.cli.efficiency import ARCHS
+
+    if not missing:
+        return []
+    models = [r for r in missing if r.arch in ARCHS]
+    others = [r for r in missing if r.arch not in ARCHS]
+    blocks: List[Block] = [Note(f"Not measured for {_names(missing)} (no efficiency.json)"
+                                + ("; to measure:" if models else "."))]
+    if models:
+        blocks.append(Code("\n".join(EFFICIENCY_COMMAND.format(arch=r.arch, run=r.path)
+                                     for r in models)))
+    if others:
+        blocks.append(Text(f"fairseq-hier-efficiency builds none of the archs of "
+                           f"{_names(others)} ({', '.join(dict.fromkeys(r.arch for r in others))});"
+                           f" it measures {', '.join(ARCHS)}."))
+    return blocks
+
+
+# ------------------------------------------------------------------------------- curves
+def curves_section(runs: Sequence[Run]) -> List[Block]:
+    from fairseq_hier.report.figures import curve_png
+    from fairseq_hier.report.logs import read_train_log
+
+    blocks: List[Block] = [Heading("Training curves")]
+    train, valid, lr, counts = {}, {}, {}, []
+    no_log = [r for r in runs if r.train_log is None]
+    for r in runs:
+        if r.train_log is None:
+            continue
+        log = read_train_log(r.train_log)
+        counts.append(f"{r.name}: {log.counts()} ({log.log_format or 'no'} format)")
+        inner = log.series("train_inner", "loss")
+        if inner:
+            train[r.name] = inner
+        elif log.series("train", "loss"):
+            train[f"{r.name} (epoch means)"] = log.series("train", "loss")
+        for subset in log.valid:
+            label = r.name if subset == "valid" else f"{r.name} ({subset})"
+            valid[label] = log.series("valid", "loss", subset)
+        if log.series("train_inner", "lr"):
+            lr[r.name] = log.series("train_inner", "lr")
+    if no_log:
+        blocks.append(Note(f"No train.log (fairseq-train's output) in: {_names(no_log)}."))
+    if counts:
+        blocks.append(Text("Records read: " + "; ".join(counts) + "."))
+    figures = (("curve-train-loss", train, "training loss (train_inner records)", False),
+               ("curve-valid-loss", valid, "validation loss (end of each epoch)", True),
+               ("curve-lr", lr, "learning rate", False))
+    for name, series, title, markers in figures:
+        if series:
+            ylabel = "learning rate" if name == "curve-lr" else "loss (base 2)"
+            png = curve_png(series, title, "update", ylabel, markers)
+            blocks.append(Image(name, png, f"{title} per update: {', '.join(series)}"))
+    if counts and not train:
+        blocks.append(Note("No training records in the logs (--log-format none?)."))
+    if counts and not valid:
+        blocks.append(Note("No validation records in the logs: the runs were trained with "
+                           "--disable-validation (or no epoch ended)."))
+    return blocks
+
+
+# ------------------------------------------------------------------------------- attention
+def attention_section(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
+    blocks: List[Block] = [Heading("Attention")]
+    with_json = [r for r in runs if r.attention is not None]
+    if with_json:
+        rows = []
+        for r in with_json:
+            a, c = r.attention, r.attention["cosine"]
+            rows.append([r.name, str(a.get("kind", "-")), str(a.get("split", "-")),
+                         str(a["examples"]), _interval(c["mean"], c["low"], c["high"], digits=3),
+                         os.path.basename(str(a.get("checkpoint", "-")))])
+        blocks.append(Table(["system", "kind", "split", "examples", "cosine [95% interval]",
+                             "checkpoint"], rows, align="lllrrl",
+                            caption="Cosine between the system's paragraph attention and the gold "
+                                    "tf-idf paragraph distribution (000 Sec. 5.1), mean over "
+                                    "examples with its 95% bootstrap interval (attention.json)."))
+    else:
+        blocks.append(Note("No attention.json in any RUN_DIR: no attention cosine."))
+    blocks += heatmaps(runs, opt)
+    # the command for trained systems (a checkpoint in RUN_DIR) that read paragraphs (not HAT)
+    missing = [(r, _checkpoint(r)) for r in runs
+               if r.attention is None and not r.arch.startswith("hat")]
+    missing = [(r, c) for r, c in missing if c]
+    if missing:
+        blocks.append(Note(f"No attention.json for {_names([r for r, _ in missing])}; to "
+                           f"measure (GENERATE_LOG: the run's fairseq-generate output):"))
+        blocks.append(Code("\n".join(COSINE_COMMAND.format(checkpoint=c, run=r.path)
+                                     for r, c in missing)))
+    return blocks
+
+
+def _checkpoint(run: Run) -> Optional[str]:
+    """RUN_DIR's checkpoint_best.pt, else checkpoint_last.pt, else None."""
+    return run.file("checkpoint_best.pt") or run.file("checkpoint_last.pt")
+
+
+def _sentence_ids(path: str) -> List[int]:
+    """Ids with sentence-attention A- lines; [] when the A- lines are word alignments."""
+    from fairseq_hier.io import iter_lines
+    from fairseq_hier.report.figures import attention_ids
+
+    for _, line in iter_lines(path):
+        if line.startswith("A-"):
+            if WORD_ALIGNMENT.match(line.rstrip("\n").split("\t", 1)[-1]):
+                return []
+            break
+    return attention_ids(path)
+
+
+def heatmaps(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
+    from fairseq_hier.report.figures import (MAX_STEPS, paragraph_heatmap_png,
+                                             sentence_heatmap_png)
+
+    if opt.heatmaps == 0:
+        return []
+    blocks: List[Block] = []
+    encoder = read_json(opt.encoder_json) if opt.encoder_json else None
+    none = []
+    for i, r in enumerate(runs):
+        drawn = 0
+        for h in ((r.attention or {}).get("heatmaps") or [])[:opt.heatmaps]:
+            steps = len(h["rows"])
+            cut = f", first {MAX_STEPS} of {steps} steps" if steps > MAX_STEPS else ""
+            title = (f"{r.name}: example {h.get('id', '?')}, "
+                     f"{r.attention.get('kind', 'paragraph')} attention{cut}")
+            png = paragraph_heatmap_png(h["rows"][:MAX_STEPS], h["cols"],
+                                        h["weights"][:MAX_STEPS], h.get("gold"), title)
+            gold = "; bottom row: gold distribution" if h.get("gold") else ""
+            blocks.append(Image(f"heatmap-{i}-{_slug(r.name)}-p{drawn}", png,
+                                f"{title} (rows: generated tokens; columns: source "
+                                f"paragraphs{gold})"))
+            drawn += 1
+        generate = r.file(GENERATE)
+        ids = _sentence_ids(generate)[:opt.heatmaps] if generate else []
+        for example in ids:
+            png, steps, total = sentence_heatmap_png(generate, example, f"{r.name}: example "
+                                                     f"{example}, sentence attention", encoder)
+            cut = f", first {steps} of {total} steps" if steps < total else ""
+            blocks.append(Image(f"heatmap-{i}-{_slug(r.name)}-s{example}", png,
+                                f"{r.name}: example {example}, HAT sentence attention{cut} "
+                                f"(rows: generated tokens; columns: source sentences)"))
+            drawn += 1
+        if not drawn:
+            none.append(r)
+    if blocks:
+        blocks.insert(0, Heading(f"Attention heatmaps (first {opt.heatmaps} examples per run)", 3))
+    if none:
+        blocks.append(Note(f"No heatmap for {_names(none)}: no heatmaps in attention.json and no "
+                           f"A- lines in {GENERATE} (HAT: fairseq-generate "
+                           f"--print-sentence-attention --results-path RUN_DIR)."))
+    return blocks
+
+
+# ------------------------------------------------------------------------------- all
+def build_report(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
+    return (overview(runs) + scores_section(runs, opt) + efficiency_section(runs)
+            + curves_section(runs) + attention_section(runs, opt))
