@@ -66,6 +66,14 @@ class AttentionPredictionTask(FairseqTask):
             raise ValueError(f"--input-dim {input_dim} does not match embed_dim {embed_dim} in "
                              f"{os.path.join(self.cfg.data, META)} (the PHT model dimension)")
 
+    def build_dataset_for_inference(self, src_tokens, src_lengths, **kwargs):
+        """The attention predictor reads a trained PHT's paragraph embeddings, not text: it
+        runs inside the attention-alignment generator (``--align-predictor``), where raw input
+        reaches it through the summarization task."""
+        raise ValueError("attention_prediction reads PHT's paragraph embeddings, not text: use "
+                         "it as --align-predictor of a hierarchical_summarization checkpoint "
+                         "(fairseq-interactive or fairseq-hier-summarize with that task)")
+
     def max_positions(self):
         return None  # any number of paragraphs (the model has no positional parameters)
 

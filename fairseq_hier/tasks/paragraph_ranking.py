@@ -129,6 +129,14 @@ class ParagraphRankingTask(FairseqTask):
             self.cfg.max_paragraph_tokens, src_path=prefix, split=split,
             shuffle=(split != "test"))
 
+    def build_dataset_for_inference(self, src_tokens, src_lengths, **kwargs):
+        """A ranker scores paragraphs and writes no text: fairseq-interactive has nothing to
+        print for it. Raw examples are ranked by ``fairseq-hier-rank --input-format jsonl``, and
+        a summarizer whose record has ``rank=ranker`` ranks them itself."""
+        raise ValueError("paragraph_ranking scores paragraphs and generates no text: rank raw "
+                         "examples with fairseq-hier-rank (or record rank=ranker for "
+                         "fairseq-hier-summarize)")
+
     def max_positions(self):
         return None  # the model has no positional parameters; --max-tokens bounds a batch
 
