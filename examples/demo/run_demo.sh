@@ -118,7 +118,8 @@ if [[ ! -f "$WORK/efficiency.json" ]]; then
   # shellcheck disable=SC2086
   fairseq-hier-efficiency --archs $ARCHS --tokens 1600 --layers 2 --embed-dim 128 --heads 4 \
     --data "$WORK/data-bin" --memory-budget-gib 2 --cpu --threads 2 \
-    --output "$WORK/efficiency.json" | grep -v '^{'
+    --output "$WORK/efficiency.json" 2> "$WORK/efficiency.log" | grep -v '^{' \
+    || { tail -3 "$WORK/efficiency.log" >&2; exit 1; }
 fi
 # a checkpoint directory as a summarizer of raw documents: the first 5 test examples written back
 # as raw clusters (title + one document per paragraph), summarised by fairseq-hier-summarize with
