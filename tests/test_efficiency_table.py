@@ -17,18 +17,11 @@ import pytest
 import torch
 
 from fairseq_hier.analysis import efficiency as eff
+from tiny_models import one_thread  # noqa: F401  (module fixture: tiny models run on one thread)
 
 TOKENS, LAYERS, DIM, HEADS, VOCAB = 200, 1, 16, 2, 200
 BUDGET_GIB = 6 / 1024  # a few MiB: tiny models reach it at small batches
 ARCHS = ("transformer", "pht", "parsingsum_ht")
-
-
-@pytest.fixture(scope="module")
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +116,7 @@ def test_cli_and_data_bin(data_bin, tmp_path, capsys, one_thread):
                                 "MiB", "valid", "(s)", "valid", "(cpu-s)"]
     pht, hat = result["rows"]
     assert result["data"] == str(data_bin) and pht["valid_examples"] == 8  # the toy valid split
+    assert result["vocab"] == len((data_bin / "dict.src.txt").read_text().splitlines()) + 4
     assert pht["valid_seconds"] > 0 and pht["valid_note"] == f"valid split of {data_bin}"
     assert hat["valid_seconds"] is None and "hat_summarization" in hat["valid_note"]
     assert pht["max_batch"] is None and pht["max_batch_method"] == "not searched"

@@ -3,8 +3,11 @@
 # fairseq-preprocess -> fairseq-train (transformer, pht, vht, liu_ht with the same layers and widths,
 # the same seed and the same data-bin) -> fairseq-generate -> table of fact accuracy and ROUGE-1.5.5,
 # each with its 95% interval, next to the Lead / most-frequent-values / first-stated-values
-# baselines. About 10 minutes on 2 CPU cores. Steps whose outputs exist are skipped; delete $WORK
-# (default demo_work/) to start over.
+# baselines; then the paragraph-attention cosine of every model (000 Table 1), the efficiency table
+# (000 Table 4), fairseq-hier-summarize on raw documents, and the report (scores with paired-
+# bootstrap significance, efficiency, training / validation curves, heatmaps) in $WORK/report.
+# About 20 minutes on 2 CPU cores. Steps whose outputs exist are skipped; delete $WORK (default
+# demo_work/) to start over.
 #
 # Training: no dropout and no label smoothing, for every model: on this corpus a model first
 # learns to copy any value of the right attribute (~40-50% of the facts) and only later to bind
@@ -67,7 +70,7 @@ for ARCH in $ARCHS; do
       --optimizer adam --adam-betas '(0.9, 0.98)' --lr 2e-3 --lr-scheduler inverse_sqrt \
       --warmup-updates 100 --criterion label_smoothed_cross_entropy --label-smoothing 0 \
       --batch-size 32 --max-update "$UPDATES" --save-dir "$CK" --no-epoch-checkpoints \
-      --disable-validation --save-interval-updates "$UPDATES" --keep-interval-updates 1 \
+      --validate-interval-updates 100 --save-interval-updates "$UPDATES" --keep-interval-updates 1 \
       --log-interval 100 --seed "$SEED" --num-workers 0 --no-progress-bar 2>&1 \
       | tee "$CK/train.log" | grep -E "\| train \||done training"; then
       tail -3 "$CK/train.log" >&2

@@ -65,6 +65,7 @@ Command line: ``fairseq-hier-efficiency`` (:mod:`fairseq_hier.cli.efficiency`).
 
 import argparse
 import contextlib
+import os
 import sys
 import time
 import types
@@ -638,8 +639,16 @@ def efficiency_table(archs: Sequence[str] = TABLE_ARCHS, tokens: int = 1600,
             log(f"{arch}: measured in {time.perf_counter() - start:.1f} s: {rows[-1]}")
     return {"device": device_name(device), "tokens": tokens, "budget_gib": budget_gib,
             "dtype": dtype, "layers": layers, "embed_dim": embed_dim, "heads": heads,
-            "target_tokens": TARGET_TOKENS, "vocab": vocab or VOCAB,
+            "target_tokens": TARGET_TOKENS,
+            "vocab": _dictionary_size(data) if data is not None else (vocab or VOCAB),
             "data": None if data is None else str(data), "rows": rows}
+
+
+def _dictionary_size(data: str) -> int:
+    """Symbols of a data-bin's source dictionary (what the rows' models use with ``--data``)."""
+    from fairseq.data import Dictionary
+
+    return len(Dictionary.load(os.path.join(str(data), "dict.src.txt")))
 
 
 def format_table(result: dict) -> str:
