@@ -14,7 +14,6 @@ import argparse
 import json
 
 import pytest
-import torch
 
 from fairseq_hier.analysis import efficiency as eff
 from tiny_models import one_thread  # noqa: F401  (module fixture: tiny models run on one thread)

@@ -69,7 +69,7 @@ import os
 import sys
 import time
 import types
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, Optional, Sequence
 
 PARAGRAPH_TOKENS, TARGET_TOKENS = 100, 145
 HIERARCHICAL = ("pht", "vht", "liu_ht", "parsingsum_ht")  # B x P x L sources; the others B x S

@@ -15,8 +15,8 @@ lines (``tgt_dict.string`` of the tokens, as fairseq's ``H-`` lines) into the fi
 
 import collections
 import logging
-from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple, Type
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple, Type
 
 logger = logging.getLogger(__name__)
 

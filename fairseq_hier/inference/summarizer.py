@@ -30,7 +30,7 @@ import logging
 import os
 import shlex
 import tempfile
-from typing import Dict, Iterable, List, Optional, Sequence, Union
+from typing import Iterable, List, Optional, Sequence, Union
 
 from .pipelines import PIPELINES, InputError, RawExample
 from .record import STATE_KEY, Assets, RecordError, read_record, restore
