@@ -10,6 +10,7 @@ demo: install
 	bash examples/demo/run_demo.sh
 	bash examples/attention_alignment/run_demo.sh
 	bash examples/demo/run_ranker.sh
+	bash examples/demo/report.sh
 
 # ParsingSum (003): the Multi-News recipe end to end on a generated corpus, four systems
 demo-parsingsum: install
