@@ -130,7 +130,7 @@ def test_bad_inputs(summarizer, tmp_path):
         summarizer.generate(["title w1 <P> w2", "w3 w4"])
 
 
-def test_checkpoint_without_record(runs, tmp_path):
+def test_checkpoint_without_record(runs, raw_corpus, tmp_path):
     import torch
 
     from fairseq_hier.inference import HierSummarizer
@@ -144,6 +144,17 @@ def test_checkpoint_without_record(runs, tmp_path):
     with pytest.raises(RecordError, match=r"checkpoint_best.pt has no preprocessing record: its "
                                           r"data-bin had no hier_preprocess.json"):
         HierSummarizer.from_pretrained(str(tmp_path / "ck"), cpu=True)
+    # the way out the message gives: a record (and the dictionaries) beside the checkpoint
+    from fairseq_hier.inference.record import write_record
+
+    for name in ("dict.src.txt", "dict.tgt.txt"):
+        shutil.copyfile(runs / "bin" / name, tmp_path / "ck" / name)
+    write_record(str(tmp_path / "ck"), "hierarchical_summarization", "paragraphs", {}, {},
+                 ["--beam", "2", "--max-len-b", "8"])
+    beside = HierSummarizer.from_pretrained(str(tmp_path / "ck"), cpu=True, batch_size=4)
+    interactive = hypotheses((runs / "pht-interactive.log").read_text())
+    lines = (raw_corpus / "test.src").read_text().splitlines()
+    assert [h[0]["text"] for h in beside.generate(lines)] == [interactive[i][1] for i in range(8)]
 
 
 def test_summarize_cli(runs, tmp_path):
