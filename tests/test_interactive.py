@@ -224,3 +224,19 @@ def test_sentencepiece_pipeline_matches_spm_encode(tmp_path):
     lines = pipeline.encode(RawExample(["the capital of portugal\nriver tagus"], "Lisbon city"))
     assert lines == [(tmp_path / "enc.src").read_text().strip()]
     assert pipeline.decode(["▁the ▁cap ital"]) == "the capital"
+
+
+@pytest.mark.parametrize("precision,dtype", [("bf16", "bfloat16"), ("fp16", "float16")])
+def test_api_half_precision(runs, raw_corpus, precision, dtype):
+    """--bf16 / --fp16 among the generation options cast the model (as fairseq-generate does)
+    and decode every input."""
+    import torch
+
+    from fairseq_hier.inference import HierSummarizer
+
+    summarizer = HierSummarizer.from_pretrained(str(runs / "pht"), cpu=True, beam=2, max_len_b=8,
+                                                **{precision: True})
+    assert next(summarizer.models[0].parameters()).dtype == getattr(torch, dtype)
+    out = summarizer.generate((raw_corpus / "test.src").read_text().splitlines())
+    assert len(out) == 8 and all(h[0]["text"] and h[0]["positional_scores"].isfinite().all()
+                                 for h in out)
