@@ -141,6 +141,7 @@ for line in sys.stdin:
     title, *paragraphs = [p.strip() for p in line.split("<P>")]
     print(json.dumps({"title": title, "documents": paragraphs}))' > "$WORK/raw_clusters.jsonl"
   fairseq-hier-summarize "$WORK/checkpoints/$SUMMARIZE_ARCH" "$WORK/raw_clusters.jsonl" --cpu \
+    --checkpoint-file checkpoint_last.pt \
     --no-progress-bar -o "$WORK/raw_clusters.summaries" 2> "$WORK/summarize.log" \
     || { tail -3 "$WORK/summarize.log" >&2; exit 1; }
   SAME=$(paste -d '\t' "$WORK/raw_clusters.summaries" <(head -5 "$WORK/$SUMMARIZE_ARCH.hyp") \
