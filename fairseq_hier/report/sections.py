@@ -238,7 +238,7 @@ def curves_section(runs: Sequence[Run]) -> List[Block]:
     if counts:
         blocks.append(Text("Records read: " + "; ".join(counts) + "."))
     figures = (("curve-train-loss", train, "training loss (train_inner records)", False),
-               ("curve-valid-loss", valid, "validation loss (end of each epoch)", True),
+               ("curve-valid-loss", valid, "validation loss (valid records)", True),
                ("curve-lr", lr, "learning rate", False))
     for name, series, title, markers in figures:
         if series:
