@@ -100,14 +100,24 @@ def test_cosine_values():
 
 
 def test_bootstrap_interval():
-    assert ac.bootstrap_interval([0.7] * 5) == pytest.approx((0.7, 0.7))
+    """The interval of the cosine (significance.mean_interval, shared with the ROUGE fallback)."""
+    from fairseq_hier.analysis.significance import mean_interval
+
+    assert mean_interval([0.7] * 5) == pytest.approx((0.7, 0.7, 0.7))
     values = [0.0, 1.0] * 200  # mean 0.5, standard error 0.5 / sqrt(400) = 0.025
-    low, high = ac.bootstrap_interval(values, samples=2000, seed=1)
+    mean, low, high = mean_interval(values, samples=2000, seed=1)
+    assert mean == 0.5
     assert low == pytest.approx(0.5 - 1.96 * 0.025, abs=0.006)
     assert high == pytest.approx(0.5 + 1.96 * 0.025, abs=0.006)
-    assert ac.bootstrap_interval(values, 300, 5) == ac.bootstrap_interval(values, 300, 5)
+    assert mean_interval(values, 300, 5) == mean_interval(values, 300, 5)
+    # the draw of bootstrap_indices, chunked: the same resamples as one draw
+    from fairseq_hier.analysis.significance import bootstrap_indices
+
+    means = np.asarray(values)[bootstrap_indices(len(values), 300, 5)].mean(axis=1)
+    assert mean_interval(values, 300, 5)[1:] == pytest.approx(
+        tuple(np.percentile(means, [2.5, 97.5])), abs=0)
     with pytest.raises(ValueError):
-        ac.bootstrap_interval([])
+        mean_interval([])
 
 
 # ------------------------------------------------------------------ attention -> paragraphs

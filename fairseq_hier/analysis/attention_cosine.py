@@ -52,7 +52,7 @@ normalised (001 Eq. 14-16, the label of attention alignment):
 
 Metric: cos(system, gold) per example (in [0, 1]: both are non-negative), the mean over the
 scored examples, and its 95% percentile-bootstrap interval over examples
-(:func:`bootstrap_interval`). Heatmaps: one row per teacher-forced step (hypothesis tokens, then
+(:func:`fairseq_hier.analysis.significance.mean_interval`). Heatmaps: one row per teacher-forced step (hypothesis tokens, then
 "</s>"), one column per paragraph, each row that step's distribution over paragraphs.
 
 Legend: B batch, T target steps, P paragraphs, L tokens per paragraph, S source (flat) or memory
@@ -67,6 +67,7 @@ import torch
 from torch import Tensor
 
 from ..data.graphs import _terms  # the term rule of the tfidf paragraph graph
+from .significance import mean_interval
 
 logger = logging.getLogger("fairseq_hier.attention_cosine")
 
@@ -109,24 +110,6 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     if na == 0 or nb == 0:
         raise ValueError("cosine of a zero vector is undefined")
     return float(np.clip(a @ b / (na * nb), -1.0, 1.0))
-
-
-def bootstrap_interval(values: Sequence[float], samples: int = BOOTSTRAP_SAMPLES,
-                       seed: int = BOOTSTRAP_SEED, level: float = 0.95) -> Tuple[float, float]:
-    """Percentile-bootstrap interval (``level``) of the mean of ``values``, resampling the
-    values (examples) with replacement ``samples`` times with numpy's ``default_rng(seed)``."""
-    values = np.asarray(values, dtype=np.float64)
-    if len(values) == 0:
-        raise ValueError("bootstrap interval of no values")
-    rng = np.random.default_rng(seed)
-    means = []
-    for start in range(0, samples, 100):  # chunks: 100 x n indices at a time
-        idx = rng.integers(0, len(values), size=(min(100, samples - start), len(values)))
-        means.append(values[idx].mean(1))
-    means = np.concatenate(means)
-    tail = (1.0 - level) / 2 * 100
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return float(low), float(high)
 
 
 def flat_paragraph_index(src_tokens: Tensor, sep: int, eos: int, pad: int) -> Tensor:
@@ -323,11 +306,11 @@ def score_split(model, task, split: str, hypotheses: Sequence[str], log_path: st
     if not scored:
         raise ValueError(f"split '{split}': no example has a gold distribution (every reference "
                          f"shares no term with its paragraphs)")
-    low, high = bootstrap_interval(scored, bootstrap_samples, seed)
+    mean, low, high = mean_interval(scored, bootstrap_samples, seed)
     logger.info(f"[{split}] {kind} attention of {len(scored)} examples scored, {len(excluded)} "
                 f"excluded")
     return {"kind": "paragraph", "attention": kind, "split": split, "examples": len(scored),
-            "cosine": {"mean": float(np.mean(scored)), "low": low, "high": high},
+            "cosine": {"mean": mean, "low": low, "high": high},
             "per_example": per_example, "excluded": {"zero_gold": excluded}, "heatmaps": maps}
 
 

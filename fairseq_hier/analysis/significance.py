@@ -77,6 +77,26 @@ def bootstrap_indices(n: int, samples: int = SAMPLES, seed: Optional[int] = ROUG
     return np.random.default_rng(seed).integers(0, n, size=(samples, n))
 
 
+def mean_interval(values: Sequence[float], samples: int = SAMPLES, seed: Optional[int] = ROUGE_SEED,
+                  level: float = 0.95):
+    """Mean of per-document ``values`` and its percentile-bootstrap interval (``level``) ->
+    ``(mean, low, high)``: the draw of :func:`bootstrap_indices`, taken 100 resamples at a time
+    (the same indices, in bounded memory on a large split)."""
+    import numpy as np
+
+    values = np.asarray(values, dtype=float)
+    if len(values) == 0:
+        raise ValueError("bootstrap interval of no values")
+    seed = ROUGE_SEED if seed is None else seed
+    rng = np.random.default_rng(seed)
+    means = np.concatenate([
+        values[rng.integers(0, len(values), size=(min(100, samples - start), len(values)))]
+        .mean(axis=1) for start in range(0, samples, 100)])
+    tail = (1.0 - level) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return float(values.mean()), float(low), float(high)
+
+
 def compare(score_a: float, score_b: float, resampled_a, resampled_b) -> dict:
     """``delta``, its 95% percentile interval and the one-sided p-value (module docstring) from
     two systems' scores on all documents and on the same resamples."""

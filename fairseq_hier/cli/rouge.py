@@ -352,23 +352,14 @@ FALLBACK_BANNER = """\
 ################################################################################"""
 
 
-def _mean_and_interval(values, samples: int = 1000, seed: int = 0) -> Tuple[float, float, float]:
-    """Mean and 95% bootstrap interval of per-summary scores (ROUGE's -c 95 -r 1000)."""
-    import numpy as np
-
-    values = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, len(values), size=(samples, len(values)))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(values.mean()), float(low), float(high)
-
-
 def run_fallback(pairs: Sequence[Pair], eos: str = ".", rouge_n: int = DEFAULT_ROUGE_N,
                  rouge_l: bool = True, stemming: bool = True) -> str:
     """ROUGE-1..n and summary-level ROUGE-L (rougeLsum) of ``rouge-score``, in ROUGE-1.5.5's
     report layout (macro averages, bootstrap intervals). Sentences are cut at ``<`` as ROUGE
     reads them."""
     from rouge_score import rouge_scorer
+
+    from fairseq_hier.analysis.significance import mean_interval
 
     keys = [f"rouge{n}" for n in range(1, rouge_n + 1)] + (["rougeLsum"] if rouge_l else [])
     scorer = rouge_scorer.RougeScorer(keys, use_stemmer=stemming)
@@ -382,7 +373,7 @@ def run_fallback(pairs: Sequence[Pair], eos: str = ".", rouge_n: int = DEFAULT_R
         name = "ROUGE-L" if key == "rougeLsum" else f"ROUGE-{key[5:]}"
         lines.append(RULE)
         for field, letter in (("recall", "R"), ("precision", "P"), ("fmeasure", "F")):
-            mid, low, high = _mean_and_interval([getattr(s[key], field) for s in scores])
+            mid, low, high = mean_interval([getattr(s[key], field) for s in scores])
             lines.append(f"1 {name} Average_{letter}: {mid:.5f} (95%-conf.int. {low:.5f} - {high:.5f})")
     return "\n".join(lines) + "\n"
 
