@@ -404,6 +404,30 @@ def test_rank_keep_and_jsonl_input(ranker_run, tmp_path, capsys):
     assert f"{tmp_path / 'bad.jsonl'}:2: expected" in capsys.readouterr().err
 
 
+def test_summarizer_ranks_as_fairseq_hier_rank(ranker_run, tmp_path):
+    """The summarizer's ranking step (record option rank=ranker) orders and keeps paragraphs as
+    fairseq-hier-rank does on the same examples."""
+    from fairseq_hier.cli.rank_paragraphs import cli_main
+    from fairseq_hier.inference.pipelines import ParagraphPipeline, RawExample
+    from fairseq_hier.inference.record import Assets
+
+    sources = (ranker_run["raw"] / "test.src").read_text().splitlines()[:4]
+    (tmp_path / "few.src").write_text("\n".join(sources) + "\n")
+    assets = Assets({"ranker.pt": str(ranker_run["checkpoint"]),
+                     "ranker.dict.txt": str(ranker_run["data"] / "dict.src.txt")})
+    for keep in (0, 2):
+        assert cli_main(["--source", str(tmp_path / "few.src"), "--output",
+                         str(tmp_path / "ranked.src"), "--keep", str(keep), "--cpu",
+                         "--no-progress-bar", "--path", str(ranker_run["checkpoint"])]) == 0
+        pipeline = ParagraphPipeline({"rank": "ranker", "keep": keep}, assets)
+        lines = []
+        for source in sources:
+            title, paragraphs, _ = split_source(source)
+            lines += pipeline.encode(RawExample(["\n".join(" ".join(p) for p in paragraphs)],
+                                                " ".join(title)))
+        assert lines == (tmp_path / "ranked.src").read_text().splitlines()
+
+
 def test_rank_jsonl_with_sentencepiece(ranker_run, tmp_path):
     import sentencepiece as spm
 

@@ -226,9 +226,11 @@ class ParagraphPipeline(Pipeline):
 
             from ..cli.rank_paragraphs import Scorer, load_ranker
 
-            folder = tempfile.mkdtemp(prefix="hier_ranker_")
-            shutil.copyfile(self.assets.path("ranker.dict.txt"), os.path.join(folder, "dict.src.txt"))
-            model, task = load_ranker(self.assets.path("ranker.pt"), folder, cpu=True)
+            # the ranker's task reads FOLDER/dict.src.txt once, while loading
+            with tempfile.TemporaryDirectory(prefix="hier_ranker_") as folder:
+                shutil.copyfile(self.assets.path("ranker.dict.txt"),
+                                os.path.join(folder, "dict.src.txt"))
+                model, task = load_ranker(self.assets.path("ranker.pt"), folder, cpu=True)
             self._scorer = Scorer(model, task, batch_size=64,
                                   max_tokens=task.cfg.max_paragraph_tokens)
         return self._scorer
