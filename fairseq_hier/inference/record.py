@@ -86,9 +86,9 @@ def check_record(record: dict, where: str) -> dict:
     if unknown:
         raise RecordError(f"{where}: pipeline {name!r} has no option {unknown[0]!r} "
                           f"(its options: {', '.join(sorted(cls.OPTIONS)) or 'none'})")
-    cls.check_options(cls.resolve_options(record["options"]), where)
-    missing = [a for a in cls.required_assets(cls.resolve_options(record["options"]))
-               if a not in record["assets"]]
+    options = cls.resolve_options(record["options"])
+    cls.check_options(options, where)
+    missing = [a for a in cls.required_assets(options) if a not in record["assets"]]
     if missing:
         raise RecordError(f"{where}: pipeline {name!r} needs the asset {missing[0]!r} "
                           f"(--asset {missing[0]}=PATH)")
