@@ -190,8 +190,8 @@ def rouge_run(refs: Sequence[str], hyps: Sequence[str], eos: str = ".", *, stemm
     reason = "fallback was asked for" if fallback else rouge.official_unavailable()
     if reason is not None:
         print(rouge.FALLBACK_BANNER.format(reason=reason), file=sys.stderr)
-        per_doc = fallback_per_document(pairs, eos, stemming)
-        return per_doc, {m: {"f": sum(v) / len(v)} for m, v in per_doc.items()}, False
+        report = rouge.run_fallback(pairs, eos, stemming=stemming)  # rouge_scores' averages
+        return fallback_per_document(pairs, eos, stemming), rouge.parse_report(report), False
     report = rouge.run_official(pairs, eos, rouge.default_rouge_args() + " -d", stemming)
     return parse_per_document(report, len(pairs)), rouge.parse_report(report), True
 
@@ -215,9 +215,12 @@ def rouge_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], b
     """Every system against ``baseline`` on ROUGE-1/2/L F (one ROUGE run per system, one index
     matrix for all). Returns ``{"metric": "rouge", "documents", "baseline", "samples", "seed",
     "official", "systems": {name: {"rouge-1": {"f", "reported_f", "delta", "low", "high",
-    "p_value", "samples", "per_document"}, ...}}}``: ``f`` the plain mean of the per-document F,
-    ``reported_f`` ROUGE-1.5.5's printed average (module docstring), all 0..1; the baseline's
-    entries have no delta. ``seed`` None: :data:`ROUGE_SEED`."""
+    "p_value", "samples", "per_document"}, ...}}, "reported": {name: ...}}``: ``f`` the plain
+    mean of the per-document F, ``reported_f`` ROUGE-1.5.5's printed average (module docstring),
+    all 0..1; the baseline's entries have no delta. ``reported[name]``: the whole printed report
+    of that run (:func:`fairseq_hier.cli.rouge.parse_report`: R, P, F and their 95% intervals,
+    what ``rouge_scores`` gives), so a caller needs no second ROUGE run for the scores.
+    ``seed`` None: :data:`ROUGE_SEED`."""
     import numpy as np
 
     seed = ROUGE_SEED if seed is None else seed
@@ -238,7 +241,7 @@ def rouge_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], b
             out[name][metric] = entry
     return {"metric": "rouge", "documents": len(refs), "baseline": baseline, "samples": samples,
             "seed": seed, "official": all(official for _, _, official in runs.values()),
-            "systems": out}
+            "systems": out, "reported": {name: run[1] for name, run in runs.items()}}
 
 
 # ----------------------------------------------------------------------------- BLEU

@@ -91,19 +91,22 @@ def rouge_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: st
     sources = sources or {}
     _check_counts(refs, systems, ref_name, sources)
     table = ScoreTable("rouge", [label for _, label in ROUGE_COLUMNS], [], samples=samples)
+    result = None
+    if len(systems) >= 2:  # its ROUGE run per system also gives the printed scores
+        from fairseq_hier.analysis.significance import rouge_significance
+
+        result = rouge_significance(refs, systems, baseline, samples, seed, ref_name=ref_name)
     for name, hyps in systems.items():
-        s = rouge_scores(refs, hyps, zero_empty_summary=True)
+        s = (result["reported"][name] if result is not None
+             else rouge_scores(refs, hyps, zero_empty_summary=True))
         table.rows.append((name, [Cell(100 * s[k]["f"], 100 * s[k]["f_low"], 100 * s[k]["f_high"])
                                   for k, _ in ROUGE_COLUMNS]))
     if official_unavailable() is not None:
         table.notes.append(f"NOT ROUGE-1.5.5: the rouge-score fallback scored these "
                            f"({official_unavailable()}).")
-    if len(systems) < 2:
+    if result is None:
         table.notes.append("One system: no significance test.")
         return table
-    from fairseq_hier.analysis.significance import rouge_significance
-
-    result = rouge_significance(refs, systems, baseline, samples, seed, ref_name=ref_name)
     table.baseline = baseline
     for name, cells in table.rows:
         if name == baseline:
