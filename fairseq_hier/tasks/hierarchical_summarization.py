@@ -251,22 +251,6 @@ class HierarchicalSummarizationTask(FairseqTask):
         self.set_parses_for(model)
         return model
 
-    def set_parses_for(self, model):
-        """Check that ``--dependency-parse`` and the model agree, and let the datasets batch the
-        parse only for a model that reads it."""
-        name = self.cfg.dependency_parse
-        uses = bool(getattr(model, "reads_dependencies", False))
-        if name and not uses:
-            raise ValueError(f"--dependency-parse {name}: model {type(model).__name__} does not "
-                             f"read dependency parses (parsingsum_ft and parsingsum_ht do)")
-        if uses and not name:
-            raise ValueError(f"model {type(model).__name__} reads the source's dependency parse "
-                             f"(ParsingSum, 003): pass --dependency-parse NAME (the data-bin's "
-                             f"SPLIT.parse.NAME.{{bin,idx}}, written by fairseq-hier-deps)")
-        self.use_parses = uses
-        for ds in self.datasets.values():
-            ds.use_parses = uses
-
     def set_graphs_for(self, model):
         """Check that ``--paragraph-graph`` and the model agree, and let the datasets batch the
         graphs only for a model that reads them."""
