@@ -21,6 +21,7 @@ setup(
             "fairseq-hier-extract-attention = fairseq_hier.cli.extract_attention:cli_main",
             "fairseq-hier-hypotheses = fairseq_hier.cli.hypotheses:cli_main",
             "fairseq-hier-sentence-bos = fairseq_hier.cli.sentence_bos:cli_main",
+            "fairseq-hier-bart-files = fairseq_hier.cli.bart_files:cli_main",
             "fairseq-hier-heatmap = fairseq_hier.cli.heatmap:cli_main",
             "fairseq-hier-ptb-tokenize = fairseq_hier.cli.ptb_tokenize:cli_main",
             "fairseq-hier-doc-extract = fairseq_hier.cli.doc_extract:cli_main",

@@ -51,6 +51,21 @@ under ``torchrun`` (``RANK`` / ``WORLD_SIZE`` / ``MASTER_*`` set), fairseq's
 ``_infer_torch_distributed_launch_init`` sets ``device_id = RANK % torch.cuda.device_count()``,
 a ``ZeroDivisionError`` without a GPU: :func:`patch_torchrun_on_cpu` uses device 0 there (the
 CPU; no CUDA device is ever selected) and leaves the GPU path alone.
+
+Pretrained directories (``--finetune-from-model DIR`` / ``--restore-file DIR``, e.g. a Hugging Face
+BART directory): fairseq reads checkpoint *files* only. ``checkpoint_utils.load_checkpoint`` passes
+a directory on (``PathManager.exists`` holds), but ``Trainer.load_checkpoint`` then finds that
+``PathManager.isfile`` does not, logs "No existing checkpoint found" and trains from random
+weights. :func:`patch_directory_checkpoints` wraps ``Trainer.load_checkpoint``, and only for a
+path that is a directory: the model reads it through its own hook
+``checkpoint_from_directory(path) -> checkpoint dict`` (``LongBARTModel`` and ``HATModel``, see
+``fairseq_hier/models/hat.py``), and for the duration of that one call the ``fairseq.trainer``
+module sees a ``PathManager`` for which that directory is a file and a ``checkpoint_utils`` whose
+``load_checkpoint_to_cpu`` returns the model's dict for it (called on the ranks that load, as for
+a file). Everything else of the load is fairseq's own code: ``load_state_dict`` (so the model's
+``upgrade_state_dict_named``), the broadcast to other ranks, the reset flags, the log lines. A
+directory given to a model without the hook is an error of one line instead of a silent start
+from random weights. Files, and every other module, are untouched.
 """
 
 import contextlib
@@ -375,6 +390,79 @@ def patch_fp16_flat_on_cpu() -> None:
     mixin.build_fp32_params = classmethod(build_fp32_params)
 
 
+# ------------------------------------------------------------ pretrained checkpoint directories
+class _ModuleProxy(types.ModuleType):
+    """A module as seen by one other module: identical, except the attributes given."""
+
+    def __init__(self, module, **overrides):
+        super().__init__(module.__name__)
+        self._module = module
+        self.__dict__.update(overrides)
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
+
+
+class _PathsWithDirectory:
+    """fairseq's ``PathManager`` for which one directory is a file."""
+
+    def __init__(self, paths, directory: str):
+        self._paths, self._directory = paths, directory
+
+    def __getattr__(self, name):
+        return getattr(self._paths, name)
+
+    def isfile(self, path) -> bool:
+        return path == self._directory or self._paths.isfile(path)
+
+
+@contextlib.contextmanager
+def _directory_as_checkpoint(directory: str, read):
+    """While active, ``fairseq.trainer`` loads ``directory`` as a checkpoint file holding
+    ``read()`` (called only where the Trainer reads the file)."""
+    from unittest import mock
+
+    from fairseq import trainer as trainer_module
+
+    checkpoint_utils = trainer_module.checkpoint_utils
+    original = checkpoint_utils.load_checkpoint_to_cpu
+
+    def load_checkpoint_to_cpu(path, *args, **kwargs):
+        return read() if path == directory else original(path, *args, **kwargs)
+
+    utils = _ModuleProxy(checkpoint_utils, load_checkpoint_to_cpu=load_checkpoint_to_cpu)
+    paths = _PathsWithDirectory(trainer_module.PathManager, directory)
+    with mock.patch.object(trainer_module, "checkpoint_utils", utils), \
+            mock.patch.object(trainer_module, "PathManager", paths):
+        yield
+
+
+def patch_directory_checkpoints() -> None:
+    """``Trainer.load_checkpoint`` of a directory reads it through the model's
+    ``checkpoint_from_directory`` hook (see the module docstring). Idempotent."""
+    from fairseq.trainer import Trainer
+
+    original = Trainer.load_checkpoint
+    if getattr(original, "_fairseq_hier", False):
+        return
+
+    def load_checkpoint(self, filename, *args, **kwargs):
+        if not os.path.isdir(filename):
+            return original(self, filename, *args, **kwargs)
+        model = self.get_model()
+        read = getattr(model, "checkpoint_from_directory", None)
+        if read is None:
+            raise ValueError(f"{filename} is a directory, and {type(model).__name__} reads "
+                             f"checkpoint files only (Hugging Face BART directories initialise "
+                             f"the hat and long_bart models)")
+        with _directory_as_checkpoint(filename, lambda: read(filename)):
+            return original(self, filename, *args, **kwargs)
+
+    load_checkpoint._fairseq_hier = True
+    load_checkpoint.__doc__ = original.__doc__
+    Trainer.load_checkpoint = load_checkpoint
+
+
 def apply_all() -> None:
     """Every fix above, in one call (idempotent). Called when the plugin registers."""
     patch_checkpoint_loading()
@@ -385,3 +473,4 @@ def apply_all() -> None:
     patch_ddp_on_cpu()
     patch_torchrun_on_cpu()
     patch_fp16_flat_on_cpu()
+    patch_directory_checkpoints()

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-STAMP_VERSION=12  # bump when the pins below or the console scripts of setup.py change
+STAMP_VERSION=13  # bump when the pins below or the console scripts of setup.py change
 
 if [[ -n "${VIRTUAL_ENV:-}" ]]; then
   VENV="$VIRTUAL_ENV"
@@ -57,6 +57,10 @@ if [[ ! -f "$STAMP" ]]; then
   # before PTB tokenisation), nltk (its Penn Treebank word tokenizer: the PTB-style step before
   # ROUGE; no nltk data is needed), matplotlib (sentence-attention heatmaps)
   "${PIP[@]}" "pysbd==0.3.4" "nltk==3.10.4" "matplotlib==3.11.2"
+  # Hugging Face BART directories (--finetune-from-model DIR): safetensors reads model.safetensors
+  # (no transformers needed); tokenizers, Hugging Face's own tokenizer, is the tests' reference for
+  # the fairseq tokenizer files derived from vocab.json / merges.txt
+  "${PIP[@]}" "safetensors==0.8.0" "tokenizers==0.23.2"
   # Document translation (004 Sec. 4.2): sacremoses (Moses normalise/tokenise/detokenise), jieba
   # (Chinese), fastBPE (the paper's BPE: its Python module applies codes; it needs Cython at
   # build time, hence --no-build-isolation). fastBPE's wheel has no learner: the `fastbpe`

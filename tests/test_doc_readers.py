@@ -4,14 +4,16 @@
 Every file is written here in the publisher's layout with made-up sentences; each malformed
 input must give one error line naming the file and the line."""
 
+import collections
 import logging
 import os
+import random
 import re
 import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, run_cli, run_recipe
 
 from fairseq_hier.cli.doc_extract import INPUT_KINDS
 from fairseq_hier.data.doc_readers import (FORMATS, read_doc_split, read_mteval, read_ted_tags,
@@ -176,7 +178,8 @@ def test_ted_xml_documents_equal_sacrebleu(tmp_path, caplog):
     ]
     assert [s for d in docs for s in d.src] == sacrebleu_fake_sgml_lines(src, tmp_path)
     assert [s for d in docs for s in d.tgt] == sacrebleu_fake_sgml_lines(ref, tmp_path)
-    assert f"{src} + {ref}: 2 documents, 3 sentence pairs" in caplog.messages
+    # sacreBLEU trims the space IWSLT puts around every segment: counted
+    assert f"{src} + {ref}: 2 documents, 3 sentence pairs; sentences_trimmed=6" in caplog.messages
 
 
 def test_mteval_pairs_by_docid_and_drops_empty_documents_counted(tmp_path, caplog):
@@ -194,8 +197,8 @@ def test_mteval_pairs_by_docid_and_drops_empty_documents_counted(tmp_path, caplo
     assert [d.docid for d in docs] == ["harbour.101", "orchard.7"]
     assert docs[1].tgt == ["Apfelernte beginnt früh", "Die Obstbauern erwarten ein Rekordjahr."]
     assert f"{ref}: documents in another order than in {src}; paired by docid" in caplog.messages
-    assert (f"{src} + {ref}: 2 documents, 5 sentence pairs; documents_without_segments=1"
-            in caplog.messages)
+    assert (f"{src} + {ref}: 2 documents, 5 sentence pairs; documents_without_segments=1; "
+            f"sentences_trimmed=1; sentences_whitespace_collapsed=2" in caplog.messages)
 
 
 SEG_2 = '<seg id="2">Fishermen &amp; traders waved from the pier.</seg>'
@@ -263,6 +266,76 @@ def test_mteval_non_utf8_and_missing_file(tmp_path):
         read_mteval(bad, ref)
     with pytest.raises(ReaderError, match=f"^cannot read {re.escape(str(tmp_path / 'no.sgm'))}"):
         read_mteval(src, str(tmp_path / "no.sgm"))
+
+
+# newstest-style SGML whose text holds non-breaking spaces (U+00A0, literal) and entities: the
+# fake SGML keeps entities as written, and sacreBLEU's cleaning turns every Unicode space into
+# an ASCII one
+NBSP_SGM_SRC = """\
+<srcset setid="newstest2020" srclang="any">
+<doc sysid="ref" docid="market.3" genre="news" origlang="en">
+<p>
+<seg id="1">Apples cost 2\u00a0euros a kilo.</seg>
+<seg id="2">\u00a0Pears &amp; plums cost 3&#160;euros.</seg>
+</p>
+</doc>
+</srcset>
+"""
+NBSP_SGM_REF = """\
+<refset setid="newstest2020" srclang="any" trglang="de">
+<doc sysid="ref" docid="market.3" genre="news" origlang="en">
+<p>
+<seg id="1">Äpfel kosten 2\u00a0Euro das Kilo.</seg>
+<seg id="2">Birnen &amp; Pflaumen kosten 3&#160;Euro.\u00a0</seg>
+</p>
+</doc>
+</refset>
+"""
+
+
+def demo_corpus_sgm(folder):
+    """The newstest pair fairseq-hier-doc-demo-corpus writes (the demo and the recipe tests)."""
+    from fairseq_hier.cli.doc_demo_corpus import toy_document, write_sgm
+
+    rng = random.Random(3)
+    write_sgm(folder, 2020, [toy_document(rng, 3), toy_document(rng, 2, long_sentence=True)])
+    return (str(folder / "newstest2020-ende-src.en.sgm"),
+            str(folder / "newstest2020-ende-ref.de.sgm"))
+
+
+MTEVAL_FIXTURES = {
+    "wmt-sgml": ("newstest2020-ende-{}.sgm", WMT_SRC, WMT_REF),
+    "ted-xml": ("IWSLT17.TED.tst2015.zh-en.{}.xml", TED_SRC, TED_REF),
+    "nbsp-sgml": ("newstest2020-ende-{}.sgm", NBSP_SGM_SRC, NBSP_SGM_REF),
+}
+
+
+@pytest.mark.parametrize("fixture", [*MTEVAL_FIXTURES, "demo-corpus"])
+def test_mteval_equals_sacrebleus_reader_segment_by_segment(tmp_path, fixture):
+    """Text and docid of every segment, as sacreBLEU's FakeSGMLDataset (the WMT and IWSLT
+    reader) extracts them from every mteval fixture of the tests."""
+    from sacrebleu.dataset.fake_sgml import FakeSGMLDataset
+
+    if fixture == "demo-corpus":
+        src, ref = demo_corpus_sgm(tmp_path)
+    else:
+        name, src_text, ref_text = MTEVAL_FIXTURES[fixture]
+        src, ref = (write(tmp_path / name.format(side), text)
+                    for side, text in (("src", src_text), ("ref", ref_text)))
+    docs = read_mteval(src, ref)
+    sacrebleu = object.__new__(FakeSGMLDataset)
+    meta = tmp_path / "docid.txt"
+    sacrebleu._convert_meta(src, "docid", str(meta))
+    assert [d.docid for d in docs for _ in d.src] == meta.read_text(encoding="utf-8").splitlines()
+    assert [s for d in docs for s in d.src] == sacrebleu_fake_sgml_lines(src, tmp_path)
+    assert [s for d in docs for s in d.tgt] == sacrebleu_fake_sgml_lines(ref, tmp_path)
+
+
+def test_mteval_text_is_sacrebleus_cleaned_text(tmp_path):
+    src, ref = mteval_pair(tmp_path, NBSP_SGM_SRC, NBSP_SGM_REF)
+    assert read_mteval(src, ref) == [Document(
+        "market.3", ["Apples cost 2 euros a kilo.", "Pears &amp; plums cost 3&#160;euros."],
+        ["Äpfel kosten 2 Euro das Kilo.", "Birnen &amp; Pflaumen kosten 3&#160;Euro."])]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -346,7 +419,8 @@ def test_wmt_xml_unescapes_entities_and_skips_as_sacrebleu(tmp_path, caplog):
     assert caplog.messages == [
         f"{path} (translator 'A'): 2 documents, 3 sentence pairs; "
         f"documents_without_reference_skipped=1; segments_without_reference_by_translator_"
-        f"skipped=1; segments_without_reference_skipped=2; testsuite_documents_skipped=1"]
+        f"skipped=1; segments_without_reference_skipped=2; sentences_whitespace_collapsed=1; "
+        f"testsuite_documents_skipped=1"]
     by_b = read_wmt_xml(path, translator="B")
     assert by_b[0].tgt == ["Um neun waren Brot & Butter weg.", "Ein zweiter Laden wurde eröffnet."]
     assert by_b[1] == Document("river_2",
@@ -354,20 +428,138 @@ def test_wmt_xml_unescapes_entities_and_skips_as_sacrebleu(tmp_path, caplog):
                                ["Über Nacht stieg der Fluss.", "Nur B hat das."])
 
 
-def test_wmt_xml_equals_sacrebleu_where_the_reference_is_not_empty(tmp_path):
+# WMT21 layout with what sacreBLEU's reader keeps and a Unicode whitespace cleaning would lose:
+# non-breaking spaces (literal and as &#160;) inside and around segments, entities, a segment
+# spread over lines, tabs; a test-suite document, a segment and a document without reference,
+# a translator missing from a document
+WMT21_XML = """\
+<?xml version="1.0" encoding="utf-8"?>
+<dataset id="wmttest2021">
+  <collection id="general">
+    <doc id="ferry-2021-01" origlang="en">
+      <src lang="en">
+        <p>
+          <seg id="1">The ferry costs 5\u00a0euros.</seg>
+          <seg id="2">Tickets &amp; maps are sold at the pier.</seg>
+          <seg id="3">\tThe captain  waves.  </seg>
+          <seg id="4">Boarding starts at
+            9\u00a0o'clock.</seg>
+          <seg id="5">Nobody translated the timetable.</seg>
+        </p>
+      </src>
+      <ref lang="de" translator="A">
+        <p>
+          <seg id="1">Die Fähre kostet 5\u00a0Euro.</seg>
+          <seg id="2">Fahrkarten &amp; Karten gibt es am Steg.</seg>
+          <seg id="3">Der Kapitän winkt.</seg>
+          <seg id="4">Das Einsteigen beginnt um 9&#160;Uhr.</seg>
+          <seg id="5"></seg>
+        </p>
+      </ref>
+      <ref lang="de" translator="B">
+        <p>
+          <seg id="1">\u00a0Die Fähre kostet fünf Euro.\u00a0</seg>
+          <seg id="2">«\u00a0Karten\u00a0» &lt;gibt&gt; es am Steg.</seg>
+          <seg id="3"> </seg>
+          <seg id="4">Um 9 Uhr beginnt das Einsteigen.</seg>
+          <seg id="5"/>
+        </p>
+      </ref>
+      <hyp system="toy-system" language="de">
+        <p><seg id="1">Fähre.</seg><seg id="2">Karten.</seg><seg id="3">Kapitän.</seg>
+        <seg id="4">Neun.</seg><seg id="5">Plan.</seg></p>
+      </hyp>
+    </doc>
+    <doc id="suite-2021-07" origlang="en" testsuite="robustness">
+      <src lang="en"><p><seg id="1">A test\u00a0suite line.</seg></p></src>
+      <ref lang="de" translator="A"><p><seg id="1">Eine Zeile.</seg></p></ref>
+    </doc>
+    <doc id="lake-2021-02" origlang="de">
+      <src lang="en">
+        <p><seg id="1">The lake froze.</seg><seg id="2">Skaters\u00a0came.</seg></p>
+      </src>
+      <ref lang="de" translator="A">
+        <p><seg id="1">Der See fror zu.</seg><seg id="2">\u00a0</seg></p>
+      </ref>
+    </doc>
+    <doc id="hill-2021-03" origlang="en">
+      <src lang="en"><p><seg id="1">Nobody translated the hill.</seg></p></src>
+    </doc>
+  </collection>
+</dataset>
+"""
+# a WMT22 file whose references name no translator (sacreBLEU's field "ref")
+NO_TRANSLATOR_XML = """\
+<?xml version="1.0" encoding="utf-8"?>
+<dataset id="wmttest2022">
+  <collection id="general">
+    <doc id="coast_1" origlang="en">
+      <src lang="en"><p><seg id="1">The coast is\u00a0near.</seg></p></src>
+      <ref lang="de"><p><seg id="1">Die Küste ist\u00a0nah.</seg></p></ref>
+    </doc>
+  </collection>
+</dataset>
+"""
+WMT_XML_FIXTURES = {"generaltest2022.en-de.xml": WMT_XML, "newstest2021.en-de.xml": WMT21_XML,
+                    "wmttest2022.en-de.xml": NO_TRANSLATOR_XML}
+
+
+def ascii_whitespace_on_one_line(text):
+    """The text policy of our WMT XML reader, restated: ASCII whitespace runs -> one space."""
+    return re.sub(r"[ \t\n\r\f\v]+", " ", text).strip(" ")
+
+
+@pytest.mark.parametrize("name", sorted(WMT_XML_FIXTURES))
+def test_wmt_xml_equals_sacrebleus_reader_segment_by_segment(tmp_path, name):
+    """Docid, source and reference of every segment, for every translator, as sacreBLEU's
+    WMTXMLDataset._unwrap_wmt21_or_later returns them: equal except for ASCII whitespace runs
+    (one space, none around) and segments whose reference by that translator is empty (sacreBLEU
+    keeps them with an empty reference, we skip them, counted)."""
     from sacrebleu.dataset.wmt_xml import WMTXMLDataset
 
-    path = write(tmp_path / "generaltest2022.en-de.xml", WMT_XML)
+    path = write(tmp_path / name, WMT_XML_FIXTURES[name])
     fields = WMTXMLDataset._unwrap_wmt21_or_later(path)
-
-    def clean(s):  # sacreBLEU's Dataset._clean
-        return re.sub(r"\s+", " ", s.strip())
-
-    for translator in ("A", "B"):
-        kept = [(clean(s), clean(r)) for s, r in zip(fields["src"], fields[f"ref:{translator}"])
-                if clean(r)]
+    translators = sorted(k[len("ref:"):] for k in fields if k.startswith("ref:")) or [""]
+    for translator in translators:
+        theirs = zip(fields["docid"], fields["src"], fields[f"ref:{translator}" if translator
+                                                           else "ref"])
+        expected = [(d, ascii_whitespace_on_one_line(s), ascii_whitespace_on_one_line(r))
+                    for d, s, r in theirs if r.strip()]
         docs = read_wmt_xml(path, translator=translator)
-        assert [(s, t) for d in docs for s, t in zip(d.src, d.tgt)] == kept
+        assert [(d.docid, s, t) for d in docs for s, t in zip(d.src, d.tgt)] == expected
+
+
+def test_wmt_xml_keeps_non_breaking_spaces_as_sacrebleu(tmp_path, caplog):
+    from sacrebleu.dataset.wmt_xml import WMTXMLDataset
+
+    path = write(tmp_path / "newstest2021.en-de.xml", WMT21_XML)
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        by_a = read_wmt_xml(path, "en", "de")
+    assert by_a == [
+        Document("ferry-2021-01",
+                 ["The ferry costs 5\u00a0euros.", "Tickets & maps are sold at the pier.",
+                  "The captain waves.", "Boarding starts at 9\u00a0o'clock."],
+                 ["Die Fähre kostet 5\u00a0Euro.", "Fahrkarten & Karten gibt es am Steg.",
+                  "Der Kapitän winkt.", "Das Einsteigen beginnt um 9\u00a0Uhr."]),
+        Document("lake-2021-02", ["The lake froze."], ["Der See fror zu."]),
+    ]
+    # source 3 trimmed and collapsed, source 4 collapsed; without reference: the ferry's segment
+    # 5 and the hill document
+    assert caplog.messages == [
+        f"{path} (translator 'A'): 2 documents, 5 sentence pairs; "
+        f"documents_without_reference_skipped=1; "
+        f"segments_without_reference_by_translator_skipped=1; "
+        f"segments_without_reference_skipped=2; sentences_trimmed=1; "
+        f"sentences_whitespace_collapsed=2; testsuite_documents_skipped=1"]
+    by_b = read_wmt_xml(path, translator="B")
+    assert [t for d in by_b for t in d.tgt] == [
+        "\u00a0Die Fähre kostet fünf Euro.\u00a0", "«\u00a0Karten\u00a0» <gibt> es am Steg.",
+        "Um 9 Uhr beginnt das Einsteigen."]
+    fields = WMTXMLDataset._unwrap_wmt21_or_later(path)
+    assert fields["ref:B"][:2] == [t for d in by_b for t in d.tgt][:2]  # exactly sacreBLEU's
+    # the lake's second segment: sacreBLEU counts a reference of one U+00A0 as a reference;
+    # empty for our layout, so translator A's is skipped (counted above)
+    assert fields["docid"] == ["ferry-2021-01"] * 4 + ["lake-2021-02"] * 2
 
 
 @pytest.mark.parametrize("old, new, error", [
@@ -397,6 +589,10 @@ def test_wmt_xml_equals_sacrebleu_where_the_reference_is_not_empty(tmp_path):
      "{path}:51: <ref> lang 'cs' (expected 'de', that of the first <ref>)"),
     ("<p><seg id=\"1\">Über Nacht", "<p><seg id=\"1\"><b>Über</b> Nacht",
      "{path}:52: <b> inside a <seg> (expected text only)"),
+    ("Nur B hat das.", "Nur B <!-- a note --> hat das.",
+     "{path}:52: a comment or processing instruction inside a <seg> (expected text only)"),
+    ("Nur B hat das.", "Nur B <?pi x?> hat das.",
+     "{path}:52: a comment or processing instruction inside a <seg> (expected text only)"),
 ])
 def test_wmt_xml_errors_name_file_and_line(tmp_path, old, new, error):
     text = replace_once(WMT_XML, old, new)
@@ -585,7 +781,8 @@ def test_ted_tags_talks_and_talkids(tmp_path, caplog):
         Document("202", ["蜜蜂会跳舞。"], ["Bees can dance."]),
     ]
     assert caplog.messages == [
-        f"{zh} + {en}: 2 documents, 3 sentence pairs; empty_line_pairs_skipped=1"]
+        f"{zh} + {en}: 2 documents, 3 sentence pairs; empty_line_pairs_skipped=1; "
+        f"sentences_trimmed=1; sentences_whitespace_collapsed=1"]
 
 
 def test_ted_tags_doc_wrappers_and_talks_without_sentences(tmp_path, caplog):
@@ -596,6 +793,7 @@ def test_ted_tags_doc_wrappers_and_talks_without_sentences(tmp_path, caplog):
         assert [d.docid for d in read_ted_tags(zh, en)] == ["101", "202"]
     assert caplog.messages == [
         f"{zh} + {en}: 2 documents, 3 sentence pairs; empty_line_pairs_skipped=1; "
+        f"sentences_trimmed=1; sentences_whitespace_collapsed=1; "
         f"talks_without_sentences_skipped=1"]
 
 
@@ -716,3 +914,143 @@ def test_cli_wmt_xml_translator(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0] == f"{path}: 2 documents, 4 sentences"
     assert read_documents(str(prefix), "en", "de") == read_wmt_xml(path, translator="B")
+
+
+# ------------------------------------------------ document ids on disk, missing inputs and splits
+
+def extract(tmp_path, fmt, *inputs, src_lang="en", tgt_lang="de", check=True):
+    """fairseq-hier-doc-extract (the console script) -> (process, PREFIX)."""
+    prefix = tmp_path / "raw" / "split"
+    proc = run_cli("fairseq-hier-doc-extract", "--format", fmt, "--src-lang", src_lang,
+                   "--tgt-lang", tgt_lang, "--output", prefix, *inputs, check=check)
+    return proc, prefix
+
+
+def docids_on_disk(prefix):
+    return (prefix.parent / f"{prefix.name}.docids").read_text(encoding="utf-8").splitlines()
+
+
+def test_every_format_keeps_its_own_document_ids_on_disk(tmp_path):
+    """TED <talkid>, the mteval docid attribute (WMT SGML, TED XML) and the WMT XML id reach
+    PREFIX.docids as published."""
+    zh, en = ted_pair(tmp_path)
+    _, prefix = extract(tmp_path, "ted-tags", "--pair", zh, en, src_lang="zh", tgt_lang="en")
+    assert docids_on_disk(prefix) == ["101", "202"]
+    ted = [write(tmp_path / f"IWSLT17.TED.tst2015.zh-en.{lang}.xml", text)
+           for lang, text in (("zh", TED_SRC), ("en", TED_REF))]
+    _, prefix = extract(tmp_path, "ted-xml", "--pair", *ted, src_lang="zh", tgt_lang="en")
+    assert docids_on_disk(prefix) == ["1922", "1930"]
+    _, prefix = extract(tmp_path, "wmt-sgml", "--pair", *mteval_pair(tmp_path))
+    assert docids_on_disk(prefix) == ["harbour.101", "orchard.7"]
+    xml = write(tmp_path / "newstest2021.en-de.xml", WMT21_XML)
+    _, prefix = extract(tmp_path, "wmt-xml", "--file", xml)
+    assert docids_on_disk(prefix) == ["ferry-2021-01", "lake-2021-02"]
+    # the text written is the reader's, non-breaking spaces included
+    assert (prefix.parent / "split.de").read_text(encoding="utf-8").splitlines()[0] == \
+        "Die Fähre kostet 5\u00a0Euro."
+
+
+def test_the_same_own_id_in_two_inputs_is_one_line_naming_both(tmp_path):
+    ted = [write(tmp_path / f"IWSLT17.TED.tst2015.zh-en.{lang}.xml", text)
+           for lang, text in (("zh", TED_SRC), ("en", TED_REF))]
+    again = [write(tmp_path / f"IWSLT17.TED.tst2016.zh-en.{lang}.xml", text)
+             for lang, text in (("zh", TED_SRC), ("en", TED_REF))]
+    proc, prefix = extract(tmp_path, "ted-xml", "--pair", *ted, "--pair", *again,
+                           src_lang="zh", tgt_lang="en", check=False)
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[-1] == (
+        f"fairseq-hier-doc-extract: error: {again[0]} + {again[1]}: docid '1922' was already "
+        f"read from {ted[0]} + {ted[1]} (docids must be unique across inputs)")
+    assert not list(prefix.parent.glob("split.*"))
+
+
+def test_a_missing_input_is_one_line_naming_the_split_before_anything_is_read(tmp_path):
+    src, ref = mteval_pair(tmp_path)
+    missing = str(tmp_path / "newstest2019-ende-ref.de.sgm")
+    proc, prefix = extract(tmp_path, "wmt-sgml", "--pair", src, ref, "--pair", src, missing,
+                           check=False)
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == [
+        f"fairseq-hier-doc-extract: error: {missing}: not found (--pair of split {prefix})"]
+    proc, _ = extract(tmp_path, "wmt-xml", "--file", tmp_path, check=False)
+    assert proc.stdout.splitlines() == [
+        f"fairseq-hier-doc-extract: error: {tmp_path}: a folder, not a file (--file of split "
+        f"{prefix})"]
+    assert not (tmp_path / "raw").exists()
+
+
+def test_a_doc_split_input_in_a_layout_with_own_ids_is_refused(tmp_path):
+    """A TED train.tags pair (or mteval file) read as doc-split would turn talk ids into
+    file:k: refused, naming the format that keeps them."""
+    zh, en = ted_pair(tmp_path)
+    with pytest.raises(ReaderError, match=exact(
+            f"{zh}:4: a <talkid> line is an IWSLT train.tags line: read it with --format "
+            f"ted-tags, not doc-split")):
+        read_doc_split([zh, en], "zh", "en")
+    src, ref = mteval_pair(tmp_path)
+    with pytest.raises(ReaderError, match=exact(
+            f"{src}:2: a <doc> line is mteval or WMT XML markup: read it with --format "
+            f"wmt-sgml, ted-xml or wmt-xml, not doc-split")):
+        read_doc_split([src, ref], "en", "de")
+
+
+def test_nbsp_sentences_survive_the_raw_layout_exactly(tmp_path):
+    """A sentence with non-breaking spaces around it, or a Unicode line separator inside, is
+    written and read back unchanged (only "\\n" ends a line of the raw layout)."""
+    from fairseq_hier.data.documents import write_documents
+
+    docs = [Document("a", ["\u00a0Zwei\u00a0Wörter\u00a0", "Eins\u2028zwei."], ["x", "y"]),
+            Document("b", ["Drei."], ["\u00a0z"])]
+    write_documents(str(tmp_path / "t"), "de", "en", docs)
+    assert read_documents(str(tmp_path / "t"), "de", "en") == docs
+
+
+def recipe_fails(script, *args, env=None):
+    """The output of a recipe run that must fail with exit status 1."""
+    with pytest.raises(AssertionError) as failed:
+        run_recipe(script, *args, env=env)
+    message = str(failed.value)
+    assert message.startswith(f"{script} failed (1):"), message
+    return message
+
+
+def test_wmt20_extract_stops_naming_a_missing_required_split(tmp_path):
+    data, work = tmp_path / "data", tmp_path / "work"
+    data.mkdir()
+    write(data / "news-commentary-v15.de-en.tsv", NC_TSV)
+    for year in (2018, 2020):
+        write(data / f"newstest{year}-ende-src.en.sgm", WMT_SRC)
+    write(data / "newstest2018-ende-ref.de.sgm", WMT_REF)
+    recipe = ROOT / "examples" / "wmt20_doc" / "recipe.sh"
+    ref = data / "newstest2020-ende-ref.de.sgm"
+    out = recipe_fails(recipe, "en-de", "extract", data, work)
+    assert out.splitlines()[-1] == (
+        f"recipe.sh: split test (newstest2020) is required: {ref} not found (it needs "
+        f"{data}/newstest2020-ende-src.en.sgm and {ref})")
+    assert not (work / "raw" / "test.docids").exists()
+    write(ref, WMT_REF)
+    out = run_recipe(recipe, "en-de", "extract", data, work)
+    assert (f"recipe.sh: optional test set newstest2019 not in {data} "
+            f"({data}/newstest2019-ende-src.en.sgm {data}/newstest2019-ende-ref.de.sgm not "
+            f"found), not tested") in out.splitlines()
+    assert docids_on_disk(work / "raw" / "test") == ["harbour.101", "orchard.7"]
+
+
+def test_ted_extract_requires_tst2017_and_logs_a_missing_tst2016(tmp_path):
+    data, work = tmp_path / "data", tmp_path / "work"
+    data.mkdir()
+    ted_pair(data)
+    x = data / "IWSLT17.TED"
+    for name in ("dev2010", "tst2017"):
+        write(data / f"IWSLT17.TED.{name}.zh-en.zh.xml", TED_SRC)
+    write(data / "IWSLT17.TED.dev2010.zh-en.en.xml", TED_REF)
+    recipe = ROOT / "examples" / "ted_zh_en" / "recipe.sh"
+    out = recipe_fails(recipe, "extract", data, work)
+    assert out.splitlines()[-1] == (
+        f"recipe.sh: split test (tst2017) is required: {x}.tst2017.zh-en.en.xml not found")
+    write(data / "IWSLT17.TED.tst2017.zh-en.en.xml", TED_REF)
+    out = run_recipe(recipe, "extract", data, work)
+    assert (f"recipe.sh: tst2016 (with its reference) not in {data} ({x}.tst2016.zh-en.zh.xml "
+            f"{x}.tst2016.zh-en.en.xml not found), not tested") in out.splitlines()
+    assert docids_on_disk(work / "raw" / "test") == ["1922", "1930"]
+    assert docids_on_disk(work / "raw" / "train") == ["101", "202"]

@@ -7,6 +7,10 @@ checkpoint in fairseq's real layout (conftest):
 - dialogues (SAMSum json): examples/hat_samsum with speaker segments, the HAT model initialised
   from the arXiv-trained HAT (004 Table 5's scheme) -> decode -> ROUGE; the sentence-attention
   heatmap (examples/hat_common/heatmap.sh).
+
+The scores each decode step saves in rouge.txt are checked against its written (PTB-tokenised)
+hypotheses and references re-scored (tests/rouge_oracle.py): ROUGE-1.5.5 with the recipe's flags
+(-zs), and rouge-score's own RougeScorer for the --also-rouge-score block.
 """
 
 import json
@@ -18,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BIN, ROOT, WORDS, run_recipe, tiny_bart_flags
+from rouge_oracle import assert_rescored
 
 EXAMPLES = ROOT / "examples"
 
@@ -128,6 +133,10 @@ def test_arxiv_train_from_bart_and_decode_and_score(arxiv, arxiv_trained, tiny_b
         assert set(scores) == {"1", "2", "L"}, out[-2000:]
         hyps = (work / "decode" / kind / "test.hyp").read_text().splitlines()
         assert len(hyps) == 5
+        decoded = work / "decode" / kind
+        saved = (decoded / "rouge.txt").read_text()
+        assert rouge_f(saved) == scores
+        assert_rescored(saved, decoded / "test.ref.tok", decoded / "test.hyp.tok")
         # the recipe's source length reaches fairseq-generate (its default, 1024, would refuse
         # every arXiv source of 3072 tokens)
         assert "'max_source_positions': 64" in out, out[-3000:]
@@ -188,6 +197,9 @@ def test_samsum_from_the_arxiv_hat_with_segments_decodes_and_draws(samsum, arxiv
     assert "--segment-embeddings" not in log or "Traceback" not in log
     out = run_recipe(EXAMPLES / "hat_samsum" / "decode.sh", work, tiny_bart_dir, "hat", env=DECODE)
     assert set(rouge_f(out)) == {"1", "2", "L"}
+    decoded = work / "decode" / "hat"
+    assert_rescored((decoded / "rouge.txt").read_text(), decoded / "test.ref.tok",
+                    decoded / "test.hyp.tok")
     heat = run_recipe(EXAMPLES / "hat_common" / "heatmap.sh", work, tiny_bart_dir,
                work / "checkpoints" / "hat" / "checkpoint_best.pt", work / "heatmap",
                env=dict(DECODE, SHARDS="2"))

@@ -461,3 +461,15 @@ def test_the_records_check_the_pipeline_options(tmp_path):
         write_record(str(tmp_path), "hat_summarization", "sentence_bos",
                      {"format": "qmsum", "filler_words": True},
                      {"encoder.json": path, "vocab.bpe": path})
+
+
+def test_doc_chunks_sentences_end_only_at_newlines():
+    """A raw document's sentences are its lines as the raw layout ends them (``\\n``, optional
+    ``\\r``): a U+2028 or form feed inside a sentence does not split it."""
+    pipeline = PIPELINES["doc_chunks"]({"src_lang": "en"}, {})
+    example = RawExample(["It rained\u2028all day .\r\n\nThen\x0cthe sun came out .\n"])
+    from fairseq_hier.data.doc_chunks import tokenizer
+
+    tokenize = tokenizer("en")
+    assert pipeline.sentences(example) == [tokenize("It rained\u2028all day ."),
+                                           tokenize("Then\x0cthe sun came out .")]

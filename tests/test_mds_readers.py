@@ -381,3 +381,37 @@ def test_wcep_truncated_gzip_names_the_line(tmp_path):
     path.write_bytes(data[: len(data) - 12])  # the stream ends early
     with pytest.raises(ReaderError, match=f"^{re.escape(str(path))}:\\d+: cannot decompress "):
         list(read_wcep(str(path), stats=collections.Counter(), skipped=[]))
+
+
+# ---------------------------------------------------------------------------------------------
+# <t> sentence tags and markup left in the targets
+# ---------------------------------------------------------------------------------------------
+
+def test_t_tags_are_dropped_and_other_target_markup_is_named(tmp_path, caplog):
+    data, raw = tmp_path / "mn", tmp_path / "raw"
+    data.mkdir()
+    write(data / "test.src", "<t> The bridge opened. </t> <t> Crowds came. </t>|||||Rain.|||||\n"
+                             "A second story.|||||\n")
+    write(data / "test.tgt", "\u2013 <t> a bridge opened . </t> <t> crowds came <unk> . </t>\n"
+                             "\u2013 A story <unk> with a <br> break.\n")
+    with caplog.at_level(logging.INFO):
+        assert convert("--dataset", "multi_news", "--input-dir", data, "--output-dir", raw,
+                       "--splits", "test") == 0
+    assert lines_of(raw / "test.src") == ["<P> The bridge opened. Crowds came. <P> Rain.",
+                                          "<P> A second story."]
+    assert lines_of(raw / "test.tgt") == ["a bridge opened . crowds came <unk> .",
+                                          "A story <unk> with a <br> break."]
+    assert (f"[test] {raw}/test.src, {raw}/test.tgt: examples=2 documents=3 "
+            f"t_tagged_documents=1 t_tagged_summaries=1") in caplog.text
+    assert (f"[test] {raw}/test.tgt: 2 of 2 targets hold markup that ROUGE-1.5.5 reads only up "
+            f"to its '<' (kept: it is the dataset's text): 2 x <unk>, 1 x <br>") in caplog.text
+
+
+def test_wcep_tagged_summary(tmp_path):
+    path = wcep_file(tmp_path / "val.jsonl", [cluster(
+        "<t> A ferry sank . </t> <t> All were rescued . </t>",
+        [article("Ferry", "A ferry sank on Saturday.")])])
+    stats = collections.Counter()
+    (example,) = read_wcep(path, stats=stats, skipped=[])
+    assert example.summary == "A ferry sank . All were rescued ."
+    assert stats["t_tagged_summaries"] == 1 and "t_tagged_documents" not in stats

@@ -13,8 +13,8 @@ import pytest
 from conftest import ROOT
 
 from fairseq_hier.data.readers import (AMI_FILLERS, READERS, Record, ReaderError, filter_fillers,
-                                       format_stats, load_filler_words, read_cohan, read_qmsum,
-                                       read_samsum, read_source_target)
+                                       format_stats, load_filler_words, read_cohan,
+                                       read_presumm, read_qmsum, read_samsum, read_source_target)
 
 
 def exact(message):
@@ -375,7 +375,10 @@ def test_filler_words_file_and_default_lexicon(tmp_path):
         load_filler_words(str(path))
     assert {"{vocalsound}", "{disfmarker}", "{gap}", "{pause}", "{nonvocalsound}", "{comment}",
             "um", "uh", "uhm", "hmm", "mm", "mm-hmm", "uh-huh"} == AMI_FILLERS
-    assert filter_fillers("Hmm? well ,  uh-huh! umbrella", AMI_FILLERS) == ("well , umbrella", 2)
+    # "Hmm?" opens the turn: its "?" has no word before it; "uh-huh!" keeps its sentence end in
+    # its place and takes the comma before it (tests/test_ami_fillers.py: the whole rule)
+    assert filter_fillers("Hmm? well ,  uh-huh! umbrella", AMI_FILLERS) == \
+        ("well! umbrella", 2, 2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -391,7 +394,7 @@ def test_format_stats_is_one_line_records_first():
 
 def test_readers_registry():
     assert READERS == {"cohan": read_cohan, "source_target": read_source_target,
-                       "samsum": read_samsum, "qmsum": read_qmsum}
+                       "samsum": read_samsum, "qmsum": read_qmsum, "presumm": read_presumm}
 
 
 def test_importing_the_readers_loads_neither_torch_nor_fairseq():

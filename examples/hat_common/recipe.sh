@@ -3,8 +3,10 @@
 # (each dataset's train.sh / decode.sh only sets the paper's settings in the environment).
 #
 # usage: recipe.sh train  WORK INIT hat|plain [fairseq-train args]
-#          INIT: BART_DIR (its model.pt) or a checkpoint (SAMSum/AMI start from CNN/DM's)
+#          INIT: BART_DIR (fairseq's: its model.pt; Hugging Face's: the directory itself) or a
+#          checkpoint (SAMSum/AMI start from CNN/DM's)
 #        recipe.sh decode WORK BART_DIR hat|plain [fairseq-generate args]
+#          (a Hugging Face BART_DIR: decoded with the files prepare.sh derived, WORK/bart_files)
 # env: ARCH (hat_bart_large for hat, long_bart_large for plain) MAX_SOURCE (source length of the
 #      model and of the task's checks, train and decode alike: fairseq-generate's default is 1024)
 #      SEGMENTS (auto: 1 + the largest speaker index of WORK/bpe/*.segments; unset: none) and the
@@ -17,7 +19,7 @@ case "$KIND" in hat) ARCH=${ARCH:-hat_bart_large};; plain) ARCH=${ARCH:-long_bar
   *) echo "recipe.sh: the model kind must be hat or plain, got '$KIND'" >&2; exit 2;; esac
 case "$STEP" in
   train)
-    INIT=$FROM; [[ -d "$INIT" ]] && INIT="$INIT/model.pt"
+    INIT=$FROM; [[ -d "$INIT" && ! -f "$INIT/config.json" ]] && INIT="$INIT/model.pt"
     if [[ "${SEGMENTS:-}" == auto ]]; then
       SEGMENTS=$(cat "$WORK"/bpe/{train,valid,test}.segments | tr ' ' '\n' | sort -n | tail -1 \
         | awk '{print $1 + 1}')
@@ -25,7 +27,8 @@ case "$STEP" in
     SEGMENTS=${SEGMENTS:-0} exec bash "$HERE/train.sh" "$WORK" "$ARCH" "$INIT" \
       "$WORK/checkpoints/$KIND" --max-source-positions "${MAX_SOURCE:-1024}" "$@";;
   decode)
-    exec bash "$HERE/decode.sh" "$WORK" "$FROM" "$WORK/checkpoints/$KIND/checkpoint_best.pt" \
+    BPE=$FROM; [[ -f "$FROM/config.json" ]] && BPE="$WORK/bart_files"
+    exec bash "$HERE/decode.sh" "$WORK" "$BPE" "$WORK/checkpoints/$KIND/checkpoint_best.pt" \
       "$WORK/decode/$KIND" --max-source-positions "${MAX_SOURCE:-1024}" "$@";;
   *) echo "recipe.sh: the step must be train or decode, got '$STEP'" >&2; exit 2;;
 esac

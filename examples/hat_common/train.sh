@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # HAT recipes, step 2 (shared by examples/hat_*): fine-tune ARCH from a pretrained checkpoint
-# (BART's model.pt, or a CNN/DM-trained model for SAMSum/AMI, 004 Table 5) with fairseq's own
-# --finetune-from-model: on the first launch it loads the weights by name (our
-# upgrade_state_dict_named extends the position tables and keeps the fresh init of the new parts,
-# logging every key), resets optimizer/scheduler/meters; a relaunch resumes from checkpoint_last.
+# (BART's model.pt, a Hugging Face BART directory, or a CNN/DM-trained model for SAMSum/AMI,
+# 004 Table 5) with fairseq's own --finetune-from-model: on the first launch it loads the weights
+# by name (our upgrade_state_dict_named extends the position tables and keeps the fresh init of
+# the new parts, logging every key; a Hugging Face directory is first checked against ARCH and
+# mapped to fairseq's keys, fairseq_hier/models/hf_bart.py), resets optimizer/scheduler/meters; a
+# relaunch resumes from checkpoint_last.
 # 004 Sec. 4.1 settings: Adam (0.9, 0.999) eps 1e-8, weight decay 0.01, lr 3e-5 with linear warmup
 # and decay, dropout 0.1 (attention too), label smoothing 0.1, mixed precision on GPUs.
 #
@@ -14,7 +16,8 @@ set -euo pipefail
 [[ $# -ge 4 ]] || { echo "usage: $0 WORK ARCH INIT SAVE_DIR [fairseq-train args...]" >&2; exit 2; }
 WORK=$1; ARCH=$2; INIT=$3; SAVE=$4; shift 4
 if [[ -f "$SAVE/done" ]]; then echo "train.sh: $SAVE/done exists, skipping"; exit 0; fi
-[[ -f "$INIT" ]] || { echo "train.sh: $INIT not found" >&2; exit 1; }
+[[ -f "$INIT" || -f "$INIT/config.json" ]] \
+  || { echo "train.sh: $INIT not found (a checkpoint file or a Hugging Face BART directory)" >&2; exit 1; }
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
 UPDATES=${UPDATES:-30000}; WARMUP=${WARMUP:-900}
 if [[ -z "${PRECISION+x}" ]]; then

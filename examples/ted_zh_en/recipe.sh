@@ -6,8 +6,9 @@
 # usage: recipe.sh extract|prepare|train|decode|all DATA_DIR WORK [fairseq args]
 #   DATA_DIR: the IWSLT17 zh-en files as published: train.tags.zh-en.{zh,en},
 #     IWSLT17.TED.dev2010.zh-en.{zh,en}.xml and IWSLT17.TED.tst20NN.zh-en.{zh,en}.xml.
-#     Validation (Table 7): dev2010 + tst2011..tst2015 (those present); test: tst2017 (test),
-#     tst2016 (test1), those present with their references.
+#     Validation (Table 7): dev2010 + tst2011..tst2015 (those present, at least one); test:
+#     tst2017 (test, required) and tst2016 (test1, optional), each with its reference. A missing
+#     required split stops the extract step with one line naming it and its files.
 # env: the paper's settings below can be overridden; WORKERS, BPE_CODES (40000), MAX_CHUNK (512)
 set -euo pipefail
 [[ $# -ge 3 ]] || { echo "usage: $0 extract|prepare|train|decode|all DATA_DIR WORK [fairseq args]" >&2; exit 2; }
@@ -22,25 +23,41 @@ export HAT_ARCH=${HAT_ARCH:-hat_transformer_iwslt_zh_en} PLAIN_ARCH=${PLAIN_ARCH
 X="$DATA/IWSLT17.TED"
 
 extract() {
-  local raw="$WORK/raw" args=() set
+  local raw="$WORK/raw" args=() set f missing
   mkdir -p "$raw"
   if [[ ! -f "$raw/train.docids" ]]; then
+    missing=()
+    for f in "$DATA/train.tags.zh-en.zh" "$DATA/train.tags.zh-en.en"; do [[ -f "$f" ]] || missing+=("$f"); done
+    [[ ${#missing[@]} -eq 0 ]] || { echo "recipe.sh: split train is required: ${missing[*]} not found" >&2; exit 1; }
     fairseq-hier-doc-extract --format ted-tags --src-lang zh --tgt-lang en --output "$raw/train" \
       --pair "$DATA/train.tags.zh-en.zh" "$DATA/train.tags.zh-en.en"
   fi
   if [[ ! -f "$raw/valid.docids" ]]; then
     for set in dev2010 tst2011 tst2012 tst2013 tst2014 tst2015; do
-      [[ -f "$X.$set.zh-en.zh.xml" ]] && args+=(--pair "$X.$set.zh-en.zh.xml" "$X.$set.zh-en.en.xml")
+      if [[ -f "$X.$set.zh-en.zh.xml" && -f "$X.$set.zh-en.en.xml" ]]; then
+        args+=(--pair "$X.$set.zh-en.zh.xml" "$X.$set.zh-en.en.xml")
+      elif [[ -f "$X.$set.zh-en.zh.xml" || -f "$X.$set.zh-en.en.xml" ]]; then
+        echo "recipe.sh: split valid: $set has one file of two (it needs $X.$set.zh-en.zh.xml and $X.$set.zh-en.en.xml)" >&2
+        exit 1
+      fi
     done
-    [[ ${#args[@]} -gt 0 ]] || { echo "recipe.sh: no validation set in $DATA (README.md)" >&2; exit 1; }
+    [[ ${#args[@]} -gt 0 ]] || { echo "recipe.sh: split valid is required: none of $X.{dev2010,tst2011,...,tst2015}.zh-en.{zh,en}.xml found" >&2; exit 1; }
     fairseq-hier-doc-extract --format ted-xml --src-lang zh --tgt-lang en --output "$raw/valid" "${args[@]}"
   fi
-  local i=0 split
-  for set in tst2017 tst2016; do
-    [[ -f "$X.$set.zh-en.zh.xml" && -f "$X.$set.zh-en.en.xml" ]] || { echo "recipe.sh: $set (with its reference) not in $DATA, not tested"; continue; }
-    if [[ $i -eq 0 ]]; then split=test; else split=test$i; fi
-    i=$((i + 1))
+  local split
+  for set in tst2017 tst2016; do  # tst2017 (test) is required, tst2016 (test1) optional
+    if [[ $set == tst2017 ]]; then split=test; else split=test1; fi
     [[ -f "$raw/$split.docids" ]] && continue
+    missing=()
+    for f in "$X.$set.zh-en.zh.xml" "$X.$set.zh-en.en.xml"; do [[ -f "$f" ]] || missing+=("$f"); done
+    if [[ ${#missing[@]} -gt 0 ]]; then
+      if [[ $split == test ]]; then
+        echo "recipe.sh: split test ($set) is required: ${missing[*]} not found" >&2
+        exit 1
+      fi
+      echo "recipe.sh: $set (with its reference) not in $DATA (${missing[*]} not found), not tested"
+      continue
+    fi
     fairseq-hier-doc-extract --format ted-xml --src-lang zh --tgt-lang en --output "$raw/$split" \
       --pair "$X.$set.zh-en.zh.xml" "$X.$set.zh-en.en.xml"
     echo "$set" > "$raw/$split.name"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The extractive baselines of 002 Table 2 on the test split, scored like the models (score.sh's
-# normalisation and official ROUGE-1.5.5):
+# normalisation, official ROUGE-1.5.5 and rouge-score's F1 beside it):
 # - Lead: the title and the ranked paragraphs, first K tokens, K = the reference's length
 #   (fairseq-hier-lead);
 # - LexRank: paragraphs as nodes, tf-idf cosine edges, PageRank, paragraphs taken by score until
@@ -20,5 +20,5 @@ for line in sys.stdin:
     print("".join(line.split()).replace("\u2581", " ").strip())' < "$OUT/test.pieces" > "$OUT/test.hyp.raw"
   python "$HERE/postprocess.py" < "$OUT/test.hyp.raw" > "$OUT/test.hyp"
   echo "== $SYSTEM"
-  rouge "$RAW/test.ref" "$OUT/test.hyp" -e "<q>" -zs | tee "$OUT/rouge.txt"
+  rouge "$RAW/test.ref" "$OUT/test.hyp" -e "<q>" -zs --also-rouge-score | tee "$OUT/rouge.txt"
 done

@@ -10,9 +10,12 @@
 #       europarl-v10.L-en.tsv, rapid_2019.L-en.tsv (TSV, columns L then en) or the plain pair
 #       rapid_2019.L-en.{L,en}
 #     dev: newstest2018-enL-src.en.sgm + newstest2018-enL-ref.L.sgm (WMT18, the paper's validation)
-#     test: newstest2020-enL-{src.en,ref.L}.sgm (test), newstest2019-enL-{src.en,ref.L}.sgm
-#       (test1), and any WMT21+ XML wmttest20NN.en-L.xml (test2, ...)
-# env: the paper's settings below can be overridden; WORKERS, BPE_CODES (40000), MAX_CHUNK (512)
+#     test: newstest2020-enL-{src.en,ref.L}.sgm (test, required), newstest2019-enL-{src.en,ref.L}.sgm
+#       (test1, optional), and any WMT21+ XML wmttest20NN.en-L.xml (the next free testN)
+#   a missing required split stops the extract step with one line naming it and its files
+# env: TEST_SUITE=DIR: a WMT20 test suite, one folder per document with src.txt (en) and ref.txt
+#   (L), extracted as the next free testN (docids: the document folders' names)
+#   the paper's settings below can be overridden; WORKERS, BPE_CODES (40000), MAX_CHUNK (512)
 set -euo pipefail
 [[ $# -ge 4 ]] || { echo "usage: $0 en-de|en-cs extract|prepare|train|decode|all DATA_DIR WORK [fairseq args]" >&2; exit 2; }
 PAIR=$1; STEP=$2; DATA=$3; WORK=$4; shift 4
@@ -44,30 +47,56 @@ extract() {
     fairseq-hier-doc-extract --format doc-split --columns "$L,en" --src-lang en --tgt-lang "$L" \
       --output "$raw/train" "${args[@]}" ${SKIP_BAD:+--skip-bad}
   fi
-  sgm() {  # sgm SPLIT YEAR [optional]
-    local src="$DATA/newstest$2-en$L-src.en.sgm" ref="$DATA/newstest$2-en$L-ref.$L.sgm"
-    [[ -f "$raw/$1.docids" ]] && return
-    if [[ ! -f "$src" || ! -f "$ref" ]]; then
-      [[ -n "${3:-}" ]] && { echo "recipe.sh: newstest$2 not in $DATA, not tested"; return; }
-      echo "recipe.sh: $src / $ref not found" >&2; exit 1
-    fi
-    fairseq-hier-doc-extract --format wmt-sgml --src-lang en --tgt-lang "$L" --output "$raw/$1" \
-      --pair "$src" "$ref"
-    echo "newstest$2" > "$raw/$1.name"
+  next_test() {  # the first free test set after test: test1, test2, ...
+    local i=1
+    while [[ -f "$raw/test$i.docids" ]]; do i=$((i + 1)); done
+    echo "test$i"
   }
-  sgm valid 2018
-  sgm test 2020
-  sgm test1 2019 optional
-  local i xml name
+  sgm() {  # sgm YEAR [SPLIT]: newstestYEAR -> raw/SPLIT (required), else the next free testN
+    local split=${2:-} src="$DATA/newstest$1-en$L-src.en.sgm" ref="$DATA/newstest$1-en$L-ref.$L.sgm"
+    local f missing=()
+    if [[ -z "$split" ]]; then
+      grep -qxF "newstest$1" "$raw"/test*.name 2>/dev/null && return  # extracted by an earlier run
+    elif [[ -f "$raw/$split.docids" ]]; then
+      return
+    fi
+    for f in "$src" "$ref"; do [[ -f "$f" ]] || missing+=("$f"); done
+    if [[ ${#missing[@]} -gt 0 ]]; then
+      if [[ -z "$split" ]]; then
+        echo "recipe.sh: optional test set newstest$1 not in $DATA (${missing[*]} not found), not tested"
+        return
+      fi
+      echo "recipe.sh: split $split (newstest$1) is required: ${missing[*]} not found (it needs $src and $ref)" >&2
+      exit 1
+    fi
+    [[ -n "$split" ]] || split=$(next_test)
+    fairseq-hier-doc-extract --format wmt-sgml --src-lang en --tgt-lang "$L" --output "$raw/$split" \
+      --pair "$src" "$ref"
+    echo "newstest$1" > "$raw/$split.name"
+  }
+  sgm 2018 valid
+  sgm 2020 test
+  sgm 2019  # test1 unless absent
+  local xml name split
   for xml in "$DATA"/wmttest20[2-9][0-9].en-"$L".xml; do
     [[ -f "$xml" ]] || continue
     name=$(basename "$xml" .xml)
     grep -qxF "$name" "$raw"/test*.name 2>/dev/null && continue  # extracted by an earlier run
-    i=1; while [[ -f "$raw/test$i.docids" ]]; do i=$((i + 1)); done  # the next free test set
+    split=$(next_test)
     fairseq-hier-doc-extract --format wmt-xml --src-lang en --tgt-lang "$L" \
-      --output "$raw/test$i" --file "$xml"
-    echo "$name" > "$raw/test$i.name"
+      --output "$raw/$split" --file "$xml"
+    echo "$name" > "$raw/$split.name"
   done
+  if [[ -n "${TEST_SUITE:-}" ]]; then  # a WMT20 test suite: one folder per document
+    [[ -d "$TEST_SUITE" ]] || { echo "recipe.sh: TEST_SUITE $TEST_SUITE is not a folder" >&2; exit 1; }
+    name=$(basename "$(cd "$TEST_SUITE" && pwd)")
+    if ! grep -qxF "$name" "$raw"/test*.name 2>/dev/null; then
+      split=$(next_test)
+      fairseq-hier-doc-extract --format doc-split --src-lang en --tgt-lang "$L" \
+        --output "$raw/$split" --folder "$TEST_SUITE"
+      echo "$name" > "$raw/$split.name"
+    fi
+  fi
 }
 
 source "$(dirname "$0")/../doc_mt_common/steps.sh"

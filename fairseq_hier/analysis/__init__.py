@@ -1,1 +1,2 @@
-"""Analyses of trained systems: significance tests, attention cosine, efficiency (issue 14)."""
+"""Analyses of trained systems: document BLEU and chrF, significance tests, attention cosine,
+efficiency."""

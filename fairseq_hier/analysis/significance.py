@@ -31,15 +31,20 @@ announced with ``rouge``'s loud banner: NOT ROUGE-1.5.5 numbers (there ``reporte
 plain mean, as ``rouge``'s fallback reports it).
 
 BLEU (:func:`bleu_significance`): corpus BLEU whose segments are whole documents (what
-``fairseq-hier-doc-bleu`` calls document BLEU), from sacreBLEU's own sufficient statistics. The
-paired bootstrap is sacreBLEU's (``sacrebleu.significance.PairedTest``, ``test_type="bs"``,
-through :func:`fairseq_hier.cli.doc_bleu.score`), whose mean, 95% half-width and p-value are
-reported as ``sacrebleu_*``: sacreBLEU's p-value is Moses' two-sided test (``(1 + #{|d*| -
-mean|d*| > |d|}) / (S + 1)``). sacreBLEU does not give the interval of the delta, so we re-score
-the same resamples (sacreBLEU draws ``default_rng(seed).choice(N, (S, N))``, which is our index
-matrix: the resampled scores are identical, a test checks it) and report ``delta``, ``low``,
-``high`` and the one-sided ``p_value`` defined above, as for ROUGE. sacreBLEU treats seed 0 as
-"unseeded", so BLEU's seed must not be 0 (default 12345, sacreBLEU's).
+``fairseq-hier-doc-bleu`` calls document BLEU), scored by sacreBLEU's own code on the paired
+resamples above: sacreBLEU's sufficient statistics per document (float32, as its bootstrap keeps
+them) summed over each resample's documents, then ``BLEU._compute_score_from_stats``. Our draw
+``default_rng(seed).integers(0, N, (S, N))`` is the one ``rng.choice(N, (S, N))`` of sacreBLEU's
+bootstrap makes, so every system's mean and 95% half-width (``sacrebleu_mean``,
+``sacrebleu_ci95``: sacreBLEU's ``estimate_ci`` on those resamples) equal the figures of
+sacreBLEU's own paired bootstrap and ``--confidence`` (a test checks it). The comparison is the
+one defined above, the same for ROUGE and BLEU and in every command that reports it
+(``fairseq-hier-significance``, ``fairseq-hier-doc-bleu``, ``fairseq-hier-report``): ``delta``,
+its percentile interval and the one-sided ``p_value``; two identical systems give p = 1.
+sacreBLEU's own paired p-value is not reported: it is ``(1 + #{|d*| - mean|d*| > |d|}) / (S +
+1)`` over the resampled absolute differences ``|d*|``, which gives 0.001 for a system compared
+with itself. BLEU's seed must not be 0: sacreBLEU's paired test reads seed 0 as "unseeded", so
+it could not reproduce the resamples (default 12345, sacreBLEU's).
 
     from fairseq_hier.analysis.significance import rouge_significance
     result = rouge_significance(refs, {"PHT": pht_hyps, "PHT+align": aligned_hyps}, "PHT")
@@ -49,10 +54,8 @@ Command line: ``fairseq-hier-significance`` (:mod:`fairseq_hier.cli.significance
 """
 
 import json
-import os
 import re
 import sys
-from contextlib import contextmanager
 from typing import Dict, List, Optional, Sequence
 
 METRICS = ("rouge-1", "rouge-2", "rouge-l")
@@ -124,11 +127,12 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], samples: int = SAMP
 
 
 def check_systems(refs: Sequence[str], systems: Dict[str, Sequence[str]], baseline: str,
-                  ref_name: str = "the references") -> None:
-    """At least two systems, the baseline among them, every one with a line per reference."""
+                  ref_name: str = "the references", min_systems: int = 2) -> None:
+    """At least two systems (``min_systems``), the baseline among them, every one with a line
+    per reference."""
     if baseline not in systems:
         raise ValueError(f"baseline {baseline!r} is not among the systems {sorted(systems)}")
-    if len(systems) < 2:
+    if len(systems) < min_systems:
         raise ValueError("a significance test needs at least two systems (the baseline first)")
     if not refs:
         raise ValueError(f"{ref_name} is empty: no document to compare on")
@@ -161,27 +165,26 @@ def parse_per_document(report: str, n: int) -> Dict[str, List[float]]:
 def fallback_per_document(pairs, eos: str, stemming: bool) -> Dict[str, List[float]]:
     """rouge-score's per-document F of ROUGE-1/2/Lsum, read as ``rouge``'s fallback
     (:func:`fairseq_hier.cli.rouge.run_fallback`) reads the summaries: its sentence split, each
-    sentence cut at its first ``<``."""
+    sentence cut at its first ``<`` (:func:`fairseq_hier.cli.rouge.fallback_text`); several
+    references per summary: the best per metric (rouge-score's ``score_multi``)."""
     from rouge_score import rouge_scorer
 
-    from fairseq_hier.cli.rouge import split_sentences
+    from fairseq_hier.cli.rouge import fallback_text
 
     keys = {"rouge-1": "rouge1", "rouge-2": "rouge2", "rouge-l": "rougeLsum"}
     scorer = rouge_scorer.RougeScorer(list(keys.values()), use_stemmer=stemming)
-
-    def seen(text: str) -> str:
-        return "\n".join(s.split("<")[0] for s in split_sentences(text, eos))
-
-    scores = [scorer.score(seen(ref), seen(hyp)) for _, ref, hyp in pairs]
+    scores = [scorer.score_multi([fallback_text(r, eos) for r in refs], fallback_text(hyp, eos))
+              for _, refs, hyp in pairs]
     return {metric: [s[key].fmeasure for s in scores] for metric, key in keys.items()}
 
 
-def rouge_run(refs: Sequence[str], hyps: Sequence[str], eos: str = ".", *, stemming: bool = True,
-              fallback: bool = False, ref_name: str = "the references",
+def rouge_run(refs: "Sequence[str | Sequence[str]]", hyps: Sequence[str], eos: str = ".", *,
+              stemming: bool = True, fallback: bool = False, ref_name: str = "the references",
               hyp_name: str = "the summaries"):
     """One ROUGE run of ``hyps`` against ``refs``: (per-document F as :func:`rouge_per_document`,
     the report's averages as :func:`fairseq_hier.cli.rouge.parse_report` gives them, whether the
-    official ROUGE-1.5.5 ran)."""
+    official ROUGE-1.5.5 ran). ``refs[i]``: the reference of document ``i``, or a list of its
+    references (ROUGE-1.5.5's multi-model scoring, as ``rouge REF1 REF2 ... HYP``)."""
     from fairseq_hier.cli import rouge
 
     pairs, _ = rouge.select_pairs(refs, hyps, ref_name, hyp_name, zero_empty_summary=True)
@@ -196,19 +199,20 @@ def rouge_run(refs: Sequence[str], hyps: Sequence[str], eos: str = ".", *, stemm
     return parse_per_document(report, len(pairs)), rouge.parse_report(report), True
 
 
-def rouge_per_document(refs: Sequence[str], hyps: Sequence[str], eos: str = ".", *,
-                       stemming: bool = True, fallback: bool = False,
+def rouge_per_document(refs: "Sequence[str | Sequence[str]]", hyps: Sequence[str],
+                       eos: str = ".", *, stemming: bool = True, fallback: bool = False,
                        ref_name: str = "the references",
                        hyp_name: str = "the summaries") -> Dict[str, List[float]]:
     """``{"rouge-1": [F of document 1, ...], "rouge-2": [...], "rouge-l": [...]}`` (0..1) of
     ``hyps`` against ``refs``, one ROUGE-1.5.5 run (``rouge``'s files and arguments, plus
-    ``-d``). Empty summaries score 0 (``rouge -zs``); an empty reference is an error."""
+    ``-d``). Empty summaries score 0 (``rouge -zs``); an empty reference is an error. ``refs[i]``
+    may be a list of references (as for :func:`rouge_run`)."""
     return rouge_run(refs, hyps, eos, stemming=stemming, fallback=fallback, ref_name=ref_name,
                      hyp_name=hyp_name)[0]
 
 
-def rouge_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], baseline: str,
-                       samples: int = SAMPLES, seed: Optional[int] = ROUGE_SEED,
+def rouge_significance(refs: "Sequence[str | Sequence[str]]", systems: Dict[str, Sequence[str]],
+                       baseline: str, samples: int = SAMPLES, seed: Optional[int] = ROUGE_SEED,
                        eos: str = ".", *,
                        stemming: bool = True, fallback: bool = False,
                        ref_name: str = "the references") -> dict:
@@ -245,20 +249,6 @@ def rouge_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], b
 
 
 # ----------------------------------------------------------------------------- BLEU
-@contextmanager
-def sacrebleu_seed(seed: int):
-    """sacreBLEU reads its bootstrap seed from ``SACREBLEU_SEED`` when a test is built."""
-    old = os.environ.get("SACREBLEU_SEED")
-    os.environ["SACREBLEU_SEED"] = str(seed)
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ["SACREBLEU_SEED"]
-        else:
-            os.environ["SACREBLEU_SEED"] = old
-
-
 def resampled_bleu(refs: Sequence[str], hyps: Sequence[str], tokenize: str, idx):
     """BLEU of ``hyps`` on all documents and on every resample (rows of ``idx``), computed as
     sacreBLEU's paired bootstrap computes them (its float32 sufficient statistics, summed)."""
@@ -272,41 +262,51 @@ def resampled_bleu(refs: Sequence[str], hyps: Sequence[str], tokenize: str, idx)
     return full, np.array([metric._compute_score_from_stats(s.sum(0)).score for s in stats[idx]])
 
 
+def bleu_signature(tokenize: str, samples: int, seed: int) -> str:
+    """sacreBLEU's BLEU signature with the bootstrap's resamples and seed."""
+    from sacrebleu.metrics import BLEU
+
+    signature = BLEU(tokenize=tokenize, references=[["x"]]).get_signature()
+    signature.update("bs", samples)
+    signature.update("seed", seed)
+    return str(signature)
+
+
 def bleu_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], baseline: str,
                       tgt_lang: str = "en", samples: int = SAMPLES,
                       seed: Optional[int] = BLEU_SEED,
-                      tokenize: Optional[str] = None, ref_name: str = "the references") -> dict:
+                      tokenize: Optional[str] = None, ref_name: str = "the references",
+                      min_systems: int = 2) -> dict:
     """Every system against ``baseline`` on document BLEU (segments = whole documents, one per
     line). Returns ``{"metric": "bleu", "signature", "documents", "baseline", "samples", "seed",
-    "systems": {name: {"bleu", "sacrebleu_mean", "sacrebleu_ci95", "sacrebleu_p_value",
-    "delta", "low", "high", "p_value"}}}`` (BLEU points; the baseline has no delta). ``seed``
-    None: :data:`BLEU_SEED`."""
-    from fairseq_hier.cli.doc_bleu import score
+    "systems": {name: {"bleu", "sacrebleu_mean", "sacrebleu_ci95", "delta", "low", "high",
+    "p_value"}}}`` (BLEU points; the baseline has no delta, ``p_value`` None). ``seed`` None:
+    :data:`BLEU_SEED`. ``min_systems=1`` allows one system (its interval only)."""
+    from sacrebleu.significance import estimate_ci
+
+    from fairseq_hier.analysis.doc_bleu import default_tokenize
 
     seed = BLEU_SEED if seed is None else seed
-    check_systems(refs, systems, baseline, ref_name)
+    check_systems(refs, systems, baseline, ref_name, min_systems)
     if seed == 0:
-        raise ValueError("BLEU's seed must not be 0: sacreBLEU's paired test then runs unseeded")
-    tokenize = tokenize or ("zh" if tgt_lang == "zh" else "13a")
-    ordered = {baseline: systems[baseline], **systems}  # sacreBLEU's baseline comes first
-    with sacrebleu_seed(seed):
-        signature, results = score({n: (list(h), list(h)) for n, h in ordered.items()},
-                                   list(refs), list(refs), tokenize, samples)
+        raise ValueError("BLEU's seed must not be 0: sacreBLEU's paired test reads 0 as "
+                         "unseeded and could not reproduce the resamples")
+    tokenize = tokenize or default_tokenize(tgt_lang)
     idx = bootstrap_indices(len(refs), samples, seed)
-    base_full, base_resampled = resampled_bleu(refs, systems[baseline], tokenize, idx)
+    runs = {name: resampled_bleu(refs, hyps, tokenize, idx) for name, hyps in systems.items()}
+    base_full, base_resampled = runs[baseline]
     out = {}
-    for name, hyps in systems.items():
-        r = results[name]
-        entry = {"bleu": r["doc_bleu"], "sacrebleu_mean": float(r["doc_bleu_mean"]),
-                 "sacrebleu_ci95": float(r["doc_bleu_ci95"]),
-                 "sacrebleu_p_value": r.get("p_value")}
-        if name != baseline:
-            full, resampled = resampled_bleu(refs, hyps, tokenize, idx)
+    for name, (full, resampled) in runs.items():
+        mean, half = estimate_ci(resampled)
+        entry = {"bleu": full, "sacrebleu_mean": float(mean), "sacrebleu_ci95": float(half)}
+        if name == baseline:
+            entry["p_value"] = None
+        else:
             entry.update(compare(base_full, full, base_resampled, resampled))
-            entry["resampled_mean"] = float(resampled.mean())
         out[name] = entry
-    return {"metric": "bleu", "signature": signature, "documents": len(refs),
-            "baseline": baseline, "samples": samples, "seed": seed, "systems": out}
+    return {"metric": "bleu", "signature": bleu_signature(tokenize, samples, seed),
+            "documents": len(refs), "baseline": baseline, "samples": samples, "seed": seed,
+            "systems": out}
 
 
 def dumps(result: dict) -> str:

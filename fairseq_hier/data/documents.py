@@ -5,7 +5,9 @@ by every later step (tokenisation, BPE):
 
 - ``PREFIX.{src}`` and ``PREFIX.{tgt}``: one sentence per line, source and target aligned line by
   line; documents are separated by ONE empty line (none before the first or after the last);
-  a sentence is never empty (an empty line would end its document);
+  a sentence is never empty nor whitespace only (a line that ``str.strip`` empties, one of
+  non-breaking spaces too, ends its document) and holds no newline or carriage return; anything
+  else, non-breaking spaces around it included, is kept exactly (only ``\n`` ends a line);
 - ``PREFIX.docids``: one document id per line, in document order, unique within the split.
 
 Stdlib only: readers and recipes import it without fairseq or torch.

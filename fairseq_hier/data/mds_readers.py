@@ -38,6 +38,14 @@ Policies (nothing is dropped silently: every reader adds to ``stats``, a
 - ``<P>`` never appears inside text: a literal ``<P>`` becomes ``< P >``
   (``separators_escaped``), and sentencepiece's word marker U+2581 becomes ``_``
   (``word_markers_replaced``; the subword step would otherwise start a word inside a token).
+- ``<t> ... </t>`` sentence tags (hiersumm's ``tgt_str`` and other dumps wrap every sentence
+  as ``<t> sentence </t>``) are not text: they are dropped from every summary and document, its
+  sentences joined with " " (:func:`fairseq_hier.data.markup.t_sentences`; counted in
+  ``t_tagged_summaries``, ``t_tagged_documents``). Our raw format keeps no sentence boundary
+  (a summary is one line, a document one paragraph that the parse step splits), so none is
+  lost that the format could hold; a target line never holds ``<t>``. Other markup is the
+  dataset's text and stays (``fairseq-hier-mds-to-raw`` counts and names what reaches a
+  target).
 - Empty documents are dropped (``empty_documents``); an example left with no document, or with
   an empty summary, is skipped (``skipped_no_document``, ``skipped_empty_summary``).
 - Malformed input raises :class:`fairseq_hier.data.readers.ReaderError` (a ValueError) with one
@@ -52,6 +60,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
+from fairseq_hier.data.markup import t_sentences
 from fairseq_hier.data.readers import (ReaderError, _check_object, _json_lines, _typed, collapse,
                                         numbered_lines)
 
@@ -212,6 +221,16 @@ def _nullable_text(obj: dict, key: str, where: str, what: str) -> str:
 # shared
 # ---------------------------------------------------------------------------------------------
 
+def _untag(text: str, stats: collections.Counter, key: str) -> str:
+    """``text`` without its ``<t>``/``</t>`` sentence tags (its sentences joined with " ",
+    counted in ``key``), else ``text``."""
+    sentences = t_sentences(text)
+    if sentences is None:
+        return text
+    stats[key] += 1
+    return " ".join(sentences)
+
+
 def _example(line: int, pieces: List[str], summary: str, stats: collections.Counter,
              skipped: List[int], max_articles: Optional[int]) -> Optional[Example]:
     """The example of ``line`` from its documents as published (the cap first, then empty ones
@@ -220,11 +239,11 @@ def _example(line: int, pieces: List[str], summary: str, stats: collections.Coun
         stats["documents_beyond_cap"] += len(pieces) - max_articles
         stats["examples_cut_by_cap"] += 1
         pieces = pieces[:max_articles]
-    documents = [clean(p, stats) for p in pieces]
+    documents = [_untag(clean(p, stats), stats, "t_tagged_documents") for p in pieces]
     kept = [d for d in documents if d]
     if len(kept) < len(documents):
         stats["empty_documents"] += len(documents) - len(kept)
-    summary = clean(summary, stats)
+    summary = _untag(clean(summary, stats), stats, "t_tagged_summaries")
     why = "no_document" if not kept else "empty_summary" if not summary else None
     if why is not None:
         stats[f"skipped_{why}"] += 1

@@ -17,7 +17,19 @@ Layouts, exactly as their publishers ship them (see ``shared/formats/README.md``
 - :func:`read_source_target` -- CNN/DailyMail and XSum as fairseq's BART recipe has them:
   ``{prefix}.source`` (one untokenised article per line) and ``{prefix}.target`` (its summary on
   the same line number). ``text`` = the article, ``sentences`` = None (no segmentation is
-  published), ``summary_sentences`` = ``[summary]``.
+  published), ``summary_sentences`` = ``[summary]``; a line with ``<t>`` tags gives sentences
+  instead (see the policies).
+- :func:`read_presumm` -- CNN/DailyMail as PreSumm's json shards, ``--input PREFIX`` (e.g.
+  ``DIR/cnndm.train``) reading ``PREFIX.0.json``, ``PREFIX.1.json``, ... in numeric order (``.10``
+  after ``.9``; a gap or no shard is an error), or one shard file named as itself. Each shard is
+  one JSON list of ``{"src": [[token, ...], ...], "tgt": [[token, ...], ...]}``, one inner list
+  per sentence of lowercased PTB tokens; other keys are not read. There are no ids: ``id`` is
+  ``"<shard basename>:item N"``. ``sentences`` = the ``src`` sentences, tokens joined with " "
+  (the dataset's own segmentation: no sentence splitter runs); ``summary_sentences`` = the
+  ``tgt`` sentences; ``summary`` = those joined with " ". Tokens are kept exactly as published,
+  PTB escapes included (``-lrb-``, ``-rrb-``, ```` `` ````, ``''``): they are the text of
+  PreSumm's published references, which CNN/DM scores on this layout are computed against.
+  PreSumm names its validation split ``valid``.
 - :func:`read_samsum` -- SAMSum, ``{train,val,test}.json``: one JSON list of
   ``{"id": str, "summary": str, "dialogue": str}``; the dialogue is ``Speaker: utterance`` lines
   separated by ``\\n`` or ``\\r\\n``. A line is split at its first ":" into speaker and utterance;
@@ -43,9 +55,10 @@ Policies (nothing is dropped silently; every reader takes ``stats``, a
   records.
 - Whitespace inside a sentence, speaker or summary (newlines included) is collapsed to single
   spaces, so every sentence and summary fits on one line. Empty sentences inside
-  ``article_text`` are dropped (``empty_sentences_dropped``), as are empty ``<S> </S>`` spans
-  (``empty_summary_sentences_dropped``). Blank lines between JSON lines are skipped
-  (``blank_lines_skipped``).
+  ``article_text`` or PreSumm's ``src`` are dropped (``empty_sentences_dropped``), as are empty
+  ``<S> </S>`` spans and empty ``tgt`` sentences (``empty_summary_sentences_dropped``). Blank
+  lines between JSON lines are skipped (``blank_lines_skipped``). PreSumm shards read are
+  counted in ``shards``.
 - Dialogues (SAMSum): empty lines are skipped; a line without a colon continues the previous
   turn, appended with a space (``continuation_lines``); if the dialogue's first non-empty line has
   no colon (or a line starts with ":"), its turn gets the speaker "" (``unknown_speaker``) and its
@@ -58,12 +71,27 @@ Policies (nothing is dropped silently; every reader takes ``stats``, a
   ``several_whole_meeting_queries``); without one, the first general query's answer
   (``summary_from_first_general_query``: it may be another kind of query). ``filler_words``
   (e.g. :data:`AMI_FILLERS`, the small lexicon of 004 Sec. 4.1 "that filters out meaningless
-  words") drops every whitespace token of a content whose lowercase form, with trailing
-  ``, . ? !`` stripped, is in the lexicon (``filler_tokens_dropped``); a turn left empty, or
-  left with punctuation only once fillers were dropped from it (QMSum writes "Mm-hmm ." with the
-  full stop as a token of its own), is dropped (``turns_dropped``), as is a turn whose content is
-  empty to begin with. A turn with an empty speaker keeps the content alone as its
-  sentence (``unknown_speaker``).
+  words") removes every filler token of a content together with the punctuation it leaves alone
+  (:func:`filter_fillers` gives the rule: ``"Um , I'm here ."`` -> ``"I'm here ."``,
+  ``"the , um , price"`` -> ``"the , price"``, ``"so , um ."`` -> ``"so ."``), counted in
+  ``filler_tokens_dropped`` and ``filler_punctuation_dropped``. A turn left empty, or left with
+  punctuation only once fillers were dropped from it, is dropped (``turns_dropped``), as is a
+  turn whose content is empty to begin with. A turn with an empty speaker keeps the content
+  alone as its sentence (``unknown_speaker``).
+- ``<t> ... </t>`` sentence tags (REALSumm, hiersumm's ``tgt_str`` and many CNN/DM dumps wrap
+  every sentence as ``<t> sentence </t>``), in every reader and every text: the tags are
+  sentence boundaries, never text (:func:`fairseq_hier.data.markup.t_sentences`; text outside
+  any span, or after an unmatched tag, is a sentence of its own, an empty piece is left out).
+  A tagged summary gives ``summary_sentences`` = its sentences and ``summary`` = them joined
+  with " ", tags gone (so a written reference never holds ``<t>``); a tagged unsegmented source
+  (a ``.source`` line) gives ``sentences`` = its sentences and ``text`` = None, so no sentence
+  splitter runs on it; a tagged sentence of a segmented text (``article_text`` and the
+  ``<S> ... </S>`` spans of arXiv/PubMed, PreSumm's ``src`` and ``tgt``) is split into its
+  tagged sentences. A dialogue turn (a SAMSum line, a QMSum content) stays one sentence (the turn
+  is the unit that gets a BOS): its tags are dropped. Counted per record in
+  ``t_tagged_sources`` and ``t_tagged_summaries``. Other markup (``<unk>``, ``<file_gif>``) is
+  the dataset's text and is kept: ``fairseq-hier-sentence-bos`` counts and names what reaches a
+  reference.
 """
 
 import collections
@@ -73,6 +101,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple
 
+from fairseq_hier.data.markup import t_sentences
 from fairseq_hier.io import check_parallel, read_lines
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -86,8 +115,14 @@ WHOLE_MEETING_QUERY = "summarize the whole meeting"
 COHAN_KEYS = ("article_id", "article_text", "abstract_text")
 SAMSUM_KEYS = ("id", "summary", "dialogue")
 QMSUM_KEYS = ("meeting_transcripts", "general_query_list")
+PRESUMM_KEYS = ("src", "tgt")
 _SENTENCE_SPAN = re.compile(r"<S>(.*?)</S>", re.DOTALL)
 _SENTENCE_MARKER = re.compile(r"</?S>")
+# filter_fillers: what is stripped before the lexicon look-up, and the two kinds of marks
+_FILLER_TRAILING = ",;:.?!\u2026"
+_PAUSE_CHARS = frozenset(",;:-\u2013\u2014")
+_ATTACHED_PAUSE = ",;:"
+_END_CHARS = frozenset(".?!\u2026")
 _DIALOGUE_LINE_END = re.compile(r"\r?\n")
 
 
@@ -100,13 +135,14 @@ class Record:
     """One example of a published dataset, in the reader's common form.
 
     ``id``: the dataset's own id (arXiv/PubMed ``article_id``, SAMSum ``id``), else
-    ``"<basename>:<line>"``. ``where``: ``"path:line"`` (1-based) or, for SAMSum's JSON list,
-    ``"path:item N (id '...')"``, for messages. ``sentences``: the dataset's own segmentation
-    (article sentences; dialogue/meeting turns as ``"Speaker: utterance"``), None for unsegmented
-    sources, whose text is ``text``. ``speakers``: the speaker of each turn (dialogues and
-    meetings only, ``len(speakers) == len(sentences)``), else None. ``summary``: the reference on
-    one line; ``summary_sentences``: its sentences where the dataset marks them, else
-    ``[summary]``.
+    ``"<basename>:<line>"`` (PreSumm: ``"<basename>:item N"``). ``where``: ``"path:line"``
+    (1-based) or, for a JSON list, ``"path:item N"`` (SAMSum: ``"path:item N (id '...')"``), for
+    messages. ``sentences``: the dataset's own segmentation (article sentences, ``<t>``-tagged
+    sentences; dialogue/meeting turns as ``"Speaker: utterance"``), None for unsegmented
+    sources, whose text is ``text`` (else None). ``speakers``: the speaker of each turn
+    (dialogues and meetings only, ``len(speakers) == len(sentences)``), else None.
+    ``summary``: the reference on one line; ``summary_sentences``: its sentences where the
+    dataset marks them (``<S>`` spans, PreSumm's ``tgt``, ``<t>`` tags), else ``[summary]``.
     """
 
     id: str
@@ -131,6 +167,56 @@ def collapse(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# <t> ... </t> sentence tags (every reader)
+# ---------------------------------------------------------------------------------------------
+
+def split_t_tagged(sentences: Iterable[str]) -> Tuple[List[str], bool]:
+    """(sentences, whether any held a tag): every sentence holding ``<t>``/``</t>`` replaced by
+    the sentences its tags delimit (:func:`~fairseq_hier.data.markup.t_sentences`: tags
+    dropped, empty pieces left out), the others kept as they are."""
+    out, tagged = [], False
+    for sentence in sentences:
+        pieces = t_sentences(sentence)
+        if pieces is None:
+            out.append(sentence)
+        else:
+            tagged = True
+            out.extend(pieces)
+    return out, tagged
+
+
+def article_fields(text: str, stats: collections.Counter) -> Tuple[Optional[List[str]],
+                                                                     Optional[str]]:
+    """(``sentences``, ``text``) of an unsegmented source: its ``<t>`` sentences and None when
+    it holds ``<t>`` tags (counted in ``t_tagged_sources``), else None and the text, whitespace
+    collapsed (a sentence splitter segments it downstream)."""
+    sentences = t_sentences(text)
+    if sentences is None:
+        return None, collapse(text)
+    stats["t_tagged_sources"] += 1
+    return sentences, None
+
+
+def summary_fields(text: str, stats: collections.Counter) -> Tuple[str, List[str]]:
+    """(``summary``, ``summary_sentences``) of a one-string summary: its ``<t>`` sentences,
+    joined with " " (counted in ``t_tagged_summaries``), else the text, whitespace collapsed, as
+    its one sentence."""
+    sentences = t_sentences(text)
+    if sentences is None:
+        summary = collapse(text)
+        return summary, [summary]
+    stats["t_tagged_summaries"] += 1
+    return " ".join(sentences), sentences
+
+
+def drop_t_tags(text: str) -> Tuple[str, bool]:
+    """(``text`` without its ``<t>``/``</t>`` tags, whitespace collapsed; whether it held any):
+    for a unit that stays one piece whatever its tags say (a dialogue turn)."""
+    sentences = t_sentences(text)
+    return (collapse(text), False) if sentences is None else (" ".join(sentences), True)
+
+
+# ---------------------------------------------------------------------------------------------
 # arXiv / PubMed (Cohan et al. 2018)
 # ---------------------------------------------------------------------------------------------
 
@@ -146,8 +232,10 @@ def read_cohan(path: str, *, stats: Optional[collections.Counter] = None,
                              "a list of '<S> ... </S>' strings")
         sentences = [collapse(s) for s in article]
         _add(stats, "empty_sentences_dropped", sum(1 for s in sentences if not s))
-        sentences = [s for s in sentences if s]
-        summary_sentences = _abstract_sentences(abstract, stats)
+        sentences = _count_tagged(split_t_tagged(s for s in sentences if s), stats,
+                                  "t_tagged_sources")
+        summary_sentences = _count_tagged(split_t_tagged(_abstract_sentences(abstract, stats)),
+                                          stats, "t_tagged_summaries")
         summary = " ".join(summary_sentences)
         if _skip_empty(where, sentences, summary, stats, skipped):
             continue
@@ -192,12 +280,100 @@ def read_source_target(prefix: str, *, stats: Optional[collections.Counter] = No
     name = os.path.basename(source_path)
     for lineno, (source, target) in enumerate(zip(sources, targets), start=1):
         where = f"{source_path}:{lineno}"
-        text, summary = collapse(source), collapse(target)
-        if _skip_empty(where, text, summary, stats, skipped):
+        sentences, text = article_fields(source, stats)
+        summary, summary_sentences = summary_fields(target, stats)
+        if _skip_empty(where, text if sentences is None else sentences, summary, stats, skipped):
             continue
         stats["records"] += 1
-        yield Record(id=f"{name}:{lineno}", where=where, sentences=None, text=text,
-                     speakers=None, summary=summary, summary_sentences=[summary])
+        yield Record(id=f"{name}:{lineno}", where=where, sentences=sentences, text=text,
+                     speakers=None, summary=summary, summary_sentences=summary_sentences)
+
+
+# ---------------------------------------------------------------------------------------------
+# CNN/DailyMail as PreSumm's json shards
+# ---------------------------------------------------------------------------------------------
+
+def read_presumm(prefix: str, *, stats: Optional[collections.Counter] = None,
+                 skipped: Optional[List[str]] = None) -> Iterator[Record]:
+    """Records of PreSumm's json shards ``{prefix}.0.json``, ``{prefix}.1.json``, ... in
+    numeric shard order (:func:`presumm_shards`; ``prefix`` may also name one shard file).
+    ``where`` is ``"path:item N"``, N the 0-based index into the shard's list (``jq '.[N]'``)."""
+    stats = collections.Counter() if stats is None else stats
+    for path in presumm_shards(prefix):
+        items = _json_document(path)
+        if not isinstance(items, list):
+            raise ReaderError(f"{path}:1: the file holds a JSON {_json_type(items)} (expected a "
+                              f"JSON list of objects with keys src, tgt)")
+        stats["shards"] += 1
+        name = os.path.basename(path)
+        for index, item in enumerate(items):
+            where = f"{path}:item {index}"
+            _check_object(item, PRESUMM_KEYS, where, "a JSON object")
+            sentences = _count_tagged(split_t_tagged(
+                _token_sentences(item, "src", where, stats, "empty_sentences_dropped")),
+                stats, "t_tagged_sources")
+            summary_sentences = _count_tagged(split_t_tagged(
+                _token_sentences(item, "tgt", where, stats, "empty_summary_sentences_dropped")),
+                stats, "t_tagged_summaries")
+            summary = " ".join(summary_sentences)
+            if _skip_empty(where, sentences, summary, stats, skipped):
+                continue
+            stats["records"] += 1
+            yield Record(id=f"{name}:item {index}", where=where, sentences=sentences, text=None,
+                         speakers=None, summary=summary, summary_sentences=summary_sentences)
+
+
+def presumm_shards(prefix: str) -> List[str]:
+    """The shard files of ``prefix``: ``{prefix}.N.json`` for N = 0, 1, 2, ... in numeric order
+    (``.10`` after ``.9``), or ``[prefix]`` when ``prefix`` is itself a file (one shard). No
+    shard, a gap in the numbers or a number written twice (``.1`` and ``.01``) is an error:
+    PreSumm numbers a split's shards from 0 without gaps."""
+    if os.path.isfile(prefix):
+        return [prefix]
+    folder, base = os.path.split(prefix)
+    pattern = re.compile(re.escape(base) + r"\.(\d+)\.json")
+    try:
+        names = os.listdir(folder or ".")
+    except OSError as e:
+        raise ReaderError(f"cannot read {folder or '.'}: {e.strerror or e}") from None
+    numbered = sorted((int(m.group(1)), n) for n in names if (m := pattern.fullmatch(n)))
+    expected = (f"expected PreSumm's json shards {prefix}.0.json, {prefix}.1.json, ..., or one "
+                f"shard file")
+    if not numbered:
+        raise ReaderError(f"{prefix}: no shard {prefix}.N.json found ({expected})")
+    numbers = [k for k, _ in numbered]
+    if len(set(numbers)) < len(numbers):
+        twice = sorted(k for k, n in collections.Counter(numbers).items() if n > 1)
+        raise ReaderError(f"{prefix}: shard number(s) {', '.join(map(str, twice))} written "
+                          f"twice ({expected})")
+    missing = sorted(set(range(numbers[-1] + 1)) - set(numbers))
+    if missing:
+        raise ReaderError(f"{prefix}: shard(s) {', '.join(map(str, missing))} missing among "
+                          f"{prefix}.0.json to .{numbers[-1]}.json (PreSumm numbers a split's "
+                          f"shards from 0 without gaps; name one shard file to read it alone)")
+    return [os.path.join(folder, n) for _, n in numbered]
+
+
+def _token_sentences(item: dict, key: str, where: str, stats: collections.Counter,
+                     empty_key: str) -> List[str]:
+    """The sentences of a PreSumm ``src``/``tgt``: each list of tokens joined with " "
+    (whitespace collapsed; an empty sentence dropped and counted in ``empty_key``)."""
+    expected = "a list of sentences, each a list of tokens (str)"
+    sentences = []
+    for j, tokens in enumerate(_typed(item, key, list, where, expected)):
+        if not isinstance(tokens, list):
+            raise ReaderError(f"{where}: '{key}' sentence {j} is a JSON {_json_type(tokens)} "
+                              f"(expected a list of tokens (str))")
+        for k, token in enumerate(tokens):
+            if not isinstance(token, str):
+                raise ReaderError(f"{where}: '{key}' sentence {j} token {k} is a JSON "
+                                  f"{_json_type(token)} (expected a token (str))")
+        sentence = collapse(" ".join(tokens))
+        if sentence:
+            sentences.append(sentence)
+        else:
+            stats[empty_key] += 1
+    return sentences
 
 
 # ---------------------------------------------------------------------------------------------
@@ -219,22 +395,25 @@ def read_samsum(path: str, *, stats: Optional[collections.Counter] = None,
             where = f"{where} (id {item['id']!r})"
         _check_object(item, SAMSUM_KEYS, where, "a JSON object")
         dialogue_id = _typed(item, "id", str, where, "the dialogue id (str)")
-        summary = collapse(_typed(item, "summary", str, where, "the summary (str)"))
+        summary, summary_sentences = summary_fields(
+            _typed(item, "summary", str, where, "the summary (str)"), stats)
         dialogue = _typed(item, "dialogue", str, where, "'Speaker: utterance' lines (str)")
         speakers, sentences = parse_dialogue(dialogue, stats)
         if _skip_empty(where, sentences, summary, stats, skipped):
             continue
         stats["records"] += 1
         yield Record(id=dialogue_id, where=where, sentences=sentences, text=None,
-                     speakers=speakers, summary=summary, summary_sentences=[summary])
+                     speakers=speakers, summary=summary, summary_sentences=summary_sentences)
 
 
 def parse_dialogue(dialogue: str, stats: collections.Counter) -> Tuple[List[str], List[str]]:
     """(speakers, sentences) of a ``Speaker: utterance`` dialogue, with the module's policy for
     empty lines, lines without a colon and empty utterances (see the module docstring)."""
     turns: List[List[str]] = []  # [speaker, utterance]
+    tagged = False
     for line in _DIALOGUE_LINE_END.split(dialogue):
-        line = collapse(line)
+        line, tags = drop_t_tags(line)
+        tagged |= tags
         if not line:
             continue
         speaker, colon, utterance = line.partition(":")
@@ -245,6 +424,7 @@ def parse_dialogue(dialogue: str, stats: collections.Counter) -> Tuple[List[str]
             turns[-1][1] = f"{turns[-1][1]} {line}".strip()
         else:
             turns.append(["", line])
+    _add(stats, "t_tagged_sources", int(tagged))
     _add(stats, "unknown_speaker", sum(1 for speaker, _ in turns if not speaker))
     _add(stats, "empty_utterances", sum(1 for _, utterance in turns if not utterance))
     return [s for s, _ in turns], [_turn_text(s, u) for s, u in turns]
@@ -272,12 +452,12 @@ def read_qmsum(path: str, filler_words: Iterable[str] = frozenset(), *,
     for lineno, obj in _json_lines(path, QMSUM_KEYS, stats):
         where = f"{path}:{lineno}"
         speakers, sentences = _meeting_turns(obj, where, lexicon, stats)
-        summary = collapse(_meeting_summary(obj, where, stats))
+        summary, summary_sentences = summary_fields(_meeting_summary(obj, where, stats), stats)
         if _skip_empty(where, sentences, summary, stats, skipped):
             continue
         stats["records"] += 1
         yield Record(id=f"{name}:{lineno}", where=where, sentences=sentences, text=None,
-                     speakers=speakers, summary=summary, summary_sentences=[summary])
+                     speakers=speakers, summary=summary, summary_sentences=summary_sentences)
 
 
 def _meeting_turns(obj: dict, where: str, lexicon: FrozenSet[str],
@@ -286,20 +466,24 @@ def _meeting_turns(obj: dict, where: str, lexicon: FrozenSet[str],
     transcript = _typed(obj, "meeting_transcripts", list, where,
                         "a list of {'speaker': str, 'content': str}")
     speakers, sentences = [], []
+    tagged = False
     for j, turn in enumerate(transcript):
         what = f"'meeting_transcripts' item {j}"
         _check_object(turn, ("speaker", "content"), where, "a JSON object", what)
         speaker = collapse(_typed(turn, "speaker", str, where, "str", what))
-        content, dropped = filter_fillers(_typed(turn, "content", str, where, "str", what),
-                                          lexicon)
-        _add(stats, "filler_tokens_dropped", dropped)
-        if not content or (dropped and not any(c.isalnum() for c in content)):
+        content, tags = drop_t_tags(_typed(turn, "content", str, where, "str", what))
+        tagged |= tags
+        content, fillers, punctuation = filter_fillers(content, lexicon)
+        _add(stats, "filler_tokens_dropped", fillers)
+        _add(stats, "filler_punctuation_dropped", punctuation)
+        if not content or (fillers and not any(c.isalnum() for c in content)):
             stats["turns_dropped"] += 1
             continue
         if not speaker:
             stats["unknown_speaker"] += 1
         speakers.append(speaker)
         sentences.append(_turn_text(speaker, content))
+    _add(stats, "t_tagged_sources", int(tagged))
     return speakers, sentences
 
 
@@ -324,13 +508,106 @@ def _meeting_summary(obj: dict, where: str, stats: collections.Counter) -> str:
     return pairs[0][1]
 
 
-def filter_fillers(content: str, lexicon: FrozenSet[str]) -> Tuple[str, int]:
-    """(content without its filler tokens, number of tokens dropped). A whitespace token is a
-    filler if its lowercase form, trailing ``, . ? !`` stripped, is in ``lexicon`` (lowercase).
-    Whitespace is collapsed either way."""
+def filter_fillers(content: str, lexicon: FrozenSet[str]) -> Tuple[str, int, int]:
+    """(content without its fillers, fillers dropped, punctuation marks dropped with them).
+
+    Tokens are whitespace tokens (whitespace is collapsed either way). A token is a filler if
+    its lowercase form, stripped of a trailing run of ``, ; : . ? ! …``, is in ``lexicon``
+    (lowercase); the run it was stripped of is the filler's *attached* punctuation. A *pause
+    mark* is a comma, semicolon, colon or dash (a token of ``, ; : - – —`` only, or such
+    attached characters), a *sentence end* is ``.``, ``?``, ``!``, ``...`` or ``…`` (a token of
+    ``. ? ! …`` only, or such attached characters). A filler's *own marks* are its attached
+    punctuation and the mark tokens right after it, up to the next other token. A filler is
+    removed with the punctuation it leaves alone:
+
+    1. Its own pause marks go with it (they set the filler off): ``"Um, I'm here."`` ->
+       ``"I'm here."``; ``"Um , I'm here ."`` -> ``"I'm here ."``; ``"the , um , price"`` ->
+       ``"the , price"`` (the comma before a filler inside a sentence stays: it may separate
+       list items or clauses).
+    2. Its own sentence end stays, in the filler's place (attached to the previous token if it
+       was attached to the filler), and a pause mark right before the filler goes:
+       ``"so , um ."`` -> ``"so ."``; ``"so, um."`` -> ``"so."``. The sentence end goes too when
+       no word is left before it in its sentence (the turn's start or another sentence end):
+       ``"Yeah . Mm-hmm ."`` -> ``"Yeah ."``; ``"Mm-hmm ."`` -> ``""``.
+    3. Punctuation the removal leaves at the start of the content, or a pause mark it leaves at
+       the end, goes: ``", um , I agree"`` -> ``"I agree"``; ``"so , um"`` -> ``"so"``.
+
+    Other tokens (quotes, brackets, words) are never touched. An empty ``lexicon`` drops
+    nothing. Each removed mark (a token, or a filler's attached run) counts once.
+    """
     tokens = content.split()
-    kept = [t for t in tokens if t.lower().rstrip(",.?!") not in lexicon] if lexicon else tokens
-    return " ".join(kept), len(tokens) - len(kept)
+    if not lexicon:
+        return " ".join(tokens), 0, 0
+    out: List[str] = []
+    fillers = punctuation = 0
+    ends_with_filler = False
+    i = 0
+    while i < len(tokens):
+        core = tokens[i].rstrip(_FILLER_TRAILING)
+        if not core or core.lower() not in lexicon:
+            out.append(tokens[i])
+            ends_with_filler = False
+            i += 1
+            continue
+        fillers += 1
+        marks = [(tokens[i][len(core):], True)] if len(core) < len(tokens[i]) else []
+        i += 1
+        while i < len(tokens) and _mark_kind(tokens[i]) is not None:
+            marks.append((tokens[i], False))
+            i += 1
+        ends = [(m, glued) for m, glued in marks if _mark_kind(m) == "end"]
+        punctuation += len(marks) - len(ends)  # rule 1
+        if out and all(_mark_kind(t) is not None for t in out):  # rule 3: nothing but marks
+            punctuation += len(out)
+            out.clear()
+        if ends:  # rule 2
+            punctuation += _strip_pause(out)
+            if not out or _ends_sentence(out[-1]):
+                punctuation += len(ends)
+            else:
+                for mark, glued in ends:
+                    mark = "".join(c for c in mark if c in _END_CHARS)
+                    if glued:
+                        out[-1] += mark
+                    else:
+                        out.append(mark)
+        ends_with_filler = True
+    if ends_with_filler:  # rule 3: a pause mark left at the end
+        punctuation += _strip_pause(out)
+    return " ".join(out), fillers, punctuation
+
+
+def _mark_kind(token: str) -> Optional[str]:
+    """``"pause"`` or ``"end"`` for a punctuation mark (:func:`filter_fillers`), else None. A
+    mark mixing both kinds is a sentence end (``"?,"``; only its ``. ? ! …`` are kept)."""
+    if not token:
+        return None
+    if all(c in _END_CHARS for c in token):
+        return "end"
+    if all(c in _PAUSE_CHARS for c in token):
+        return "pause"
+    if all(c in _END_CHARS or c in _PAUSE_CHARS for c in token):
+        return "end"
+    return None
+
+
+def _ends_sentence(token: str) -> bool:
+    return token[-1] in _END_CHARS
+
+
+def _strip_pause(out: List[str]) -> int:
+    """Remove a pause mark from the end of ``out`` (a token, or a word's attached ``, ; :``);
+    1 if one was removed."""
+    if not out:
+        return 0
+    if _mark_kind(out[-1]) == "pause":
+        out.pop()
+        return 1
+    word = out[-1].rstrip(_ATTACHED_PAUSE)
+    if word and word != out[-1]:
+        out[-1] = word
+        return 1
+    return 0
 
 
 def load_filler_words(path: str) -> FrozenSet[str]:
@@ -355,6 +632,7 @@ READERS: Dict[str, Callable[..., Iterator[Record]]] = {
     "source_target": read_source_target,
     "samsum": read_samsum,
     "qmsum": read_qmsum,
+    "presumm": read_presumm,
 }
 
 
@@ -372,6 +650,15 @@ def _skip_empty(where: str, source, summary: str, stats: collections.Counter,
     if skipped is not None:
         skipped.append(f"{where}: {why}")
     return True
+
+
+def _count_tagged(result: Tuple[List[str], bool], stats: collections.Counter,
+                  key: str) -> List[str]:
+    """The sentences of :func:`split_t_tagged`'s ``result``, counting one ``key`` if any held a
+    tag."""
+    sentences, tagged = result
+    _add(stats, key, int(tagged))
+    return sentences
 
 
 def _add(stats: collections.Counter, key: str, n: int) -> None:

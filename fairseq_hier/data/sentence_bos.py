@@ -4,9 +4,9 @@ sentence, GPT-2 BPE through fairseq's own encoder, truncation at sentence bounda
 004 Sec. 3.1: "we insert BOS tokens at the start of every sentence in each source document ...
 We simply determine sentence boundaries by punctuation or by using prior sentence segmentation
 present in the documents". So: a record's own segmentation is used where the dataset has one
-(arXiv/PubMed ``article_text`` sentences, SAMSum/AMI speaker turns, see
-:mod:`fairseq_hier.data.readers`), else its text is split by pysbd (a real rule-based sentence
-boundary detector; no regex splitter of ours).
+(arXiv/PubMed ``article_text`` sentences, PreSumm's ``src`` sentences, ``<t> ... </t>``-tagged
+sentences, SAMSum/AMI speaker turns, see :mod:`fairseq_hier.data.readers`), else its text is
+split by pysbd (a real rule-based sentence boundary detector; no regex splitter of ours).
 
 Files written for one split (``PREFIX`` e.g. ``work/bpe/train``), one line per example, in the
 order of the input records:
@@ -26,6 +26,10 @@ order of the input records:
     dialogue, 1 for the second, ...; read into ``src_segments`` for the segment embeddings.
 ``PREFIX.ref``
     the reference summary as the dataset writes it, one line (for scoring; never truncated).
+    ``<t>`` sentence tags never reach it (the readers drop them); any other tag-like markup
+    (``<unk>``, ``<file_gif>``) is the dataset's text and stays, counted by :func:`write_split`
+    and named in the command's log, since ROUGE-1.5.5 reads a sentence only up to its first
+    ``<``.
 ``PREFIX.ids``
     the record's id (dataset id, else ``file:line``).
 
@@ -41,6 +45,8 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+
+from .markup import markup_counts
 
 logger = logging.getLogger(__name__)
 
@@ -240,8 +246,12 @@ def encode_records(encoder: SentenceBOSEncoder, records: Iterable, workers: int 
         bar.close()
 
 
-def write_split(examples: Iterable[Encoded], prefix: str, speakers: bool) -> Counter:
-    """Write the split's files (module docstring); returns the summed statistics."""
+def write_split(examples: Iterable[Encoded], prefix: str, speakers: bool,
+                markup: Optional[Counter] = None) -> Counter:
+    """Write the split's files (module docstring); returns the summed statistics. ``markup``,
+    when given, counts every tag-like token written to ``PREFIX.ref``
+    (:func:`~fairseq_hier.data.markup.markup_counts`), and ``references_with_markup`` in the
+    statistics the references holding one."""
     from ..io import atomic_outputs
 
     suffixes = [s for s in SUFFIXES if speakers or s != "segments"]
@@ -253,6 +263,10 @@ def write_split(examples: Iterable[Encoded], prefix: str, speakers: bool) -> Cou
             files["target"].write(ex.target + "\n")
             files["sentences"].write(f"{ex.sentences}\n")
             files["ref"].write(ex.ref + "\n")
+            found = markup_counts([ex.ref]) if markup is not None else None
+            if found:
+                markup.update(found)
+                totals["references_with_markup"] += 1
             files["ids"].write(ex.id + "\n")
             if speakers:
                 files["segments"].write(" ".join(map(str, ex.segments)) + "\n")

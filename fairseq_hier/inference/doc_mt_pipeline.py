@@ -19,7 +19,7 @@ source side bound its cut, and are never larger than ``max_chunk_tokens``. A sen
 than the limit is its own chunk, cut to it as ``fairseq-hier-doc-chunk`` cuts it (counted).
 
 decode: the chunk hypotheses (``H-`` strings) -> BPE removed, stray ``<s>``/``</s>`` dropped,
-detokenised (:func:`fairseq_hier.cli.doc_bleu.clean_hypotheses`) -> joined in order
+detokenised (:func:`fairseq_hier.analysis.doc_bleu.postprocess_hypotheses`) -> joined in order
 (:func:`~fairseq_hier.data.doc_chunks.reassemble`).
 """
 
@@ -63,13 +63,14 @@ class DocChunksPipeline(Pipeline):
         self._tokenize = None
 
     def sentences(self, example: RawExample) -> List[str]:
-        """The document's sentences (its non-blank lines), tokenised."""
+        """The document's sentences (its non-blank lines: only ``\n`` ends a line, as in the
+        raw layout, so U+2028 and other Unicode separators stay inside a sentence), tokenised."""
         if len(example.documents) != 1:
             raise InputError(f"{example.where}: {len(example.documents)} documents; "
                              f"document_translation translates one document per example")
         if example.title:
             self.counts["titles ignored (a document has no title slot)"] += 1
-        raw = [line for line in example.documents[0].splitlines() if line.strip()]
+        raw = [line.rstrip("\r") for line in example.documents[0].split("\n") if line.strip()]
         if not raw:
             raise InputError(f"{example.where}: the document has no sentence")
         if self._tokenize is None:
@@ -101,10 +102,11 @@ class DocChunksPipeline(Pipeline):
         return [" ".join(f"{BOS} {' '.join(s)}" for s in bpe[a:b + 1]) for a, b in spans]
 
     def decode(self, outputs: List[str]) -> str:
-        from ..cli.doc_bleu import clean_hypotheses
+        from ..analysis.doc_bleu import postprocess_hypotheses
         from ..data.doc_chunks import ChunkRow, reassemble
 
-        chunks = clean_hypotheses(list(outputs), self.options["tgt_lang"], "doc_chunks decode")
+        chunks, _ = postprocess_hypotheses(list(outputs), self.options["tgt_lang"],
+                                           source="doc_chunks decode")
         rows = [ChunkRow("document", k, k, k) for k in range(len(chunks))]
         ((_, text),) = reassemble(rows, chunks)
         return text

@@ -15,12 +15,18 @@ rules of :mod:`fairseq_hier.data.readers`, by their own functions):
 
 - ``cohan`` (arXiv, PubMed): every non-blank line is a sentence (the dataset's segmentation),
   whitespace collapsed;
+- ``presumm`` (CNN/DM as PreSumm's json shards): as ``cohan``, one sentence a line, and the
+  document is lowercased whatever ``lowercase`` says (PreSumm's tokens are lowercased; give the
+  sentences PTB-tokenised, as its ``src`` sentences are);
 - ``source_target`` (CNN/DM, XSum): the text, whitespace collapsed, split by pysbd;
 - ``samsum``: ``Speaker: utterance`` lines, one turn each (:func:`~fairseq_hier.data.readers.
   parse_dialogue`: continuation lines, unknown speakers as in the reader);
 - ``qmsum`` (AMI): ``speaker: content`` lines as ``samsum``, then the meeting reader's turn rules
   (fillers of the asset ``filler_words.txt`` dropped with ``filler_words=true``, emptied turns
   dropped).
+
+In every format, ``<t> ... </t>`` tags are read as the readers read them: a tagged text or line
+gives its tagged sentences (tags dropped, no pysbd), a tagged dialogue turn loses its tags.
 
 Then :class:`~fairseq_hier.data.sentence_bos.SentenceBOSEncoder` (BPE, BOS markers and the cut)
 makes the line. ``lowercase`` lowercases the document first: the arXiv/PubMed recipe records it
@@ -54,8 +60,9 @@ class SentenceBOSPipeline(Pipeline):
     TASKS = ("hat_summarization",)
     OPTIONS = {
         "format": ("source_target", "fairseq-hier-sentence-bos --format: how a document gives "
-                                    "sentences (cohan: one a line; source_target: pysbd; "
-                                    "samsum / qmsum: 'Speaker: utterance' turns)"),
+                                    "sentences (cohan / presumm: one a line; source_target: "
+                                    "pysbd, or its <t> tags; samsum / qmsum: 'Speaker: "
+                                    "utterance' turns)"),
         "max_source_positions": (1024, "fairseq-hier-sentence-bos --max-source-positions: source "
                                        "tokens incl. every BOS and the EOS; cut at sentence "
                                        "boundaries"),
@@ -118,10 +125,12 @@ class SentenceBOSPipeline(Pipeline):
 
         stats, fmt = Counter(), self.options["format"]
         sentences, source = None, None
-        if fmt == "cohan":
-            sentences = [s for s in (readers.collapse(line) for line in _LINE_END.split(text)) if s]
+        if fmt in ("cohan", "presumm"):
+            lines = (readers.collapse(line) for line in _LINE_END.split(text))
+            sentences, tagged = readers.split_t_tagged(line for line in lines if line)
+            stats["t_tagged_sources"] += int(tagged)
         elif fmt == "source_target":
-            source = readers.collapse(text)
+            sentences, source = readers.article_fields(text, stats)
         else:
             speakers, sentences = readers.parse_dialogue(text, stats)
             if fmt == "qmsum":
@@ -147,7 +156,7 @@ class SentenceBOSPipeline(Pipeline):
         if example.title:
             self.counts["titles ignored (the sentence_bos source has no title)"] += 1
         text = example.documents[0]
-        if self.options["lowercase"]:
+        if self.options["lowercase"] or self.options["format"] == "presumm":
             text = text.lower()
         record = self.record(text, example.where)
         try:

@@ -48,6 +48,7 @@ from fairseq.models.transformer.transformer_config import TransformerConfig
 from fairseq.modules import LayerNorm
 from fairseq.modules.transformer_layer import TransformerDecoderLayerBase, TransformerEncoderLayerBase
 
+from . import hf_bart
 from .checkpointing import checkpoint_layer, checkpoints_activations
 
 logger = logging.getLogger(__name__)
@@ -262,7 +263,7 @@ class HATDecoder(TransformerDecoder):
         return x, extra
 
 
-POSITION_OFFSET = 2  # fairseq's learned positions start at padding_idx + 1: rows 0-1 unused
+POSITION_OFFSET = hf_bart.POSITION_OFFSET  # rows 0-1 of a learned position table are unused
 
 
 def extend_positions(table: Tensor, rows: int) -> Tensor:
@@ -288,7 +289,11 @@ class LongBARTModel(BARTModel):
     (:func:`extend_positions`), keeps the fresh initialisation of this model's new parts
     (``new_parts``: BART's BERT-style init, normal(0, 0.02) weights, zero biases, LayerNorm 1/0)
     and logs exactly which keys were loaded, new or extended. Any other missing key, unused
-    key or shape mismatch is an error naming the keys. The plain baseline of the HAT recipes."""
+    key or shape mismatch is an error naming the keys. The plain baseline of the HAT recipes.
+
+    The pretrained BART is either fairseq's (``model.pt`` of the 2019 release: an ``args``
+    Namespace, no ``output_projection``, a ``<mask>`` row) or a Hugging Face BART directory given
+    as the path itself (:meth:`checkpoint_from_directory`)."""
 
     # substrings of the parameter names a BART lacks (segments: new also when a dialogue model
     # starts from a CNN/DM-trained one, 004 Table 5)
@@ -316,6 +321,15 @@ class LongBARTModel(BARTModel):
                                                             token_embeddings)
         return super().forward(src_tokens, src_lengths, prev_output_tokens,
                                token_embeddings=token_embeddings, **kwargs)
+
+    def checkpoint_from_directory(self, path: str) -> dict:
+        """``--finetune-from-model DIR`` / ``--restore-file DIR`` with a Hugging Face BART
+        directory: its ``config.json`` checked against this model's options, its weights mapped
+        to fairseq's BART keys (:func:`fairseq_hier.models.hf_bart.read_checkpoint`); the
+        checkpoint then loads as fairseq's own release does, through
+        :meth:`upgrade_state_dict_named`. fairseq's Trainer calls it for a directory
+        (:func:`fairseq_hier.compat.patch_directory_checkpoints`)."""
+        return hf_bart.read_checkpoint(path, self.args, self.encoder.embed_tokens.num_embeddings)
 
     def _is_new(self, key: str) -> bool:
         return any(part in key for part in self.new_parts)

@@ -6,7 +6,10 @@ from the paired bootstrap against the baseline.
 ROUGE (``--metric rouge``): ROUGE-1/2/L F1 x100 and ROUGE-1.5.5's own 95% interval, exactly what
 :func:`fairseq_hier.cli.rouge.rouge_scores` (the ``rouge`` command, files2rouge's settings) gives
 for the system; empty summaries score 0 (``rouge -zs``) so every system is scored on the same
-documents. BLEU (``--metric bleu``): document BLEU (sacreBLEU, segments = whole documents) with
+documents. Beside it (``table.second``), Google's rouge-score F1 x100 of rouge1/2/L/Lsum, what
+``rouge --also-rouge-score`` prints (:func:`fairseq_hier.cli.rouge.rouge_score_f1`): the scorer of
+recent long-document papers, a different one from ROUGE-1.5.5, not comparable with it.
+BLEU (``--metric bleu``): document BLEU (sacreBLEU, segments = whole documents) with
 sacreBLEU's bootstrap mean ± 95% half-width.
 
 Significance (:mod:`fairseq_hier.analysis.significance`, one shared index matrix of ``samples``
@@ -60,6 +63,8 @@ class ScoreTable:
     samples: int = 0
     comparisons: Dict[str, Dict[str, Comparison]] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
+    # the same systems by a different scorer, shown as its own table (ROUGE: rouge-score's F1)
+    second: Optional["ScoreTable"] = None
 
 
 def read_bleu_references(path: str) -> List[str]:
@@ -85,7 +90,8 @@ def _check_counts(refs: Sequence[str], systems: Dict[str, Sequence[str]], ref_na
 def rouge_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: str,
                 samples: int = 1000, seed: int = 0, ref_name: str = "the reference",
                 sources: Optional[Dict[str, str]] = None) -> ScoreTable:
-    """ROUGE-1/2/L F1 x100 [95% interval] of every system, marks against ``baseline``."""
+    """ROUGE-1/2/L F1 x100 [95% interval] of every system, marks against ``baseline``; and, as
+    ``table.second``, rouge-score's F1 x100 of every system (:func:`rouge_score_table`)."""
     from fairseq_hier.cli.rouge import official_unavailable, rouge_scores
 
     sources = sources or {}
@@ -101,6 +107,7 @@ def rouge_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: st
              else rouge_scores(refs, hyps, zero_empty_summary=True))
         table.rows.append((name, [Cell(100 * s[k]["f"], 100 * s[k]["f_low"], 100 * s[k]["f_high"])
                                   for k, _ in ROUGE_COLUMNS]))
+    table.second = rouge_score_table(refs, systems)
     if official_unavailable() is not None:
         table.notes.append(f"NOT ROUGE-1.5.5: the rouge-score fallback scored these "
                            f"({official_unavailable()}).")
@@ -121,41 +128,53 @@ def rouge_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: st
     return table
 
 
+def rouge_score_table(refs: Sequence[str], systems: Dict[str, List[str]]) -> ScoreTable:
+    """rouge-score's mean F1 x100 (rouge1, rouge2, rougeL, rougeLsum) of every system, as
+    ``rouge --also-rouge-score -zs`` prints it; ``metric`` names the scorer and its version."""
+    from fairseq_hier.cli.rouge import ROUGE_SCORE_KEYS, rouge_score_f1, rouge_score_version
+
+    table = ScoreTable(f"rouge-score {rouge_score_version()}", list(ROUGE_SCORE_KEYS), [])
+    for name, hyps in systems.items():
+        f1 = rouge_score_f1(refs, hyps, zero_empty_summary=True)
+        table.rows.append((name, [Cell(100 * f1[k]) for k in ROUGE_SCORE_KEYS]))
+    return table
+
+
 def bleu_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: str,
                tgt_lang: str = "en", samples: int = 1000, seed: int = 12345,
                ref_name: str = "the reference",
                sources: Optional[Dict[str, str]] = None) -> ScoreTable:
-    """Document BLEU [sacreBLEU bootstrap 95% interval] of every system, marks vs ``baseline``."""
-    sources = sources or {}
-    _check_counts(refs, systems, ref_name, sources)
-    table = ScoreTable("bleu", ["doc BLEU"], [], samples=samples)
-    tokenize = "zh" if tgt_lang == "zh" else "13a"
-    if len(systems) < 2:
-        from fairseq_hier.analysis.significance import sacrebleu_seed
-        from fairseq_hier.cli.doc_bleu import score
-
-        with sacrebleu_seed(seed):
-            signature, results = score({n: (h, h) for n, h in systems.items()}, list(refs),
-                                       list(refs), tokenize, samples)
-        for name, r in results.items():
-            mean, half = r["doc_bleu_mean"], r["doc_bleu_ci95"]
-            table.rows.append((name, [Cell(r["doc_bleu"], mean - half, mean + half)]))
-        table.notes += [f"sacreBLEU {signature}", "One system: no significance test."]
-        return table
+    """Document BLEU [sacreBLEU bootstrap 95% interval] and document chrF of every system, marks
+    vs ``baseline`` from the paired test of
+    :func:`fairseq_hier.analysis.significance.bleu_significance` (``fairseq-hier-doc-bleu``'s and
+    ``fairseq-hier-significance bleu``'s)."""
+    from fairseq_hier.analysis.doc_bleu import default_tokenize, metrics
     from fairseq_hier.analysis.significance import bleu_significance
 
-    result = bleu_significance(refs, systems, baseline, tgt_lang, samples, seed,
-                               ref_name=ref_name)
-    table.baseline = baseline
-    for name in systems:
+    sources = sources or {}
+    _check_counts(refs, systems, ref_name, sources)
+    table = ScoreTable("bleu", ["doc BLEU", "doc chrF"], [], samples=samples)
+    tokenize = default_tokenize(tgt_lang)
+    result = bleu_significance(refs, systems, baseline, tgt_lang, samples, seed, tokenize,
+                               ref_name=ref_name, min_systems=1)
+    chrf_signature = ""
+    for name, hyps in systems.items():
         e = result["systems"][name]
         mean, half = e["sacrebleu_mean"], e["sacrebleu_ci95"]
         cell = Cell(e["bleu"], mean - half, mean + half)
-        if name != baseline:
+        chrf = metrics(tokenize)[1]
+        chrf_cell = Cell(chrf.corpus_score(list(hyps), [list(refs)]).score)
+        chrf_signature = str(chrf.get_signature())
+        if len(systems) > 1 and name != baseline:
             cell.mark = mark(e["p_value"])
-            table.comparisons[name] = {"doc BLEU": Comparison(e["delta"], e["low"], e["high"],
-                                                              e["p_value"])}
-        table.rows.append((name, [cell]))
-    table.notes.append(f"sacreBLEU {result['signature']}; the interval is sacreBLEU's bootstrap "
-                       f"mean \u00b1 95% half-width.")
+            table.comparisons.setdefault(name, {})["doc BLEU"] = Comparison(
+                e["delta"], e["low"], e["high"], e["p_value"])
+        table.rows.append((name, [cell, chrf_cell]))
+    table.notes.append(f"BLEU: sacreBLEU {result['signature']}; the interval is sacreBLEU's "
+                       f"bootstrap mean \u00b1 95% half-width.")
+    table.notes.append(f"chrF: sacreBLEU {chrf_signature}; no interval or test.")
+    if len(systems) < 2:
+        table.notes.append("One system: no significance test.")
+        return table
+    table.baseline = baseline
     return table

@@ -85,8 +85,8 @@ def scores_section(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
         sources = {r.name: r.file("test.docs") for r in scored}
         table = scores.bleu_table(refs, systems, baseline, opt.tgt_lang, opt.samples,
                                   12345 if opt.seed is None else opt.seed, opt.reference, sources)
-        what = (f"Document BLEU (sacreBLEU; segments are whole documents) of {len(refs)} "
-                f"documents [95% interval]")
+        what = (f"Document BLEU [95% interval] and document chrF (sacreBLEU; segments are "
+                f"whole documents) of {len(refs)} documents")
     else:
         from fairseq_hier.io import read_lines
 
@@ -111,11 +111,26 @@ def scores_section(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
         rows = [[name] + [f"{c.delta:+.2f} [{c.low:+.2f}, {c.high:+.2f}] p={c.p_value:.3f}"
                           for c in comps.values()]
                 for name, comps in table.comparisons.items()]
-        blocks.append(Table(["system", *[f"\u0394 {c}" for c in table.columns]], rows,
+        compared = list(next(iter(table.comparisons.values())))  # the columns with a test
+        blocks.append(Table(["system", *[f"\u0394 {c}" for c in compared]], rows,
                             caption=f"Difference to {table.baseline} (system - baseline) with its "
                                     f"95% paired-bootstrap interval and one-sided p-value."))
     blocks += [Note(n) for n in table.notes]
+    if table.second is not None:
+        blocks.append(_rouge_score_block(table.second, len(refs)))
     return blocks
+
+
+def _rouge_score_block(table, summaries: int) -> Table:
+    """rouge-score's table (:func:`fairseq_hier.report.scores.rouge_score_table`), labelled as the
+    different scorer it is."""
+    rows = [[name] + [f"{c.value:.2f}" for c in cells] for name, cells in table.rows]
+    return Table(["system", *[f"{c} (rouge-score)" for c in table.columns]], rows,
+                 caption=f"{table.metric} F1 x100 of {summaries} summaries (Google's rouge-score, "
+                         f"as `rouge --also-rouge-score`: use_stemmer=True, rougeLsum on the "
+                         f"newline-split sentences; empty summaries score 0): a different scorer "
+                         f"from ROUGE-1.5.5 (the scorer of PEGASUS-X, PRIMERA, LongT5), not "
+                         f"comparable with the ROUGE-1.5.5 table above.")
 
 
 def _read_docs(run: Run) -> List[str]:

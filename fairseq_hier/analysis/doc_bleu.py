@@ -1,0 +1,169 @@
+"""Document-level BLEU and chrF of chunk translations put back into whole documents (paper 004
+Sec. 4.2 and Table 7: "We translate each chunk separately and afterwards concatenate the
+translated chunks to compute the BLEU score for the entire document").
+
+Both sides get a stated post-processing (:class:`Postprocessing`), printed with every score:
+
+- **hypotheses** (one per chunk: ``fairseq-generate``'s ``H-`` or ``D-`` lines, in example
+  order): BPE removed (``@@ ``), stray ``<s>``/``</s>`` tokens dropped (counted), then, by
+  default, detokenised (Moses' detokeniser; Chinese: the spaces between CJK characters removed,
+  the inverse of jieba's segmentation); with ``detokenize=False`` they are scored as they are;
+- **references** (the raw target file of ``fairseq-hier-doc-extract``: one sentence a line,
+  documents separated by an empty line): taken as they are, a document being its sentences
+  joined by a space. They are never altered: published references are what a score is
+  comparable against.
+
+Both sides must end up alike: detokenised hypotheses against raw references (sacreBLEU's
+practice: the default), or tokenised hypotheses against tokenised references (IWSLT/TED and
+multi-bleu practice: ``detokenize=False``, usually with sacreBLEU's ``--tokenize none``).
+:func:`tokenised_share` measures how many sentences of a side the detokeniser would change, so
+that a mismatch (tokenised references under the default) is reported instead of scoring far too
+low without a word.
+
+Scores (sacreBLEU as a library, :func:`corpus_scores`): **document BLEU** (corpus BLEU whose
+segments are whole documents: the paper's), **document chrF** (sacreBLEU's default chrF2,
+segments = documents), and for reference **chunk BLEU** (segments are chunks, each against its
+reference sentences joined), each metric with sacreBLEU's signature. Bootstrap intervals and the
+paired significance test are :func:`fairseq_hier.analysis.significance.bleu_significance`'s.
+"""
+
+import logging
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Sequence, Tuple
+
+logger = logging.getLogger(__name__)
+
+STRAY = ("<s>", "</s>")
+# a side whose sentences the detokeniser changes this often is taken for tokenised text
+TOKENISED_SHARE = 0.5
+
+
+@dataclass
+class Postprocessing:
+    """What was done to one side's text before scoring, for the output."""
+
+    steps: List[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        return "; ".join(self.steps) if self.steps else "as given"
+
+
+def default_tokenize(tgt_lang: str) -> str:
+    """sacreBLEU's tokenizer for a target language: ``zh`` for Chinese, else ``13a``."""
+    return "zh" if tgt_lang == "zh" else "13a"
+
+
+def postprocess_hypotheses(chunks: Sequence[str], tgt_lang: str, detokenize: bool = True,
+                           source: str = "the hypotheses") -> Tuple[List[str], Postprocessing]:
+    """Chunk hypotheses as :mod:`fairseq_hier.analysis.doc_bleu` describes them: BPE removed,
+    stray ``<s>``/``</s>`` dropped, detokenised unless ``detokenize`` is False. Returns the
+    texts and the steps taken (the number of dropped tokens among them)."""
+    from fairseq_hier.data.doc_chunks import detokenizer, remove_bpe
+
+    detok = detokenizer(tgt_lang) if detokenize else None
+    stray, out = 0, []
+    for h in chunks:
+        tokens = remove_bpe(h).split()
+        kept = [t for t in tokens if t not in STRAY]
+        stray += len(tokens) - len(kept)
+        text = " ".join(kept)
+        out.append(detok(text) if detok is not None and kept else text)
+    steps = ["BPE '@@ ' removed", f"{stray} stray {'/'.join(STRAY)} token(s) dropped"]
+    if detokenize:
+        steps.append(f"detokenised ({detokenizer_name(tgt_lang)})")
+    else:
+        steps.append("not detokenised (--no-detokenize): tokens scored as given")
+    if stray:
+        logger.info(f"{source}: dropped {stray} stray {'/'.join(STRAY)} token(s)")
+    return out, Postprocessing(steps)
+
+
+def detokenizer_name(tgt_lang: str) -> str:
+    return ("spaces between CJK characters removed" if tgt_lang == "zh"
+            else f"sacremoses MosesDetokenizer, lang {tgt_lang}")
+
+
+def reference_postprocessing(path: str) -> Postprocessing:
+    return Postprocessing([f"as given in {path} (never altered)",
+                           "a document = its sentences joined by a space"])
+
+
+def tokenised_share(sentences: Sequence[str], tgt_lang: str) -> float:
+    """The share of non-empty ``sentences`` that detokenisation would change: near 0 for raw
+    text, high for tokenised text (every sentence ending in `` .`` changes)."""
+    from fairseq_hier.data.doc_chunks import detokenizer
+
+    detok: Callable[[str], str] = detokenizer(tgt_lang)
+    texts = [s for s in sentences if s.strip()]
+    if not texts:
+        return 0.0
+    return sum(detok(s) != " ".join(s.split()) for s in texts) / len(texts)
+
+
+def check_sides_alike(reference_sentences: Sequence[str], hypotheses: Sequence[str],
+                      tgt_lang: str, detokenize: bool, ref_path: str) -> List[str]:
+    """Warnings (one line each) when the two sides do not look alike: tokenised references with
+    detokenised hypotheses, or raw references with hypotheses scored as tokenised text."""
+    ref_share = tokenised_share(reference_sentences, tgt_lang)
+    warnings = []
+    if detokenize and ref_share >= TOKENISED_SHARE:
+        warnings.append(f"{ref_path} looks tokenised ({100 * ref_share:.0f}% of its sentences "
+                        f"change under detokenisation) but the hypotheses were detokenised: "
+                        f"score tokenised text on both sides with --no-detokenize (and "
+                        f"--tokenize none for text tokenised beforehand)")
+    elif not detokenize and ref_share < TOKENISED_SHARE:
+        hyp_share = tokenised_share(hypotheses, tgt_lang)
+        if hyp_share >= TOKENISED_SHARE:
+            warnings.append(f"the hypotheses look tokenised ({100 * hyp_share:.0f}% of them "
+                            f"change under detokenisation) but {ref_path} does not "
+                            f"({100 * ref_share:.0f}%): drop --no-detokenize to detokenise the "
+                            f"hypotheses")
+    return warnings
+
+
+def metrics(tokenize: str):
+    """sacreBLEU's BLEU (``tokenize``) and chrF (its defaults: chrF2, character 6-grams)."""
+    from sacrebleu.metrics import BLEU, CHRF
+
+    return BLEU(tokenize=tokenize), CHRF()
+
+
+def corpus_scores(doc_hyps: Sequence[str], doc_refs: Sequence[str], chunk_hyps: Sequence[str],
+                  chunk_refs: Sequence[str], tokenize: str) -> Tuple[Dict[str, float],
+                                                                     Dict[str, str]]:
+    """``({"doc_bleu", "chrf", "chunk_bleu"}, {"bleu": signature, "chrf": signature})`` of one
+    system (documents and chunks in the same order as their references)."""
+    bleu, chrf = metrics(tokenize)
+    scores = {"doc_bleu": bleu.corpus_score(list(doc_hyps), [list(doc_refs)]).score,
+              "chrf": chrf.corpus_score(list(doc_hyps), [list(doc_refs)]).score,
+              "chunk_bleu": metrics(tokenize)[0].corpus_score(list(chunk_hyps),
+                                                              [list(chunk_refs)]).score}
+    return scores, {"bleu": str(bleu.get_signature()), "chrf": str(chrf.get_signature())}
+
+
+def load_references(ref: str, docids_path: str, rows) -> Tuple[List[str], List[str],
+                                                               List[str]]:
+    """The reference of every document and of every chunk, checked against the chunk map
+    (:func:`fairseq_hier.data.doc_chunks.read_chunk_map`); also every reference sentence."""
+    from fairseq_hier.data.doc_chunks import documents_of
+    from fairseq_hier.data.documents import read_sentence_blocks
+    from fairseq_hier.io import read_lines
+
+    blocks, docids = read_sentence_blocks(ref), read_lines(docids_path)
+    if len(blocks) != len(docids):
+        raise ValueError(f"{ref} has {len(blocks)} documents but {docids_path} names {len(docids)}")
+    docs = documents_of(rows)
+    if [d for d, _, _ in docs] != docids:
+        first = next((i for i, (a, (b, _, _)) in enumerate(zip(docids, docs)) if a != b),
+                     min(len(docs), len(docids)))
+        raise ValueError(f"the chunk map's documents differ from {docids_path} at document "
+                         f"{first + 1} ({len(docs)} vs {len(docids)} documents): is it the map of "
+                         f"this split?")
+    for (docid, _, n), block in zip(docs, blocks):
+        if n != len(block):
+            raise ValueError(f"document {docid!r}: {len(block)} reference sentences in {ref}, "
+                             f"{n} in the chunk map")
+    doc_refs = [" ".join(b) for b in blocks]
+    by_doc = dict(zip(docids, blocks))
+    chunk_refs = [" ".join(by_doc[r.docid][r.first:r.last + 1]) for r in rows]
+    return doc_refs, chunk_refs, [s for b in blocks for s in b]

@@ -1,0 +1,253 @@
+"""BART's fairseq tokenizer files (``dict.txt``, ``encoder.json``, ``vocab.bpe``) derived from a
+Hugging Face BART directory's ``vocab.json`` and ``merges.txt``.
+
+fairseq tokenises BART input in two steps: GPT-2's byte-level BPE (``encoder.json``: BPE token ->
+id; ``vocab.bpe``: the merges) writes each token's id as a word, and BART's ``Dictionary``
+(``dict.txt``) maps that word to the model's row index. A Hugging Face directory holds one map
+instead, ``vocab.json``: BPE token -> model row (the same rows as fairseq's: 0 ``<s>``, 1 ``<pad>``,
+2 ``</s>``, 3 ``<unk>``, ..., ``<mask>`` last), plus GPT-2's merges in ``merges.txt``. The derived
+files compose to exactly that map:
+
+``encoder.json``
+    every BPE token of ``vocab.json`` except the specials, with its ``vocab.json`` id; so the BPE
+    writes the model row itself as the word (``<s> 8 1437 ...``).
+``dict.txt``
+    one line per row from 4 on, the word being the row's own number (``4 1``, ``5 1``, ...), so
+    that fairseq's ``Dictionary`` maps word ``i`` to index ``i``. A row no token has (a hole) gets
+    fairseq's placeholder ``madeupword0000``, ``madeupword0001``, ... (count 0), as in the
+    dictionaries fairseq released; no text is ever encoded to it. ``<mask>`` is not listed: BART's
+    tasks add it after ``dict.txt``, which is why it must be the last row.
+``vocab.bpe``
+    ``merges.txt``'s merges under fairseq's ``#version: 0.2`` header, newline-terminated (fairseq
+    drops the first and the last line of the file).
+
+So ``text -> fairseq index`` equals the Hugging Face tokenizer's ``text -> id`` for every text
+(tests/test_hf_bart.py checks it against Hugging Face's ``tokenizers``). What cannot be mapped is
+an error of one line naming the file and the entry: specials away from rows 0-3, ``<mask>`` not
+last, two tokens on one row, ids outside ``config.json``'s ``vocab_size``, a byte symbol missing
+(GPT-2's BPE needs all 256), a merge whose parts or result ``vocab.json`` lacks.
+
+Standard library only: the commands that derive the files start without torch or fairseq.
+"""
+
+import json
+import logging
+import os
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+from ..io import atomic_outputs
+
+logger = logging.getLogger(__name__)
+
+SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")  # fairseq's Dictionary: indices 0, 1, 2, 3
+MASK = "<mask>"  # added by BART's tasks after dict.txt's symbols: the last row
+HOLE = "madeupword{:04d}"  # fairseq's own placeholder for rows without a symbol
+MERGES_HEADER = "#version: 0.2"
+FILES = ("encoder.json", "vocab.bpe", "dict.txt")  # written in this order: dict.txt last
+
+
+def bytes_to_unicode() -> Dict[int, str]:
+    """GPT-2's byte -> printable character table (the 256 base symbols of byte-level BPE), as
+    fairseq's ``gpt2_bpe_utils.bytes_to_unicode`` builds it (copied here to stay light)."""
+    bs = (list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1))
+          + list(range(ord("®"), ord("ÿ") + 1)))
+    cs = bs[:]
+    n = 0
+    for b in range(2 ** 8):
+        if b not in bs:
+            bs.append(b)
+            cs.append(2 ** 8 + n)
+            n += 1
+    return dict(zip(bs, (chr(c) for c in cs)))
+
+
+def is_hf_tokenizer_dir(folder: str) -> bool:
+    """True for a folder holding Hugging Face's ``vocab.json`` and ``merges.txt``."""
+    return all(os.path.isfile(os.path.join(folder, f)) for f in ("vocab.json", "merges.txt"))
+
+
+@dataclass
+class BartFiles:
+    """The derived files' content.
+
+    encoder: ``encoder.json``, BPE token -> id (= fairseq index = Hugging Face id)
+    merges: ``vocab.bpe``'s merges, in rank order
+    symbols: ``dict.txt``'s words for fairseq indices 4, 5, ... (``<mask>`` excluded)
+    holes: how many of those rows have no token (``madeupword`` placeholders)
+    mask: ``<mask>``'s row, or None when ``vocab.json`` has none
+    """
+
+    encoder: Dict[str, int]
+    merges: List[Tuple[str, str]]
+    symbols: List[str]
+    holes: int
+    mask: Optional[int]
+
+    def describe(self) -> str:
+        mask = f"<mask> at {self.mask}" if self.mask is not None else "no <mask>"
+        return (f"{len(self.encoder)} BPE tokens, {len(SPECIALS)} specials, {mask}, "
+                f"{self.holes} rows without a token; {len(self.merges)} merges; dict.txt "
+                f"{len(self.symbols)} symbols (a fairseq dictionary of "
+                f"{len(SPECIALS) + len(self.symbols)})")
+
+
+def read_json_object(path: str, what: str = "a JSON object") -> dict:
+    """The JSON object in ``path`` (``config.json``, ``vocab.json``); one-line errors."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            value = json.load(f)
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read ({e.strerror or e})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path}: not a JSON file ({e})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path}: expected {what}, got a {type(value).__name__}")
+    return value
+
+
+def read_vocab(path: str) -> Dict[str, int]:
+    """``vocab.json``: a JSON object, BPE token -> non-negative integer id."""
+    vocab = read_json_object(path, "a JSON object (token -> id)")
+    for token, i in vocab.items():
+        if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+            raise ValueError(f"{path}: token {token!r} has id {i!r} (expected an integer >= 0)")
+    return vocab
+
+
+def read_merges(path: str) -> List[Tuple[str, str]]:
+    """``merges.txt``: an optional ``#version`` line, then one ``LEFT RIGHT`` merge per line."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read ({e.strerror or e})") from None
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 ({e})") from None
+    if lines and lines[-1] == "":
+        lines.pop()  # the final newline
+    merges = []
+    for lineno, line in enumerate(lines, start=1):
+        if lineno == 1 and line.startswith("#version"):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or not all(parts):
+            raise ValueError(f"{path}:{lineno}: expected two symbols separated by one space, "
+                             f"got {line!r}")
+        merges.append((parts[0], parts[1]))
+    return merges
+
+
+def _rows(vocab: Dict[str, int], path: str, vocab_size: Optional[int]) -> Dict[int, str]:
+    """id -> token, checked: one token per id, specials at 0-3, ``<mask>`` last, ids in range."""
+    rows: Dict[int, str] = {}
+    for token, i in vocab.items():
+        if i in rows:
+            raise ValueError(f"{path}: {rows[i]!r} and {token!r} share id {i}")
+        rows[i] = token
+    for index, special in enumerate(SPECIALS):
+        if vocab.get(special) != index:
+            where = f"has id {vocab[special]}" if special in vocab else "is missing"
+            raise ValueError(f"{path}: {special!r} {where}; fairseq's dictionary has it at {index}")
+    last = max(rows)
+    if vocab_size is not None and last >= vocab_size:
+        raise ValueError(f"{path}: {rows[last]!r} has id {last}, outside config.json's "
+                         f"vocab_size {vocab_size}")
+    end = vocab_size - 1 if vocab_size is not None else last
+    if MASK in vocab and vocab[MASK] != end:
+        raise ValueError(f"{path}: {MASK!r} has id {vocab[MASK]}, not the last id {end}: BART's "
+                         f"tasks add <mask> after dict.txt's symbols")
+    return rows
+
+
+def derive(vocab: Dict[str, int], merges: List[Tuple[str, str]], vocab_path: str = "vocab.json",
+           merges_path: str = "merges.txt", vocab_size: Optional[int] = None) -> BartFiles:
+    """fairseq's files for a Hugging Face BART vocabulary (see the module docstring).
+
+    Args:
+        vocab: ``vocab.json`` (:func:`read_vocab`); merges: ``merges.txt`` (:func:`read_merges`)
+        vocab_size: ``config.json``'s, the model's rows; rows past the last id are holes.
+            None: the largest id is the last row.
+    """
+    rows = _rows(vocab, vocab_path, vocab_size)
+    missing = [c for c in bytes_to_unicode().values() if c not in vocab]
+    if missing:
+        raise ValueError(f"{vocab_path}: no token for the byte symbol {missing[0]!r} "
+                         f"({len(missing)} of GPT-2's 256 missing; its byte-level BPE needs all)")
+    for lineno, (left, right) in enumerate(merges, start=1):
+        for part in (left, right, left + right):
+            if part not in vocab:
+                raise ValueError(f"{merges_path}: merge {lineno} ({left!r} {right!r}) needs "
+                                 f"{part!r}, which {os.path.basename(vocab_path)} lacks")
+    mask = vocab.get(MASK)
+    end = (vocab_size if vocab_size is not None else max(rows) + 1) - (mask is not None)
+    symbols, holes = [], 0
+    for i in range(len(SPECIALS), end):
+        if i in rows:
+            symbols.append(str(i))
+        else:
+            symbols.append(HOLE.format(holes))
+            holes += 1
+    encoder = {token: i for i, token in sorted(rows.items())
+               if i >= len(SPECIALS) and token != MASK}
+    return BartFiles(encoder=encoder, merges=list(merges), symbols=symbols, holes=holes, mask=mask)
+
+
+def read_vocab_size(folder: str) -> Optional[int]:
+    """``config.json``'s ``vocab_size`` when the folder has a config (None otherwise)."""
+    path = os.path.join(folder, "config.json")
+    if not os.path.isfile(path):
+        return None
+    size = read_json_object(path).get("vocab_size")
+    if size is None:
+        return None
+    if isinstance(size, bool) or not isinstance(size, int) or size <= len(SPECIALS):
+        raise ValueError(f"{path}: vocab_size is {size!r} (expected an integer > 4)")
+    return size
+
+
+def derive_from_dir(folder: str) -> BartFiles:
+    """:func:`derive` for a Hugging Face BART directory (``vocab.json``, ``merges.txt`` and, when
+    present, ``config.json``'s ``vocab_size``)."""
+    for name in ("vocab.json", "merges.txt"):
+        if not os.path.isfile(os.path.join(folder, name)):
+            raise ValueError(f"{folder}: no {name} (a Hugging Face BART directory holds "
+                             f"vocab.json and merges.txt)")
+    vocab_path, merges_path = os.path.join(folder, "vocab.json"), os.path.join(folder, "merges.txt")
+    return derive(read_vocab(vocab_path), read_merges(merges_path), vocab_path, merges_path,
+                  read_vocab_size(folder))
+
+
+def write(files: BartFiles, out_dir: str) -> List[str]:
+    """Writes ``encoder.json``, ``vocab.bpe`` and ``dict.txt`` into ``out_dir`` (all or none,
+    ``dict.txt`` renamed into place last: a recipe takes it as the mark of the step); returns
+    their paths."""
+    paths = [os.path.join(out_dir, name) for name in FILES]
+    with atomic_outputs(paths) as (encoder_json, vocab_bpe, dict_txt):
+        for symbol in files.symbols:
+            dict_txt.write(f"{symbol} {0 if symbol.startswith('madeupword') else 1}\n")
+        json.dump(files.encoder, encoder_json)  # ASCII escapes: fairseq reads it in any locale
+        vocab_bpe.write(MERGES_HEADER + "\n" + "".join(f"{a} {b}\n" for a, b in files.merges))
+    return paths
+
+
+def write_from_dir(folder: str, out_dir: str) -> BartFiles:
+    """Derives and writes the files of a Hugging Face BART directory; logs what was read."""
+    files = derive_from_dir(folder)
+    write(files, out_dir)
+    logger.info(f"{folder}: vocab.json and merges.txt -> {out_dir}/{{{','.join(FILES)}}}: "
+                f"{files.describe()}")
+    return files
+
+
+def gpt2_bpe_files(bart_dir: str, scratch: str) -> Tuple[str, str]:
+    """``(encoder.json, vocab.bpe)`` of a BART directory in either layout: fairseq's (the files
+    themselves) or Hugging Face's (derived into ``scratch``)."""
+    fairseq_files = [os.path.join(bart_dir, f) for f in ("encoder.json", "vocab.bpe")]
+    if all(os.path.isfile(p) for p in fairseq_files):
+        return fairseq_files[0], fairseq_files[1]
+    if not is_hf_tokenizer_dir(bart_dir):
+        raise ValueError(f"{bart_dir}: neither fairseq's BART files (encoder.json, vocab.bpe) "
+                         f"nor Hugging Face's (vocab.json, merges.txt)")
+    write_from_dir(bart_dir, scratch)
+    return os.path.join(scratch, "encoder.json"), os.path.join(scratch, "vocab.bpe")

@@ -1,0 +1,59 @@
+"""Markup in summary text: ``<t> ... </t>`` sentence tags and any other ``<...>`` that would reach
+a ROUGE reference.
+
+ROUGE-1.5.5 reads a sentence only up to its first ``<``, so markup left in a reference or a
+summary silently shortens what is scored. Two kinds are handled here, one definition for the
+readers (which drop or count it while preparing data) and for ``rouge`` (which names it before
+scoring):
+
+- ``<t> ... </t>`` wraps each sentence in many CNN/DailyMail dumps, REALSumm and hiersumm's
+  ``tgt_str``: ``<t> a b c . </t> <t> d e . </t>``. The tags mark sentence boundaries and are not
+  text: :func:`t_sentences` returns the sentences with the tags dropped.
+- Any other tag-like token, ``<`` + up to 40 characters without space or angle bracket + ``>``
+  (``<unk>``, ``<file_gif>``, ``</S>``, ``<q>``): :func:`markup_counts` counts each, and
+  :func:`describe_markup` names the most frequent for a one-line log or warning.
+
+Standard library only.
+"""
+
+import re
+from collections import Counter
+from typing import Iterable, List, Optional
+
+T_OPEN, T_CLOSE = "<t>", "</t>"
+_T_TAG = re.compile(r"</?t>")
+MARKUP = re.compile(r"<[^<>\s]{1,40}>")
+
+
+def has_t_tags(text: str) -> bool:
+    """Whether ``text`` holds a ``<t>`` or ``</t>`` tag."""
+    return T_OPEN in text or T_CLOSE in text
+
+
+def t_sentences(text: str) -> Optional[List[str]]:
+    """The sentences of a ``<t>``-tagged text, tags dropped and whitespace collapsed; None when
+    ``text`` holds no ``<t>``/``</t>`` tag. Every tag is a sentence boundary, so text outside
+    any ``<t> ... </t>`` span (or after an unmatched tag) is a sentence of its own; empty pieces
+    are left out: ``"<t> a b . </t> <t> c . </t>"`` -> ``["a b .", "c ."]``."""
+    if not has_t_tags(text):
+        return None
+    pieces = (" ".join(p.split()) for p in _T_TAG.split(text))
+    return [p for p in pieces if p]
+
+
+def markup_counts(texts: Iterable[str]) -> Counter:
+    """How often each tag-like token (:data:`MARKUP`) occurs in ``texts``."""
+    counts: Counter = Counter()
+    for text in texts:
+        if "<" in text:
+            counts.update(MARKUP.findall(text))
+    return counts
+
+
+def describe_markup(counts: Counter, limit: int = 5) -> str:
+    """``"12 x <unk>, 3 x <file_gif>"``: the ``limit`` most frequent, then ``"and N more
+    kinds"``."""
+    items = [f"{n} x {tag}" for tag, n in counts.most_common(limit)]
+    if len(counts) > limit:
+        items.append(f"and {len(counts) - limit} more kinds")
+    return ", ".join(items)
