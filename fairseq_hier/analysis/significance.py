@@ -249,27 +249,16 @@ def rouge_significance(refs: "Sequence[str | Sequence[str]]", systems: Dict[str,
 
 
 # ----------------------------------------------------------------------------- BLEU
-def resampled_bleu(refs: Sequence[str], hyps: Sequence[str], tokenize: str, idx):
+def resampled_bleu(metric, hyps: Sequence[str], idx):
     """BLEU of ``hyps`` on all documents and on every resample (rows of ``idx``), computed as
-    sacreBLEU's paired bootstrap computes them (its float32 sufficient statistics, summed)."""
+    sacreBLEU's paired bootstrap computes them (its float32 sufficient statistics, summed);
+    ``metric``: a sacreBLEU ``BLEU`` holding the references (tokenised once for every system)."""
     import numpy as np
-    from sacrebleu.metrics import BLEU
 
-    metric = BLEU(tokenize=tokenize, references=[list(refs)])
     stats = metric._extract_corpus_statistics(list(hyps), None)
     full = metric._aggregate_and_compute(stats).score
     stats = np.array(stats, dtype="float32")
     return full, np.array([metric._compute_score_from_stats(s.sum(0)).score for s in stats[idx]])
-
-
-def bleu_signature(tokenize: str, samples: int, seed: int) -> str:
-    """sacreBLEU's BLEU signature with the bootstrap's resamples and seed."""
-    from sacrebleu.metrics import BLEU
-
-    signature = BLEU(tokenize=tokenize, references=[["x"]]).get_signature()
-    signature.update("bs", samples)
-    signature.update("seed", seed)
-    return str(signature)
 
 
 def bleu_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], baseline: str,
@@ -282,6 +271,7 @@ def bleu_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], ba
     "systems": {name: {"bleu", "sacrebleu_mean", "sacrebleu_ci95", "delta", "low", "high",
     "p_value"}}}`` (BLEU points; the baseline has no delta, ``p_value`` None). ``seed`` None:
     :data:`BLEU_SEED`. ``min_systems=1`` allows one system (its interval only)."""
+    from sacrebleu.metrics import BLEU
     from sacrebleu.significance import estimate_ci
 
     from fairseq_hier.analysis.doc_bleu import default_tokenize
@@ -293,7 +283,8 @@ def bleu_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], ba
                          "unseeded and could not reproduce the resamples")
     tokenize = tokenize or default_tokenize(tgt_lang)
     idx = bootstrap_indices(len(refs), samples, seed)
-    runs = {name: resampled_bleu(refs, hyps, tokenize, idx) for name, hyps in systems.items()}
+    metric = BLEU(tokenize=tokenize, references=[list(refs)])
+    runs = {name: resampled_bleu(metric, hyps, idx) for name, hyps in systems.items()}
     base_full, base_resampled = runs[baseline]
     out = {}
     for name, (full, resampled) in runs.items():
@@ -304,7 +295,10 @@ def bleu_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], ba
         else:
             entry.update(compare(base_full, full, base_resampled, resampled))
         out[name] = entry
-    return {"metric": "bleu", "signature": bleu_signature(tokenize, samples, seed),
+    signature = metric.get_signature()
+    signature.update("bs", samples)
+    signature.update("seed", seed)
+    return {"metric": "bleu", "signature": str(signature),
             "documents": len(refs), "baseline": baseline, "samples": samples, "seed": seed,
             "systems": out}
 

@@ -200,7 +200,7 @@ class HATDecoderLayer(TransformerDecoderLayerBase):
             key_padding_mask=context["sentence_padding_mask"],
             incremental_state=context["incremental_state"],
             # static_kv only when decoding (cached keys): otherwise, and without weights, fairseq
-            # runs torch's fused attention (scaled_dot_product_attention), issue 13
+            # runs torch's fused attention (scaled_dot_product_attention)
             static_kv=context["incremental_state"] is not None,
             need_weights=context["need_weights"])
         context["attn"] = attn  # B x T x N, averaged over heads

@@ -157,14 +157,12 @@ def bleu_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: str
     tokenize = default_tokenize(tgt_lang)
     result = bleu_significance(refs, systems, baseline, tgt_lang, samples, seed, tokenize,
                                ref_name=ref_name, min_systems=1)
-    chrf_signature = ""
+    chrf = metrics(tokenize)[1]
     for name, hyps in systems.items():
         e = result["systems"][name]
         mean, half = e["sacrebleu_mean"], e["sacrebleu_ci95"]
         cell = Cell(e["bleu"], mean - half, mean + half)
-        chrf = metrics(tokenize)[1]
         chrf_cell = Cell(chrf.corpus_score(list(hyps), [list(refs)]).score)
-        chrf_signature = str(chrf.get_signature())
         if len(systems) > 1 and name != baseline:
             cell.mark = mark(e["p_value"])
             table.comparisons.setdefault(name, {})["doc BLEU"] = Comparison(
@@ -172,7 +170,7 @@ def bleu_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: str
         table.rows.append((name, [cell, chrf_cell]))
     table.notes.append(f"BLEU: sacreBLEU {result['signature']}; the interval is sacreBLEU's "
                        f"bootstrap mean \u00b1 95% half-width.")
-    table.notes.append(f"chrF: sacreBLEU {chrf_signature}; no interval or test.")
+    table.notes.append(f"chrF: sacreBLEU {chrf.get_signature()}; no interval or test.")
     if len(systems) < 2:
         table.notes.append("One system: no significance test.")
         return table
