@@ -64,9 +64,10 @@ def register() -> None:
     _state["registered"] = True
     _remove_hook()
     try:
-        from . import compat
+        from . import compat, errors
 
         compat.apply_all()
+        errors.install_excepthook()
         from . import criterions, models, tasks  # noqa: F401  (registration side effects)
     except BaseException:
         _state["registered"] = False

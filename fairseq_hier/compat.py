@@ -1,29 +1,40 @@
 """The few fixes fairseq needs on modern torch / Python, in one place.
 
-torch >= 2.6 changed ``torch.load``'s default to ``weights_only=True``. fairseq checkpoints hold an
-``argparse.Namespace`` (``state["args"]``), omegaconf containers and numpy scalars, so stock fairseq
-can no longer load its own checkpoints (``Unsupported global: argparse.Namespace``) and both
-``fairseq-generate`` and a resumed ``fairseq-train`` die.
+Checkpoint loading (:func:`patch_checkpoint_loading`). fairseq 0.12 reads checkpoints with a
+plain ``torch.load``. On torch >= 2.6 (``weights_only=True`` by default) that refuses fairseq's own
+checkpoints, which hold an ``argparse.Namespace`` (``state["args"]``), omegaconf containers and
+numpy scalars (``Unsupported global: argparse.Namespace``); upstream fairseq answered with
+``weights_only=False``, which runs any code pickled in a downloaded checkpoint. Here the module
+``fairseq.checkpoint_utils`` (``load_checkpoint_to_cpu``, ``load_ema_from_checkpoint``) sees a
+thin proxy of ``torch`` whose ``load`` is :func:`fairseq_hier.safe_loading.load`: torch's safe
+unpickler with the few data classes those checkpoints hold allowed for that call only. A
+checkpoint holding any other global is refused in one line naming the global and the file;
+``--trust-checkpoint`` (our commands), ``trust_checkpoint=True`` (the API) or
+``FAIRSEQ_HIER_TRUST_CHECKPOINT=1`` (fairseq's commands) load it the old way, with a warning.
+Every other ``torch.load`` in the process keeps torch's own default; no process-wide switch.
 
-Upstream fairseq main fixed this by passing ``weights_only=False`` in
-``checkpoint_utils.load_checkpoint_to_cpu`` (and ``load_ema_from_checkpoint``). We apply the same
-fix without patching installed files and without a process-wide switch: the module
-``fairseq.checkpoint_utils`` sees a thin proxy of ``torch`` whose ``load`` defaults to
-``weights_only=False``. Every other ``torch.load`` in the process keeps torch's safe default.
-Checkpoints are trusted files the user trained (as they always were before torch 2.6).
+The same loading path turns the failures of a wrong file into one line naming it, for every
+command (fairseq-generate, -interactive, -train --restore-file, our commands, the API): a
+truncated, corrupt, random-bytes or empty file, a pickle that is not a fairseq checkpoint (a
+bare state dict), a checkpoint of another task than the command's (checked in
+``load_checkpoint_to_cpu`` before a model is built, when one of the two tasks is ours or the
+command asked for one with :func:`fairseq_hier.safe_loading.expecting_task`), and weights that
+do not fit the model built (``load_model_ensemble_and_task``: the size mismatch of a model
+trained on another dictionary).
+
+Multi-process training: with more than one data-parallel worker, ``Trainer.load_checkpoint``
+(resume, ``--restore-file``) loads the checkpoint on rank 0 only and broadcasts it with
+``fairseq.distributed.utils.broadcast_object``, whose receiving ranks rebuild it with a plain
+``torch.load`` (rank 1 died with ``UnpicklingError: Weights only load failed``).
+:func:`patch_distributed_checkpoint_broadcast` gives ``fairseq.distributed.utils`` the safe loader
+too; the bytes it loads are the checkpoint rank 0 read safely and pickled itself (its omegaconf
+``cfg`` is on the allow list).
 
 fairseq's CPU n-gram blocking (``--no-repeat-ngram-size``, the papers' trigram blocking) has been
 a no-op since fairseq commit 8ca4813 (facebookresearch/fairseq#5206, still open): it compares the
 last n-1 entries of the whole pre-allocated token buffer (padding) instead of the last n-1
 generated tokens. :func:`patch_ngram_blocking` replaces that one method with a vectorised,
 correct version; the CUDA extension path is untouched.
-
-Multi-process training has the same problem one level down: with more than one data-parallel
-worker, ``Trainer.load_checkpoint`` (resume, ``--restore-file``) loads the checkpoint on rank 0
-only and broadcasts it with ``fairseq.distributed.utils.broadcast_object``, whose receiving ranks
-rebuild it with a plain ``torch.load`` (rank 1 dies with ``UnpicklingError: Weights only load
-failed``). :func:`patch_distributed_checkpoint_broadcast` gives ``fairseq.distributed.utils`` the
-same proxy; the bytes it loads are the checkpoint rank 0 just read and pickled itself.
 
 ``--bf16``: fairseq 0.12's ``options.parse_args_and_arch`` sets ``args.tpu = True`` whenever
 ``--bf16`` is given, so ``fairseq-train --bf16`` dies in ``utils.get_tpu_device`` (no torch_xla)
@@ -69,70 +80,169 @@ from random weights. Files, and every other module, are untouched.
 """
 
 import contextlib
+import contextvars
 import importlib
-import inspect
 import logging
 import os
+import re
 import sys
 import types
+from typing import Optional
 
 import numpy as np
 
 import torch
 
+from . import safe_loading
+from .errors import HierError
+
 _MARK = "_fairseq_hier_checkpoint_torch"
 logger = logging.getLogger(__name__)
 
 
-def _torch_load_accepts_weights_only() -> bool:
-    try:
-        return "weights_only" in inspect.signature(torch.load).parameters
-    except (TypeError, ValueError):  # pragma: no cover - C builtins without signature
-        return True
-
-
 class _CheckpointTorch(types.ModuleType):
-    """``torch`` as seen by ``fairseq.checkpoint_utils``: identical, except ``load`` defaults to
-    ``weights_only=False`` (fairseq checkpoints pickle argparse/omegaconf/numpy objects)."""
+    """``torch`` as seen by one of fairseq's modules: identical, except ``load`` (the safe
+    checkpoint loader of :mod:`fairseq_hier.safe_loading`)."""
 
-    def __init__(self):
+    def __init__(self, load):
         super().__init__("torch")
         setattr(self, _MARK, True)
+        self.load = load
 
     def __getattr__(self, name):
         return getattr(torch, name)
 
-    @staticmethod
-    def load(*args, **kwargs):
-        kwargs.setdefault("weights_only", False)
-        return torch.load(*args, **kwargs)
+
+def _load_checkpoint_file(f, *args, **kwargs):
+    """The ``torch.load`` of ``fairseq.checkpoint_utils`` (``load_checkpoint_to_cpu``,
+    ``load_ema_from_checkpoint``): safe, and the result a fairseq checkpoint."""
+    state = safe_loading.load(f, *args, **kwargs)
+    safe_loading.check_fairseq_checkpoint(state, safe_loading.describe_source(f))
+    return state
+
+
+# the task of the command loading a checkpoint (load_model_ensemble_and_task's ``task``), and
+# the checkpoint it loaded last (file, what it holds): for the one-line errors of a mismatch
+_COMMAND_TASK = contextvars.ContextVar("fairseq_hier_command_task", default=None)
+_LAST_LOADED = contextvars.ContextVar("fairseq_hier_last_checkpoint", default=None)
+
+
+def _registered_task_name(task) -> Optional[str]:
+    from fairseq.tasks import TASK_REGISTRY
+
+    return next((name for name, cls in TASK_REGISTRY.items() if cls is type(task)), None)
+
+
+def _is_ours(task_name: Optional[str]) -> bool:
+    from fairseq.tasks import TASK_REGISTRY
+
+    cls = TASK_REGISTRY.get(task_name) if task_name else None
+    return cls is not None and cls.__module__.split(".")[0] == __name__.split(".")[0]
+
+
+def _check_loaded_task(state, source: str) -> None:
+    """A checkpoint of another task than the one expected (:func:`safe_loading.expecting_task`)
+    or, when one of the two is a task of ours, than the command's: one line, before a model is
+    built (our tasks read their own source layouts, so a model of another task cannot decode
+    them)."""
+    expected = safe_loading.expected_task()
+    if expected is None:
+        command = _COMMAND_TASK.get()
+        saved, _ = safe_loading.checkpoint_task_and_arch(state)
+        if command is not None and (_is_ours(command) or _is_ours(saved)):
+            expected = command
+    if expected is not None:
+        safe_loading.check_task(state, source, expected)
+    _LAST_LOADED.set((source, safe_loading.describe_checkpoint(state)))
+
+
+_SIZE_MISMATCH = re.compile(r"size mismatch for (\S+): copying a param with shape "
+                            r"torch\.Size\((\[.*?\])\) from checkpoint, the shape in current "
+                            r"model is torch\.Size\((\[.*?\])\)")
+
+
+def _weights_mismatch(error: RuntimeError, source: str, what: str) -> HierError:
+    """torch's ``Error(s) in loading state_dict`` (a size mismatch, missing or unexpected
+    weights) -> one line naming the checkpoint, what it holds and the first problem."""
+    problems = [line.strip() for line in str(error).splitlines()[1:] if line.strip()]
+    first = problems[0] if problems else str(error).splitlines()[0]
+    size = _SIZE_MISMATCH.match(first)
+    if size is not None:
+        first = (f"{size.group(1)} is {size.group(2)} in the checkpoint, {size.group(3)} in the "
+                 f"model built here")
+    elif len(first) > 160:
+        first = first[:157] + "..."
+    more = f", and {len(problems) - 1} more" if len(problems) > 1 else ""
+    return HierError(f"checkpoint {source} holds {what} that does not fit the model built here "
+                     f"({first}{more}): was it trained on other data (another dictionary) or with "
+                     f"other model options?")
 
 
 def patch_checkpoint_loading() -> bool:
-    """Make fairseq's own checkpoint loading work on torch >= 2.6. Idempotent.
-
-    Returns True if the fix is active (or not needed because torch has no ``weights_only``).
-    """
-    if not _torch_load_accepts_weights_only():
-        return True
+    """fairseq's checkpoint loading, safe and with one-line errors (see the module docstring):
+    ``fairseq.checkpoint_utils`` sees a ``torch`` whose ``load`` is the safe loader, and its
+    ``load_checkpoint_to_cpu`` / ``load_model_ensemble_and_task`` check what a checkpoint holds
+    against what the command expects. Idempotent. Returns True when active."""
     from fairseq import checkpoint_utils
 
-    if getattr(checkpoint_utils.torch, _MARK, False):
-        return True
-    checkpoint_utils.torch = _CheckpointTorch()
+    if not getattr(checkpoint_utils.torch, _MARK, False):
+        checkpoint_utils.torch = _CheckpointTorch(_load_checkpoint_file)
+
+    original_load = checkpoint_utils.load_checkpoint_to_cpu
+    if not getattr(original_load, "_fairseq_hier", False):
+        def load_checkpoint_to_cpu(path, *args, **kwargs):
+            try:
+                state = original_load(path, *args, **kwargs)
+            except (KeyError, IndexError, TypeError, AttributeError) as e:
+                # fairseq's upgrade of old layouts (_upgrade_state_dict) indexing what is absent
+                raise safe_loading.UnreadableCheckpoint(
+                    f"checkpoint {path} is not a fairseq checkpoint fairseq can read: "
+                    f"{type(e).__name__}: {e}") from None
+            _check_loaded_task(state, str(path))
+            return state
+
+        load_checkpoint_to_cpu._fairseq_hier = True
+        load_checkpoint_to_cpu.__doc__ = original_load.__doc__
+        checkpoint_utils.load_checkpoint_to_cpu = load_checkpoint_to_cpu
+
+    original_ensemble = checkpoint_utils.load_model_ensemble_and_task
+    if not getattr(original_ensemble, "_fairseq_hier", False):
+        def load_model_ensemble_and_task(filenames, arg_overrides=None, task=None, strict=True,
+                                         suffix="", num_shards=1, state=None):
+            command = _registered_task_name(task) if task is not None else None
+            token, last = _COMMAND_TASK.set(command), _LAST_LOADED.set(None)
+            try:
+                if state is not None:  # loaded by the caller: checked here
+                    _check_loaded_task(state, str(filenames[0]))
+                return original_ensemble(filenames, arg_overrides, task, strict, suffix,
+                                         num_shards, state)
+            except RuntimeError as e:
+                source, what = _LAST_LOADED.get() or (str(filenames[0]), "a model")
+                if str(e).startswith("Neither args nor cfg exist"):  # no options to build from
+                    raise safe_loading.UnreadableCheckpoint(
+                        f"checkpoint {source} is not a fairseq checkpoint: it has no 'cfg' (or "
+                        f"'args'), the options its model is built from") from None
+                if not str(e).startswith("Error(s) in loading state_dict"):
+                    raise
+                raise _weights_mismatch(e, source, what) from None
+            finally:
+                _LAST_LOADED.reset(last)
+                _COMMAND_TASK.reset(token)
+
+        load_model_ensemble_and_task._fairseq_hier = True
+        load_model_ensemble_and_task.__doc__ = original_ensemble.__doc__
+        checkpoint_utils.load_model_ensemble_and_task = load_model_ensemble_and_task
     return True
 
 
 def patch_distributed_checkpoint_broadcast() -> bool:
-    """Make resuming a multi-process run work on torch >= 2.6: ``fairseq.distributed.utils``
-    (``_broadcast_object_slow``, which rebuilds the checkpoint on ranks > 0) sees the checkpoint
-    proxy of ``torch``. Every other module keeps torch's safe default. Idempotent."""
-    if not _torch_load_accepts_weights_only():
-        return True
+    """Resuming a multi-process run: ``fairseq.distributed.utils`` (``_broadcast_object_slow``,
+    which rebuilds the checkpoint rank 0 read on ranks > 0) sees the safe loader as
+    ``torch.load``. Every other module keeps torch's own. Idempotent."""
     from fairseq.distributed import utils as distributed_utils
 
     if not getattr(distributed_utils.torch, _MARK, False):
-        distributed_utils.torch = _CheckpointTorch()
+        distributed_utils.torch = _CheckpointTorch(safe_loading.load_broadcast)
     return True
 
 
@@ -277,7 +387,7 @@ def _batch_by_size_python(indices, num_tokens, max_tokens, max_sentences, bsz_mu
     batches, batch, lens = [], [], []
     for idx, n in zip(indices.tolist(), num_tokens.tolist()):
         if n > max_tokens:
-            raise ValueError(f"sentence at index {idx} of size {n} exceeds max_tokens limit of {max_tokens}!")
+            raise HierError(f"sentence at index {idx} of size {n} exceeds max_tokens limit of {max_tokens}!")
         if batch and (len(batch) + 1 > max_sentences or max(max(lens), n) * (len(batch) + 1) > max_tokens):
             keep = max(bsz_mult * (len(batch) // bsz_mult), len(batch) % bsz_mult)
             batches.append(np.array(batch[:keep], dtype=np.int64))
@@ -452,9 +562,9 @@ def patch_directory_checkpoints() -> None:
         model = self.get_model()
         read = getattr(model, "checkpoint_from_directory", None)
         if read is None:
-            raise ValueError(f"{filename} is a directory, and {type(model).__name__} reads "
-                             f"checkpoint files only (Hugging Face BART directories initialise "
-                             f"the hat and long_bart models)")
+            raise HierError(f"{filename} is a directory, and {type(model).__name__} reads "
+                            f"checkpoint files only (Hugging Face BART directories initialise "
+                            f"the hat and long_bart models)")
         with _directory_as_checkpoint(filename, lambda: read(filename)):
             return original(self, filename, *args, **kwargs)
 

@@ -5,38 +5,306 @@ Standard library only: importing this module imports neither torch nor fairseq, 
 commands that use it start in well under a second.
 """
 
+import fcntl
+import logging
 import os
+import stat
+import tempfile
 from contextlib import contextmanager
-from typing import Iterator, List, Sequence, TextIO, Tuple
+from typing import IO, Iterable, Iterator, List, Sequence, Tuple
+
+from .errors import HierError
+
+logger = logging.getLogger(__name__)
+BOM = "\ufeff"
 
 
 def iter_lines(path: str) -> Iterator[Tuple[int, str]]:
     """``(1-based line number, text with its line end)`` of each line of a UTF-8 file, streamed.
-    Only ``\\n`` ends a line (as :func:`read_lines`). Raises ValueError naming the file (and
+    Only ``\\n`` ends a line (as :func:`read_lines`). Raises HierError naming the file (and
     the line, for one that is not UTF-8)."""
     try:
         f = open(path, "rb")
     except OSError as e:
-        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+        raise HierError(f"cannot read {path}: {e.strerror or e}") from None
     with f:
         for lineno, raw in enumerate(f, 1):
             try:
-                yield lineno, raw.decode("utf-8")
+                text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: not UTF-8 text ({e.reason} at byte "
-                                 f"{e.start} of the line)") from None
+                raise HierError(f"{path}:{lineno}: not UTF-8 text ({e.reason} at byte "
+                                f"{e.start} of the line)") from None
+            yield lineno, (strip_bom(path, text) if lineno == 1 else text)
+
+
+def strip_bom(path: str, first_line: str) -> str:
+    """``first_line`` without a leading UTF-8 byte-order mark (Windows editors write one), which
+    would otherwise stick to the first token; logs that it was removed."""
+    if first_line.startswith(BOM):
+        logger.warning(f"{path}: removed the UTF-8 byte-order mark at the start of line 1")
+        return first_line[1:]
+    return first_line
+
+
+def read_lines(path: str) -> List[str]:
+    """The lines of a UTF-8 file, without their line ends.
+
+    Only ``\\n`` (and ``\\r\\n``) end a line: unlike ``str.splitlines``, Unicode separators such
+    as U+2028 inside a summary do not split it, so line ``i`` stays example ``i``.
+    Raises HierError naming the file if it cannot be read or is not UTF-8.
+    """
+    try:
+        with open(path, encoding="utf-8", newline="\n") as f:
+            lines = [line.rstrip("\n").rstrip("\r") for line in f]
+    except OSError as e:
+        raise HierError(f"cannot read {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise HierError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    if lines:
+        lines[0] = strip_bom(path, lines[0])
+    return lines
+
+
+def check_parallel(path_a: str, lines_a: List[str], path_b: str, lines_b: List[str]) -> None:
+    """Raise HierError naming both files and their line counts unless they are equal."""
+    if len(lines_a) != len(lines_b):
+        raise HierError(f"line counts differ: {path_a} has {len(lines_a)} lines, "
+                        f"{path_b} has {len(lines_b)} lines (one example per line is expected)")
+
+
+# ------------------------------------------------------------------------------------ outputs
+def _is_stream(path: str) -> bool:
+    """True for an existing FIFO, character device or socket (a named pipe, ``/dev/null``) and
+    for anything under ``/dev`` or ``/proc`` (``/dev/stdout`` redirected to a file is a link to
+    that file): written directly, appending, never replaced."""
+    if os.path.abspath(path).startswith(("/dev/", "/proc/")):
+        return os.path.exists(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+class OutputSet:
+    """The one way fairseq-hier writes files: a set of outputs written under unique temporary
+    names in their targets' folders (``.NAME.XXXX.part``) and moved into place together by
+    :meth:`commit`, or removed by :meth:`abort`.
+
+    - Two runs writing the same outputs never share a temporary file; their commits are
+      serialised (a lock on each target folder), so every output set on disk comes whole from one
+      run: the last to finish.
+    - All files of the set or none: a failed move puts back the files the set had replaced.
+    - An output that is one of the command's ``inputs``, the same path twice, or an existing
+      folder is refused (:class:`HierError`) before anything is written.
+    - A symlink is written through (its target is replaced); a FIFO or character device
+      (``/dev/stdout``) is written directly and never replaced.
+
+    Use as a context manager (an exception, Ctrl-C included, aborts) or through
+    :func:`atomic_outputs` / :func:`staged_outputs`. Creates the targets' parent folders.
+    """
+
+    def __init__(self, paths: Sequence[str], inputs: Iterable[str] = ()):
+        self.paths = [os.fspath(p) for p in paths]
+        inputs = [os.fspath(p) for p in inputs if p is not None]
+        for i, path in enumerate(self.paths):
+            for src in inputs:
+                if _same_file(path, src):
+                    raise HierError(f"output {path} is also an input of this command: "
+                                    "it would be overwritten; choose another output path")
+            for other in self.paths[:i]:
+                if _same_file(path, other):
+                    raise HierError(f"output {path} is given twice")
+            if os.path.isdir(path):
+                raise HierError(f"output {path} is a folder (a file path is expected)")
+        # a symlink is written through: its final target is the file to replace
+        self.targets = [path if _is_stream(path) else os.path.realpath(path)
+                        for path in self.paths]
+        self.staged: List[str] = []
+        try:
+            for target in self.targets:
+                if _is_stream(target):
+                    self.staged.append(target)
+                    continue
+                folder = os.path.dirname(target)
+                try:
+                    os.makedirs(folder, exist_ok=True)
+                    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(target)}.",
+                                               suffix=".part")
+                except OSError as e:  # name the output, not a temporary name
+                    raise type(e)(e.errno, e.strerror, path) from None
+                os.close(fd)
+                self.staged.append(tmp)
+        except BaseException:
+            self.abort()
+            raise
+        self.done = False
+
+    def _temporaries(self) -> List[Tuple[str, str]]:
+        return [(tmp, target) for tmp, target in zip(self.staged, self.targets) if tmp != target]
+
+    def abort(self) -> None:
+        """Remove every temporary file (an aborted set leaves nothing behind)."""
+        for tmp, _ in self._temporaries():
+            try:
+                os.remove(tmp)
+            except FileNotFoundError:
+                pass
+        self.done = True
+
+    def commit(self) -> None:
+        """Move every temporary file into place, all or none (see the class doc)."""
+        pending = self._temporaries()
+        folders = sorted({os.path.dirname(target) for _, target in pending})
+        locks = []
+        backups: List[Tuple[str, str]] = []  # (backup, target) of the files replaced so far
+        created: List[str] = []
+        try:
+            for folder in folders:  # sorted: two sets over the same folders cannot deadlock
+                fd = os.open(folder, os.O_RDONLY)
+                locks.append(fd)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            for tmp, target in pending:
+                backup = None
+                try:  # the mode a plain open() would have given (mkstemp makes 0600)
+                    os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
+                except FileNotFoundError:
+                    os.chmod(tmp, 0o666 & ~_umask())
+                if os.path.lexists(target):
+                    backup = tmp + ".old"
+                    try:
+                        os.link(target, backup)
+                    except OSError:  # no hard links on this file system: no rollback for it
+                        backup = None
+                os.replace(tmp, target)
+                (backups.append((backup, target)) if backup else created.append(target))
+        except BaseException:
+            for backup, target in backups:
+                os.replace(backup, target)
+            for target in created:
+                os.remove(target)
+            self.abort()
+            raise
+        finally:
+            for fd in locks:
+                os.close(fd)  # releases the lock
+        for backup, _ in backups:
+            os.remove(backup)
+        self.done = True
+
+    def __enter__(self) -> "OutputSet":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if isinstance(exc, OSError) and exc.filename in (None, *self.staged):
+            exc.filename = ", ".join(self.paths)  # a write that failed (disk full) names its output
+        if self.done:
+            return
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
+
+
+_FD_LINKS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+
+
+def _open_output(path: str, binary: bool, stream: bool) -> IO:
+    """A staged file opened for writing; a stream (:func:`_is_stream`) is appended to, and
+    ``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N`` and ``/proc/self/fd/N`` write to that very
+    descriptor (its offset shared with the shell's, as ``cmd > file`` expects)."""
+    kwargs = {} if binary else {"encoding": "utf-8", "newline": "\n"}
+    mode = "wb" if binary else "w"
+    if stream:
+        mode = mode.replace("w", "a")
+        fd = _FD_LINKS.get(path)
+        for prefix in ("/dev/fd/", "/proc/self/fd/"):
+            if path.startswith(prefix) and path[len(prefix):].isdigit():
+                fd = int(path[len(prefix):])
+        if fd is not None:
+            return open(os.dup(fd), mode, **kwargs)
+    return open(path, mode, **kwargs)
+
+
+@contextmanager
+def staged_outputs(paths: Sequence[str], inputs: Iterable[str] = ()) -> Iterator[List[str]]:
+    """The temporary paths to write ``paths`` under (for writers that take a path: numpy,
+    matplotlib, fairseq's dataset builders); moved into place when the block completes, removed
+    if it fails (see :class:`OutputSet`)."""
+    with OutputSet(paths, inputs) as out:
+        yield list(out.staged)
+
+
+@contextmanager
+def atomic_outputs(paths: Sequence[str], inputs: Iterable[str] = (),
+                   binary: bool = False) -> Iterator[List[IO]]:
+    """Files opened for writing (UTF-8 text with ``\\n`` line ends, or ``binary``) and moved to
+    ``paths`` only when the block completes: a failed or interrupted run leaves no file that a
+    recipe would take for a finished step, and an output that is one of ``inputs`` is refused
+    before anything is written (see :class:`OutputSet`)."""
+    with OutputSet(paths, inputs) as out:
+        handles: List[IO] = []
+        try:
+            for tmp in out.staged:
+                handles.append(_open_output(tmp, binary, stream=tmp in out.targets))
+            yield handles
+        finally:
+            for h in handles:
+                h.close()
+
+
+def write_text(path: str, text: str, inputs: Iterable[str] = ()) -> None:
+    """Write one whole text file through :func:`atomic_outputs`."""
+    with atomic_outputs([path], inputs) as (f,):
+        f.write(text)
 
 
 class StagedWriter:
-    """A writer of files under ``.tmp`` names: ``close()`` finishes and renames them, ``abort()``
-    removes them. As a context manager, an exception aborts (so an interrupted run leaves no
-    file that would pass for finished output)."""
+    """Base of the streaming writers of an output set (fairseq's dataset builders, numpy files):
+    a subclass writes ``self.staged[path]`` and completes them in :meth:`finish`; :meth:`close`
+    then moves the set into place (:class:`OutputSet`), :meth:`abort` removes it. As a context
+    manager, an exception aborts."""
+
+    def __init__(self, paths: Sequence[str], inputs: Iterable[str] = ()):
+        self._outputs = OutputSet(paths, inputs)
+        self.staged = dict(zip(self._outputs.paths, self._outputs.staged))
+
+    def finish(self) -> None:
+        """Complete the staged files (flush, write footers and indexes)."""
+
+    def release(self) -> None:
+        """Close whatever is still open, before the staged files are removed."""
 
     def close(self) -> None:
-        raise NotImplementedError
+        """Finish and move the files into place (idempotent)."""
+        if self._outputs.done:
+            return
+        try:
+            self.finish()
+        except BaseException:
+            self.abort()
+            raise
+        self._outputs.commit()
 
     def abort(self) -> None:
-        raise NotImplementedError
+        """Remove the unfinished files (idempotent)."""
+        if self._outputs.done:
+            return
+        self.release()
+        self._outputs.abort()
 
     def __enter__(self):
         return self
@@ -46,48 +314,3 @@ class StagedWriter:
             self.close()
         else:
             self.abort()
-
-
-def read_lines(path: str) -> List[str]:
-    """The lines of a UTF-8 file, without their line ends.
-
-    Only ``\\n`` (and ``\\r\\n``) end a line: unlike ``str.splitlines``, Unicode separators such
-    as U+2028 inside a summary do not split it, so line ``i`` stays example ``i``.
-    Raises ValueError naming the file if it cannot be read or is not UTF-8.
-    """
-    try:
-        with open(path, encoding="utf-8", newline="\n") as f:
-            return [line.rstrip("\n").rstrip("\r") for line in f]
-    except OSError as e:
-        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
-
-
-def check_parallel(path_a: str, lines_a: List[str], path_b: str, lines_b: List[str]) -> None:
-    """Raise ValueError naming both files and their line counts unless they are equal."""
-    if len(lines_a) != len(lines_b):
-        raise ValueError(f"line counts differ: {path_a} has {len(lines_a)} lines, "
-                         f"{path_b} has {len(lines_b)} lines (one example per line is expected)")
-
-
-@contextmanager
-def atomic_outputs(paths: Sequence[str]) -> Iterator[List[TextIO]]:
-    """Text files opened for writing under ``.tmp`` names and renamed to ``paths`` only when the
-    block completes: a failed run (a bad record half-way) leaves no file that a recipe would take
-    for a finished step. Creates the parent folders."""
-    for p in paths:
-        folder = os.path.dirname(os.path.abspath(p))
-        os.makedirs(folder, exist_ok=True)
-    handles = [open(p + ".tmp", "w", encoding="utf-8") for p in paths]
-    done = False
-    try:
-        yield handles
-        done = True
-    finally:
-        for p, h in zip(paths, handles):
-            h.close()
-            if done:
-                os.replace(p + ".tmp", p)
-            else:
-                os.remove(p + ".tmp")

@@ -25,6 +25,7 @@ import pytest
 import torch
 import torch.nn as nn
 from conftest import BIN, train_args
+from progress import wait_while_progressing
 from tiny_models import build_tiny, loss_of, one_thread, stacks  # noqa: F401 (autouse fixture)
 
 from fairseq_hier.models.checkpointing import is_checkpointed
@@ -126,16 +127,19 @@ def test_fairseq_train_checkpoint_activations_end_to_end(data_bin, tmp_path):
     losses it logs equal those of the same run without checkpointing (dropout 0). Both runs
     at once (one process each)."""
     env = dict(os.environ, PYTHONWARNINGS="ignore", OMP_NUM_THREADS="1")
-    procs = {}
+    procs, log_files = {}, {}
     for flag in ((), ("--checkpoint-activations",)):
         args = train_args(data_bin, "pht", tmp_path / str(bool(flag)), 2, extra=(
             "--cpu", "--dropout", "0", "--no-save", "--disable-validation", *flag))
-        procs[bool(flag)] = subprocess.Popen([str(BIN / "fairseq-train"), *map(str, args)],
-                                             env=env, text=True, stdout=subprocess.PIPE,
-                                             stderr=subprocess.STDOUT)
-    logs = {k: p.communicate(timeout=300)[0] for k, p in procs.items()}
-    for k, p in procs.items():
-        assert p.returncode == 0, logs[k][-3000:]
+        log_files[bool(flag)] = tmp_path / f"{bool(flag)}.log"
+        with open(log_files[bool(flag)], "w") as out:
+            procs[bool(flag)] = subprocess.Popen(
+                [str(BIN / "fairseq-train"), *map(str, args)], env=env, text=True, stdout=out,
+                stderr=subprocess.STDOUT, start_new_session=True)
+    codes = wait_while_progressing(list(procs.values()), list(log_files.values()))
+    logs = {k: log_files[k].read_text() for k in procs}
+    for k, code in zip(procs, codes):
+        assert code == 0, logs[k][-3000:]
     assert "checkpoint_activations=False" in logs[False]
     assert "checkpoint_activations=True" in logs[True], logs[True][-2000:]
     losses = {k: re.findall(r"train_inner \|.* loss=([\d.]+),.* num_updates=(\d+),", v)

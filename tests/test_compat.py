@@ -1,7 +1,9 @@
-"""The fixes of fairseq_hier.compat: checkpoint loading on torch >= 2.6 (scoped to fairseq's
-checkpoint_utils) and fairseq's CPU n-gram blocking."""
+"""The fixes of fairseq_hier.compat: safe checkpoint loading (scoped to fairseq's
+checkpoint_utils and distributed broadcast; the console-script tests are
+tests/test_safe_loading.py) and fairseq's CPU n-gram blocking."""
 
 import argparse
+import os
 
 import pytest
 import torch
@@ -9,33 +11,62 @@ import torch
 import fairseq_hier  # noqa: F401  (applies the fixes)
 from fairseq import checkpoint_utils
 from fairseq.ngram_repeat_block import NGramRepeatBlock
+from fairseq_hier.errors import HierError
+
+# the smallest dict fairseq's loader reads: weights, options, optimizer history, extra state
+MINIMAL = {"args": argparse.Namespace(arch="pht"), "model": {"w": torch.ones(2)},
+           "optimizer_history": [{"criterion_name": "CrossEntropyCriterion",
+                                  "optimizer_name": "FairseqAdam", "num_updates": 0,
+                                  "lr_scheduler_state": {"best": None}}],
+           "extra_state": {"epoch": 1}}
 
 
-def test_fairseq_checkpoints_load_but_torch_load_stays_safe(tmp_path):
+class RunsCode:
+    """Unpickled, it would call os.getpid (a harmless stand-in for os.system)."""
+
+    def __reduce__(self):
+        return (os.getpid, ())
+
+
+def test_fairseq_checkpoints_load_safely_and_torch_load_keeps_its_default(tmp_path):
     path = tmp_path / "ck.pt"
-    torch.save({"args": argparse.Namespace(arch="pht"), "model": {"w": torch.ones(2)}}, path)
+    torch.save(MINIMAL, path)
+    before = set(torch.serialization.get_safe_globals())
     # the torch.load that load_checkpoint_to_cpu / load_ema_from_checkpoint call (the full path
     # is exercised by fairseq-generate and resumed fairseq-train in test_end_to_end.py)
-    state = checkpoint_utils.torch.load(str(path), map_location="cpu")
+    with open(path, "rb") as f:
+        state = checkpoint_utils.torch.load(f, map_location="cpu")
     assert state["args"].arch == "pht"
-    # not a process-wide switch: plain torch.load keeps the weights_only=True default
+    # the allow list is scoped to that call: plain torch.load keeps torch's weights_only default
+    assert set(torch.serialization.get_safe_globals()) == before
     with pytest.raises(Exception, match="weights_only|Unsupported global"):
         torch.load(path)
+    # a global outside the allow list is refused, naming it and the file, and is not called
+    torch.save({**MINIMAL, "extra_state": {"x": RunsCode()}}, path)
+    with open(path, "rb") as f, pytest.raises(HierError, match=rf"^checkpoint {path} holds the "
+                                                             rf"global '(posix|os)\.getpid'"):
+        checkpoint_utils.torch.load(f, map_location="cpu")
 
 
 def test_distributed_broadcast_loads_checkpoints_and_nothing_else_changes(tmp_path):
     """Ranks > 0 rebuild a broadcast checkpoint with fairseq.distributed.utils' torch.load
-    (_broadcast_object_slow); the end-to-end resume of 2 workers is tests/test_distributed.py."""
+    (_broadcast_object_slow): what rank 0 broadcasts is the state load_checkpoint_to_cpu
+    returned (cfg an omegaconf DictConfig). The end-to-end resume of 2 workers is
+    tests/test_distributed.py."""
     import io
 
     import fairseq.trainer
     from fairseq.distributed import utils as distributed_utils
 
+    path = tmp_path / "ck.pt"
+    torch.save(MINIMAL, path)
+    loaded = checkpoint_utils.load_checkpoint_to_cpu(str(path))  # cfg: a DictConfig now
     buffer = io.BytesIO()
-    torch.save({"args": argparse.Namespace(arch="pht"), "model": {"w": torch.ones(2)}}, buffer)
+    torch.save(loaded, buffer)
     buffer.seek(0)
     state = distributed_utils.torch.load(buffer, map_location="cpu")  # the call in fairseq
     assert state["args"].arch == "pht" and torch.equal(state["model"]["w"], torch.ones(2))
+    assert type(state["cfg"]) is type(loaded["cfg"])
     # everything else of that module is torch itself
     assert distributed_utils.torch.ByteTensor is torch.ByteTensor
     assert distributed_utils.torch.distributed is torch.distributed

@@ -38,15 +38,13 @@ import os
 import random
 import re
 import shutil
-import signal
 import subprocess
-import time
 
 import pytest
 import torch
 from conftest import BIN, SMALL_MODEL, USER_DIR, free_port, preprocess, train_args
+from progress import wait_while_progressing
 
-TIMEOUT = 240  # seconds per group of runs; a stuck rendezvous fails the test instead of hanging
 EQUAL_TOL = 1e-6  # 2 workers vs 1 process x --update-freq 2 (see the module docstring)
 ENV = dict(os.environ, PYTHONWARNINGS="ignore", OMP_NUM_THREADS="1")
 TWO_WORKERS = ("--cpu", "--distributed-world-size", "2", "--distributed-backend", "gloo")
@@ -61,19 +59,9 @@ def start(command, log):
 
 
 def finish(procs, logs):
-    """Exit codes of ``procs`` (one time budget for all); on timeout the test fails with the
-    logs' tails. No process is left behind (timeout, failure, interrupt)."""
-    try:
-        deadline = time.monotonic() + TIMEOUT
-        return [p.wait(timeout=max(1.0, deadline - time.monotonic())) for p in procs]
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"fairseq-train did not finish in {TIMEOUT} s:\n"
-                    + "\n".join(log.read_text()[-2000:] for log in logs))
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)  # the session we started: p and its children
-                p.wait()
+    """Exit codes of ``procs``; the test fails only if their logs stop growing (a stuck
+    rendezvous), never on a slow machine. No process is left behind."""
+    return wait_while_progressing(procs, logs)
 
 
 def per_rank(args, logs):

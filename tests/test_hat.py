@@ -1,6 +1,7 @@
 """HAT (paper 004): parameter counts, sentence positions, masking, padding/batch invariance,
 incremental decoding with beams (BART's set_beam_size path)."""
 
+import copy
 from unittest import mock
 
 import pytest
@@ -126,17 +127,23 @@ def test_every_decoder_layer_reads_the_sentence_states(model):
         clean, _ = model.decoder(prev, encoder_out=out)
         moved = dict(out, sentence_out=[out["sentence_out"][0] + 1.0])
         assert (model.decoder(prev, encoder_out=moved)[0] - clean).abs().max() > 1e-3
+        gen = torch.Generator().manual_seed(0)
         for layer in model.decoder.layers:
-            saved = layer.sentence_attn.out_proj.bias.clone()
-            layer.sentence_attn.out_proj.bias += torch.randn_like(saved)  # (a constant would be normalised away)
-            changed = model.decoder(prev, encoder_out=out)[0]
-            layer.sentence_attn.out_proj.bias.copy_(saved)
+            bias = layer.sentence_attn.out_proj.bias
+            saved = bias.clone()
+            try:  # the model is shared by the module's tests: put the bias back whatever happens
+                # a seeded, non-constant shift (a constant would be normalised away)
+                bias += torch.randn(saved.shape, generator=gen, dtype=saved.dtype)
+                changed = model.decoder(prev, encoder_out=out)[0]
+            finally:
+                bias.copy_(saved)
             assert (changed - clean).abs().max() > 1e-3
 
 
 def test_beam_search_scores_equal_the_full_forward(model):
     """Incremental decoding with BART's beamable attention (set_beam_size: encoder outputs not
     expanded by beam) and beam reorders equals teacher forcing of the returned hypotheses."""
+    model = copy.deepcopy(model)  # set_beam_size below changes it: the module's model stays as built
     srcs = left_pad([sentences(3, 4, 2), sentences(5), sentences(2, 2, 2, 2)])
     sample = {"net_input": {"src_tokens": srcs, "src_lengths": srcs.ne(D.pad()).sum(1)}}
     generator = SequenceGenerator([model], D, beam_size=3, max_len_b=6, min_len=6)

@@ -229,10 +229,10 @@ def test_interactive_with_gpt2_bpe_encodes_each_sentence_between_the_markers(run
 
 def test_a_line_without_leading_bos_stops_interactive_before_decoding(runs):
     rc, log = runs["logs"]["hat-interactive-bad"]
-    assert rc == 1 and "H-" not in log
+    assert rc == 1 and "H-" not in log and "Traceback" not in log
     assert log.strip().splitlines()[-1] == (
-        "ValueError: input line 2: the source does not start with the BOS symbol <s> (every "
-        "sentence must open with <s>, as fairseq-hier-sentence-bos writes)")
+        "fairseq-interactive: error: input line 2: the source does not start with the BOS "
+        "symbol <s> (every sentence must open with <s>, as fairseq-hier-sentence-bos writes)")
 
 
 def interactive_task(data_bin, *args):

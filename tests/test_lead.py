@@ -2,8 +2,6 @@
 
 import logging
 
-import pytest
-
 from fairseq_hier.cli.lead import cli_main, lead
 
 SOURCE = "my title <P> one two three <P> four five"
@@ -35,11 +33,13 @@ def test_cli_writes_one_lead_per_line(tmp_path, caplog):
     assert f"wrote 2 Lead summaries to {out}" in caplog.text
 
 
-def test_cli_line_count_mismatch(tmp_path):
+def test_cli_line_count_mismatch(tmp_path, capsys):
     src, ref = tmp_path / "test.src", tmp_path / "test.tgt"
     src.write_text(f"{SOURCE}\n{SOURCE}\n", encoding="utf-8")
     ref.write_text("a b c\n", encoding="utf-8")
-    with pytest.raises(SystemExit) as e:
-        cli_main(["--source", str(src), "--reference", str(ref), "--output",
-                  str(tmp_path / "out")])
-    assert f"line counts differ: {src} has 2 lines, {ref} has 1 lines" in str(e.value.code)
+    assert cli_main(["--source", str(src), "--reference", str(ref), "--output",
+                     str(tmp_path / "out")]) == 1
+    assert capsys.readouterr().err == (
+        f"fairseq-hier-lead: error: line counts differ: {src} has 2 lines, {ref} has 1 lines "
+        f"(one example per line is expected)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["test.src", "test.tgt"]

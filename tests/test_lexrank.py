@@ -107,6 +107,8 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f"fairseq-hier-lexrank: error: {src}:2: no paragraph (expected 'title <P> paragraph 1 "
         f"<P> ...' with at least one non-empty paragraph)\n")
-    assert cli_main(args + ["--damping", "0"]) == 1
-    assert "--damping must be in (0, 1], got 0.0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        cli_main(args + ["--damping", "0"])
+    assert e.value.code == 2 and capsys.readouterr().err == (
+        "fairseq-hier-lexrank: error: argument --damping: must be > 0 and <= 1, got 0.0\n")
     assert not out.exists()

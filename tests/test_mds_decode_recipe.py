@@ -33,6 +33,7 @@ def test_decode_step_scores_equal_the_written_files_rescored(tmp_path):
     lines = []
     for i, text in HYPS.items():
         lines += [f"S-{i}\tsource", f"H-{i}\t-0.5\t{text}", f"P-{i}\t-0.1 -0.9"]
+    lines.append("Generate test with beam=5: BLEU4 = 0.00")  # the closing line of a whole log
     (out_dir / "generate.log").write_text("\n".join(lines) + "\n")
     log = run_recipe(ROOT / "examples" / "mds_common" / "decode.sh", "liu_ht",
                      env={"WORK": str(work)})

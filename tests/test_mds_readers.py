@@ -287,14 +287,26 @@ def test_cli_error_is_one_line(tmp_path):
      "--splits dev: unknown split 'dev' (expected a comma-separated list of train, valid, test)"),
     (["--dataset", "multi_news", "--with-titles"],
      "--with-titles applies to wcep only (multi_news has no article titles)"),
-    (["--dataset", "wcep", "--max-articles", "0"], "--max-articles must be at least 1, got 0"),
+    (["--dataset", "wcep", "--max-articles", "0"], "argument --max-articles: must be >= 1, got 0"),
+    (["--dataset", "multi_news", "--output-dir", "{input}"],
+     "output {input}/train.src is also an input of this command: it would be overwritten; "
+     "choose another output path"),
 ])
 def test_cli_argument_errors(tmp_path, capsys, args, message):
     for split in ("train", "val", "test"):
         write(tmp_path / f"{split}.src", "A. |||||\n")
         write(tmp_path / f"{split}.tgt", "\u2013 a.\n")
-    assert convert(*args, "--input-dir", tmp_path, "--output-dir", tmp_path / "raw") == 1
+    args = [a.format(input=tmp_path) for a in args]
+    if "--output-dir" not in args:
+        args += ["--output-dir", str(tmp_path / "raw")]
+    try:
+        code = convert(*args, "--input-dir", tmp_path)
+    except SystemExit as e:  # a value out of range: argparse's exit status
+        code = e.code
+    assert code == (2 if message.startswith("argument ") else 1)
+    message = message.format(input=tmp_path)
     assert capsys.readouterr().err == f"fairseq-hier-mds-to-raw: error: {message}\n"
+    assert (tmp_path / "train.src").read_text() == "A. |||||\n"  # the input is unchanged
 
 
 def test_cli_missing_input(tmp_path, capsys):

@@ -185,7 +185,7 @@ def close(rows, expected):
 
 def run_heatmap(monkeypatch, *args):
     monkeypatch.setattr(sys, "argv", ["fairseq-hier-heatmap", *map(str, args)])
-    heatmap.cli_main()
+    return heatmap.cli_main()
 
 
 @pytest.fixture
@@ -209,8 +209,8 @@ def test_heatmap_writes_a_png(tmp_path, gen_out, monkeypatch, capsys):
 def test_heatmap_picks_the_hypothesis_and_renormalises_top_k(gen_out, monkeypatch):
     drawn = {}
     monkeypatch.setattr(heatmap, "draw_heatmap",
-                        lambda rows, labels, out, title: drawn.update(rows=rows, labels=labels,
-                                                                      title=title))
+                        lambda rows, labels, out, title, inputs=(): drawn.update(
+                            rows=rows, labels=labels, title=title))
     run_heatmap(monkeypatch, gen_out, "--id", 1, "--out", "x.png", "--top-k", "2")
     assert drawn["labels"] == ["w3", "w4", "w5", "</s>"]
     assert drawn["title"] == "example 1, hypothesis 0, top-2 renormalised"
@@ -284,9 +284,7 @@ def test_heatmap_errors(tmp_path, gen_out, monkeypatch, capsys, case, args, mess
                "widths": b"H-0\t-0.2\tw7\nA-0\t0.5,0.5 1.0\n"}.get(case)
     if content is not None:
         path.write_bytes(content)
-    with pytest.raises(SystemExit) as exit_:
-        run_heatmap(monkeypatch, path, *args, "--out", tmp_path / "never.png")
-    assert exit_.value.code == 2
+    assert run_heatmap(monkeypatch, path, *args, "--out", tmp_path / "never.png") == 1
     assert capsys.readouterr().err == f"fairseq-hier-heatmap: error: {message.format(path=path)}\n"
     assert not (tmp_path / "never.png").exists()
 

@@ -222,7 +222,8 @@ def test_ptb_tokenize_splits_sentences_and_keeps_lines(tmp_path):
 
 def test_hypotheses_can_read_detokenised_lines(tmp_path):
     log = tmp_path / "gen.log"
-    log.write_text("H-1\t-0.5\t13 14\nD-1\t-0.5\tthe notes\nH-0\t-0.2\t15\nD-0\t-0.2\ta model\n")
+    log.write_text("H-1\t-0.5\t13 14\nD-1\t-0.5\tthe notes\nH-0\t-0.2\t15\nD-0\t-0.2\ta model\n"
+                   "Generate test with beam=4: BLEU4 = 0.00\n")
     out = subprocess.run([str(BIN / "fairseq-hier-hypotheses"), str(log), "--expected", "2",
                           "--lines", "D"], text=True, capture_output=True, check=True).stdout
     assert out == "a model\nthe notes\n"

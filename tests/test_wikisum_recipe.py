@@ -219,6 +219,7 @@ def generate_log(raw, empty=()):
         text = "" if i in empty else d.string(tokens, "sentencepiece")
         lines += [f"S-{i}\tsource", f"T-{i}\t{targets[i]}", f"H-{i}\t-0.25\t{text}",
                   f"D-{i}\t-0.25\t{text}", f"P-{i}\t-0.1 -0.4"]
+    lines.append("Generate test with beam=5: BLEU4 = 100.00")  # the closing line of a whole log
     return "\n".join(lines) + "\n"
 
 
@@ -344,12 +345,18 @@ def test_converter_accepts_tensor_ids(tmp_path):
 def test_hypotheses_in_example_order_with_one_line_errors(tmp_path, capsys):
     from fairseq_hier.cli import hypotheses
 
+    footer = "Generate test with beam=5: BLEU4 = 0.00"  # the closing line of a whole log
+
     def run_hyps(lines, *args):
         log = tmp_path / "generate.log"
-        log.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        log.write_text("".join(line + "\n" for line in [*lines, footer]), encoding="utf-8")
         out = tmp_path / "hyps"
+        if out.exists():
+            out.unlink()
         try:
-            hypotheses.cli_main([str(log), "-o", str(out), *args])
+            if hypotheses.cli_main([str(log), "-o", str(out), *args]) != 0:
+                assert not out.exists()
+                return capsys.readouterr().err.rstrip("\n"), log
         except SystemExit as e:
             return str(e.code), log
         return out.read_text(encoding="utf-8"), log
@@ -368,7 +375,8 @@ def test_hypotheses_in_example_order_with_one_line_errors(tmp_path, capsys):
     err, log = run_hyps(["no hypothesis here"])
     assert err.startswith(f"fairseq-hier-hypotheses: error: {log} holds no hypothesis line")
     err, _ = run_hyps([], "--expected", "0")
-    assert err == "2" and "--expected must be at least 1" in capsys.readouterr().err
+    assert err == "2" and capsys.readouterr().err == (
+        "fairseq-hier-hypotheses: error: argument --expected: must be >= 1, got 0\n")
 
 
 def test_converter_rejects_a_separator_outside_the_model(tmp_path):

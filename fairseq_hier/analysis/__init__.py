@@ -1,2 +1,2 @@
-"""Analyses of trained systems: document BLEU and chrF, significance tests, attention cosine,
-efficiency."""
+"""Analyses of trained systems: fairseq-generate logs, document BLEU and chrF, significance
+tests, attention cosine, efficiency."""

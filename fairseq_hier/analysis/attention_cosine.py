@@ -68,6 +68,7 @@ from torch import Tensor
 
 from ..data.graphs import _terms  # the term rule of the tfidf paragraph graph
 from .significance import mean_interval
+from ..errors import HierError
 
 logger = logging.getLogger("fairseq_hier.attention_cosine")
 
@@ -105,10 +106,10 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     """Cosine similarity of two vectors of the same length; ValueError on a zero vector."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
-        raise ValueError(f"cosine of vectors of different sizes: {a.shape} vs {b.shape}")
+        raise HierError(f"cosine of vectors of different sizes: {a.shape} vs {b.shape}")
     na, nb = np.linalg.norm(a), np.linalg.norm(b)
     if na == 0 or nb == 0:
-        raise ValueError("cosine of a zero vector is undefined")
+        raise HierError("cosine of a zero vector is undefined")
     return float(np.clip(a @ b / (na * nb), -1.0, 1.0))
 
 
@@ -145,11 +146,11 @@ def paragraph_sums(attn: Tensor, index: Tensor, num_paragraphs: int) -> Tensor:
     paragraph left out)."""
     b, t, s = attn.shape
     if index.shape != (b, s):
-        raise ValueError(f"attention over {s} source positions but a paragraph index of shape "
-                         f"{tuple(index.shape)} (expected {(b, s)})")
+        raise HierError(f"attention over {s} source positions but a paragraph index of shape "
+                        f"{tuple(index.shape)} (expected {(b, s)})")
     if int(index.max()) >= num_paragraphs:
-        raise ValueError(f"a token of paragraph {int(index.max()) + 1} but only {num_paragraphs} "
-                         f"paragraphs")
+        raise HierError(f"a token of paragraph {int(index.max()) + 1} but only {num_paragraphs} "
+                        f"paragraphs")
     # -1 -> an extra column P, dropped after the scatter
     column = torch.where(index < 0, index.new_full((), num_paragraphs), index)
     out = attn.new_zeros(b, t, num_paragraphs + 1)
@@ -184,11 +185,11 @@ def attention_kind(model) -> str:
     if isinstance(model, LiuHTModel):
         return "memory"
     if getattr(model, "hierarchical_source", False):
-        raise ValueError(f"{type(model).__name__} reads B x P x L sources but its decoder "
-                         f"attention has no known mapping onto paragraphs (supported: pht, vht, "
-                         f"liu_ht, parsingsum_ht and flat models such as transformer)")
+        raise HierError(f"{type(model).__name__} reads B x P x L sources but its decoder "
+                        f"attention has no known mapping onto paragraphs (supported: pht, vht, "
+                        f"liu_ht, parsingsum_ht and flat models such as transformer)")
     if not hasattr(model, "decoder"):
-        raise ValueError(f"{type(model).__name__} has no decoder cross-attention to read")
+        raise HierError(f"{type(model).__name__} has no decoder cross-attention to read")
     return "flat"
 
 
@@ -204,9 +205,9 @@ def encode_hypotheses(hypotheses: Sequence[str], tgt_dict, path: str) -> List[Te
             unknown.append((i, bad[0]))
     if unknown:
         shown = ", ".join(f"{i} ({w!r})" for i, w in unknown[:10])
-        raise ValueError(f"{path}: {len(unknown)} hypotheses hold symbols that are not in the "
-                         f"target dictionary, example ids {shown}; run fairseq-generate without "
-                         f"--post-process / --remove-bpe")
+        raise HierError(f"{path}: {len(unknown)} hypotheses hold symbols that are not in the "
+                        f"target dictionary, example ids {shown}; run fairseq-generate without "
+                        f"--post-process / --remove-bpe")
     return [tgt_dict.encode_line(h, add_if_not_exist=False, append_eos=True).long()
             for h in hypotheses]
 
@@ -224,7 +225,7 @@ def step_attention(model, kind: str, net_input: dict, num_paragraphs: int, sep: 
     _, extra = model(**net_input)
     attn = extra.get("attn", [None])[0] if isinstance(extra, dict) else None
     if attn is None:
-        raise ValueError(f"{type(model).__name__} returns no cross-attention (extra['attn'])")
+        raise HierError(f"{type(model).__name__} returns no cross-attention (extra['attn'])")
     attn = attn.float()  # B x T x P (paragraph) or B x T x S
     if kind == "paragraph":
         return normalise_steps(attn[..., :num_paragraphs])
@@ -267,8 +268,8 @@ def score_split(model, task, split: str, hypotheses: Sequence[str], log_path: st
     dataset = task.datasets[split]
     n = len(dataset)
     if len(hypotheses) != n:
-        raise ValueError(f"{log_path}: {len(hypotheses)} hypotheses for {n} examples of split "
-                         f"'{split}'")
+        raise HierError(f"{log_path}: {len(hypotheses)} hypotheses for {n} examples of split "
+                        f"'{split}'")
     kind = attention_kind(model)
     tgt_dict = task.target_dictionary
     targets = encode_hypotheses(hypotheses, tgt_dict, log_path)
@@ -304,8 +305,8 @@ def score_split(model, task, split: str, hypotheses: Sequence[str], log_path: st
                        f"{excluded[:10]}{' ...' if len(excluded) > 10 else ''}")
     scored = [c for c in per_example if c is not None]
     if not scored:
-        raise ValueError(f"split '{split}': no example has a gold distribution (every reference "
-                         f"shares no term with its paragraphs)")
+        raise HierError(f"split '{split}': no example has a gold distribution (every reference "
+                        f"shares no term with its paragraphs)")
     mean, low, high = mean_interval(scored, bootstrap_samples, seed)
     logger.info(f"[{split}] {kind} attention of {len(scored)} examples scored, {len(excluded)} "
                 f"excluded")
@@ -329,20 +330,20 @@ def load_system(path: str, data: str, cut: Dict[str, int]):
 
     fairseq_hier.register()
     if not os.path.exists(path):
-        raise ValueError(f"--path {path}: no such checkpoint")
+        raise HierError(f"--path {path}: no such checkpoint")
     try:
         state = checkpoint_utils.load_checkpoint_to_cpu(path, {"data": data})
     except (RuntimeError, EOFError, ValueError, pickle.UnpicklingError) as e:
         why = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise ValueError(f"--path {path}: not a fairseq checkpoint ({why})") from None
+        raise HierError(f"--path {path}: not a fairseq checkpoint ({why})") from None
     task_cfg = getattr(state.get("cfg"), "task", None)
     task_name = (getattr(task_cfg, "_name", None) or getattr(task_cfg, "task", None)
                  or getattr(state.get("args"), "task", None))
     if task_name != "hierarchical_summarization":
         hint = (" (HAT's sentence attention: fairseq-generate --print-sentence-attention, then "
                 "fairseq-hier-heatmap)" if task_name == "hat_summarization" else "")
-        raise ValueError(f"{path} is a checkpoint of task {task_name!r}; the paragraph-attention "
-                         f"cosine needs one of task 'hierarchical_summarization'{hint}")
+        raise HierError(f"{path} is a checkpoint of task {task_name!r}; the paragraph-attention "
+                        f"cosine needs one of task 'hierarchical_summarization'{hint}")
     models, cfg, task = checkpoint_utils.load_model_ensemble_and_task(
         [path], arg_overrides={"data": data}, state=state)
     if cut:

@@ -30,6 +30,7 @@ paired significance test are :func:`fairseq_hier.analysis.significance.bleu_sign
 import logging
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Sequence, Tuple
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -151,18 +152,18 @@ def load_references(ref: str, docids_path: str, rows) -> Tuple[List[str], List[s
 
     blocks, docids = read_sentence_blocks(ref), read_lines(docids_path)
     if len(blocks) != len(docids):
-        raise ValueError(f"{ref} has {len(blocks)} documents but {docids_path} names {len(docids)}")
+        raise HierError(f"{ref} has {len(blocks)} documents but {docids_path} names {len(docids)}")
     docs = documents_of(rows)
     if [d for d, _, _ in docs] != docids:
         first = next((i for i, (a, (b, _, _)) in enumerate(zip(docids, docs)) if a != b),
                      min(len(docs), len(docids)))
-        raise ValueError(f"the chunk map's documents differ from {docids_path} at document "
-                         f"{first + 1} ({len(docs)} vs {len(docids)} documents): is it the map of "
-                         f"this split?")
+        raise HierError(f"the chunk map's documents differ from {docids_path} at document "
+                        f"{first + 1} ({len(docs)} vs {len(docids)} documents): is it the map of "
+                        f"this split?")
     for (docid, _, n), block in zip(docs, blocks):
         if n != len(block):
-            raise ValueError(f"document {docid!r}: {len(block)} reference sentences in {ref}, "
-                             f"{n} in the chunk map")
+            raise HierError(f"document {docid!r}: {len(block)} reference sentences in {ref}, "
+                            f"{n} in the chunk map")
     doc_refs = [" ".join(b) for b in blocks]
     by_doc = dict(zip(docids, blocks))
     chunk_refs = [" ".join(by_doc[r.docid][r.first:r.last + 1]) for r in rows]

@@ -70,6 +70,7 @@ import sys
 import time
 import types
 from typing import Callable, Dict, Optional, Sequence
+from ..errors import HierError
 
 PARAGRAPH_TOKENS, TARGET_TOKENS = 100, 145
 HIERARCHICAL = ("pht", "vht", "liu_ht", "parsingsum_ht")  # B x P x L sources; the others B x S
@@ -104,8 +105,8 @@ def table_dims(layers: int = 3, embed_dim: int = 256, ffn_dim: Optional[int] = N
     """The table's widths: ``layers`` encoder and decoder layers, d ``embed_dim``, FFN
     ``ffn_dim`` (default 4d), ``heads`` attention (and PHT pooling) heads."""
     if layers < 1 or embed_dim < 1 or heads < 1 or embed_dim % heads:
-        raise ValueError(f"need layers >= 1 and an embedding dimension divisible by the heads: "
-                         f"got layers {layers}, dim {embed_dim}, heads {heads}")
+        raise HierError(f"need layers >= 1 and an embedding dimension divisible by the heads: "
+                        f"got layers {layers}, dim {embed_dim}, heads {heads}")
     ffn = ffn_dim or 4 * embed_dim
     return dict(encoder_layers=layers, decoder_layers=layers, encoder_embed_dim=embed_dim,
                 decoder_embed_dim=embed_dim, encoder_ffn_embed_dim=ffn, decoder_ffn_embed_dim=ffn,
@@ -226,7 +227,7 @@ def autocast(device, dtype):
     if dtype == "fp32":
         return contextlib.nullcontext()
     if dtype != "bf16":
-        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+        raise HierError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     return torch.autocast(device_type=device, dtype=torch.bfloat16)
 
 
@@ -389,8 +390,8 @@ class Measured:
         import torch
 
         if tokens % PARAGRAPH_TOKENS or tokens <= 0:
-            raise ValueError(f"tokens must be a positive multiple of {PARAGRAPH_TOKENS}, "
-                             f"got {tokens}")
+            raise HierError(f"tokens must be a positive multiple of {PARAGRAPH_TOKENS}, "
+                            f"got {tokens}")
         torch.manual_seed(0)
         self.arch, self.tokens, self.device, self.dtype = arch, tokens, device, dtype
         self.model, self.dictionary = build_model(arch, tokens + 8, dims=dims, task=task,
@@ -547,9 +548,9 @@ def setup_data_task(data_bin, arch, tokens, dependency_parse=None, task_args=())
              "--max-source-positions", str(tokens), *task_args]
     if arch in PARSING_ARCHS:
         if not dependency_parse:
-            raise ValueError(f"--data: {arch} reads the source's dependency parse: pass "
-                             f"--dependency-parse NAME (the data-bin's valid.parse.NAME.*) or "
-                             f"leave {arch} out of --archs")
+            raise HierError(f"--data: {arch} reads the source's dependency parse: pass "
+                            f"--dependency-parse NAME (the data-bin's valid.parse.NAME.*) or "
+                            f"leave {arch} out of --archs")
         flags += ["--dependency-parse", dependency_parse]
     parser = options.get_validation_parser()
     args = options.parse_args_and_arch(parser, flags)
@@ -619,15 +620,15 @@ def efficiency_table(archs: Sequence[str] = TABLE_ARCHS, tokens: int = 1600,
     dims = table_dims(layers, embed_dim, heads=heads)
     unknown = [a for a in archs if a not in TABLE_ARCHS]
     if unknown:
-        raise ValueError(f"unknown architecture(s) {unknown}; choose from {', '.join(TABLE_ARCHS)}")
+        raise HierError(f"unknown architecture(s) {unknown}; choose from {', '.join(TABLE_ARCHS)}")
     if tokens <= 0 or tokens % PARAGRAPH_TOKENS:
-        raise ValueError(f"--tokens must be a positive multiple of {PARAGRAPH_TOKENS}, "
-                         f"got {tokens}")
+        raise HierError(f"--tokens must be a positive multiple of {PARAGRAPH_TOKENS}, "
+                        f"got {tokens}")
     parsing = [a for a in archs if a in PARSING_ARCHS]
     if data is not None and parsing and not dependency_parse:
-        raise ValueError(f"--data: {', '.join(parsing)} read(s) the source's dependency parse: "
-                         f"pass --dependency-parse NAME (the data-bin's valid.parse.NAME.*) or "
-                         f"leave them out of --archs")
+        raise HierError(f"--data: {', '.join(parsing)} read(s) the source's dependency parse: "
+                        f"pass --dependency-parse NAME (the data-bin's valid.parse.NAME.*) or "
+                        f"leave them out of --archs")
     rows = []
     for arch in archs:
         start = time.perf_counter()

@@ -57,6 +57,7 @@ import json
 import re
 import sys
 from typing import Dict, List, Optional, Sequence
+from ..errors import HierError
 
 METRICS = ("rouge-1", "rouge-2", "rouge-l")
 SAMPLES, ROUGE_SEED, BLEU_SEED = 1000, 0, 12345
@@ -74,9 +75,9 @@ def bootstrap_indices(n: int, samples: int = SAMPLES, seed: Optional[int] = ROUG
     seed = ROUGE_SEED if seed is None else seed
 
     if n < 1:
-        raise ValueError("the bootstrap needs at least one document")
+        raise HierError("the bootstrap needs at least one document")
     if samples < 1:
-        raise ValueError(f"samples must be >= 1, got {samples}")
+        raise HierError(f"samples must be >= 1, got {samples}")
     return np.random.default_rng(seed).integers(0, n, size=(samples, n))
 
 
@@ -89,7 +90,7 @@ def mean_interval(values: Sequence[float], samples: int = SAMPLES, seed: Optiona
 
     values = np.asarray(values, dtype=float)
     if len(values) == 0:
-        raise ValueError("bootstrap interval of no values")
+        raise HierError("bootstrap interval of no values")
     seed = ROUGE_SEED if seed is None else seed
     rng = np.random.default_rng(seed)
     means = np.concatenate([
@@ -120,7 +121,7 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], samples: int = SAMP
 
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
-        raise ValueError(f"paired scores need the same documents: got {a.size} and {b.size} scores")
+        raise HierError(f"paired scores need the same documents: got {a.size} and {b.size} scores")
     idx = bootstrap_indices(len(a), samples, seed)  # samples x N
     return {"mean_a": float(a.mean()), "mean_b": float(b.mean()),
             **compare(a.mean(), b.mean(), a[idx].mean(axis=1), b[idx].mean(axis=1))}
@@ -131,15 +132,15 @@ def check_systems(refs: Sequence[str], systems: Dict[str, Sequence[str]], baseli
     """At least two systems (``min_systems``), the baseline among them, every one with a line
     per reference."""
     if baseline not in systems:
-        raise ValueError(f"baseline {baseline!r} is not among the systems {sorted(systems)}")
+        raise HierError(f"baseline {baseline!r} is not among the systems {sorted(systems)}")
     if len(systems) < min_systems:
-        raise ValueError("a significance test needs at least two systems (the baseline first)")
+        raise HierError("a significance test needs at least two systems (the baseline first)")
     if not refs:
-        raise ValueError(f"{ref_name} is empty: no document to compare on")
+        raise HierError(f"{ref_name} is empty: no document to compare on")
     for name, hyps in systems.items():
         if len(hyps) != len(refs):
-            raise ValueError(f"line counts differ: {ref_name} has {len(refs)} lines, system "
-                             f"{name!r} has {len(hyps)} lines (one document per line is expected)")
+            raise HierError(f"line counts differ: {ref_name} has {len(refs)} lines, system "
+                            f"{name!r} has {len(hyps)} lines (one document per line is expected)")
 
 
 # ----------------------------------------------------------------------------- ROUGE
@@ -157,8 +158,8 @@ def parse_per_document(report: str, n: int) -> Dict[str, List[float]]:
     for metric, values in scores.items():
         missing = [i + 1 for i, v in enumerate(values) if v is None]
         if missing:
-            raise RuntimeError(f"ROUGE-1.5.5's -d report has no {metric} score for document(s) "
-                               f"{missing[:5]} of {n}")
+            raise HierError(f"ROUGE-1.5.5's -d report has no {metric} score for document(s) "
+                            f"{missing[:5]} of {n}")
     return scores
 
 
@@ -279,8 +280,8 @@ def bleu_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], ba
     seed = BLEU_SEED if seed is None else seed
     check_systems(refs, systems, baseline, ref_name, min_systems)
     if seed == 0:
-        raise ValueError("BLEU's seed must not be 0: sacreBLEU's paired test reads 0 as "
-                         "unseeded and could not reproduce the resamples")
+        raise HierError("BLEU's seed must not be 0: sacreBLEU's paired test reads 0 as "
+                        "unseeded and could not reproduce the resamples")
     tokenize = tokenize or default_tokenize(tgt_lang)
     idx = bootstrap_indices(len(refs), samples, seed)
     metric = BLEU(tokenize=tokenize, references=[list(refs)])

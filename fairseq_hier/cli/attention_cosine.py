@@ -19,31 +19,42 @@ examples), ``per_example`` (split order; ``null`` for an excluded example), ``ex
 {zero_gold: ids}, ``heatmaps`` (the first ``--heatmaps`` examples: rows = hypothesis tokens and
 "</s>", cols = P1..Pn, each row normalised over paragraphs, and the ``gold`` vector). Prints a
 summary line, then the headline as the last line. Pass the paragraph cut given to
-fairseq-generate (default: the checkpoint's). Bad input: one-line error, exit status 1.
+fairseq-generate (default: the checkpoint's). ``--output`` is written whole or not at all, never
+over an input. Bad input: one-line error, exit status 1.
 """
 
 import json
 import os
+import sys
+from typing import List, Optional, Tuple
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, count, positive_int, run_command
+from fairseq_hier.io import atomic_outputs
 
 PROG = "fairseq-hier-attention-cosine"
 
 
 def run(args) -> dict:
+    # refused before the model is loaded when --output is one of the inputs
+    with atomic_outputs([args.output], inputs=[args.generate_log, args.path]) as (f,):
+        record, n = score(args)
+        json.dump(record, f, indent=1)
+    print_summary(args, record, n)
+    return record
+
+
+def score(args) -> Tuple[dict, int]:
+    """The attention.json record of the system, and the number of examples of the split."""
     import torch
 
     from fairseq_hier.analysis.attention_cosine import load_system, score_split
-    from fairseq_hier.cli.hypotheses import read_hypotheses
+    from fairseq_hier.analysis.generate_log import read_hypotheses
 
     cut = {name: getattr(args, name) for name in
                  ("max_paragraphs", "max_paragraph_tokens", "max_source_positions")
                  if getattr(args, name) is not None}
-    try:
-        model, cfg, task = load_system(args.path, args.data, cut)
-        task.load_dataset(args.subset)
-    except OSError as e:  # a missing split or dictionary of the data-bin
-        raise ValueError(str(e)) from None
+    model, cfg, task = load_system(args.path, args.data, cut)
+    task.load_dataset(args.subset)
     n = len(task.datasets[args.subset])
     hypotheses = read_hypotheses(args.generate_log, expected=n, kind="H")
     use_cuda = torch.cuda.is_available() and not args.cpu
@@ -52,22 +63,17 @@ def run(args) -> dict:
                          batch_size=args.batch_size, heatmaps=args.heatmaps, use_cuda=use_cuda,
                          bootstrap_samples=args.bootstrap_samples, seed=args.seed)
     arch = getattr(cfg.model, "arch", None) or getattr(cfg.model, "_name", None)
-    record = {"kind": record.pop("kind"), "arch": arch,
-              "checkpoint": os.path.abspath(args.path), **record}
-    folder = os.path.dirname(os.path.abspath(args.output))
-    try:
-        os.makedirs(folder, exist_ok=True)
-        with open(args.output, "w", encoding="utf-8") as f:
-            json.dump(record, f, indent=1)
-    except OSError as e:
-        raise ValueError(f"cannot write {args.output}: {e.strerror or e}") from None
+    return {"kind": record.pop("kind"), "arch": arch,
+            "checkpoint": os.path.abspath(args.path), **record}, n
+
+
+def print_summary(args, record: dict, n: int) -> None:
     c, excluded = record["cosine"], record["excluded"]["zero_gold"]
-    print(f"{args.output}: {arch} ({record['attention']} attention), split {args.subset}, "
-          f"{record['examples']} of {n} examples scored, {len(excluded)} excluded (gold all "
-          f"zero), {len(record['heatmaps'])} heatmaps")
+    print(f"{args.output}: {record['arch']} ({record['attention']} attention), split "
+          f"{args.subset}, {record['examples']} of {n} examples scored, "
+          f"{len(excluded)} excluded (gold all zero), {len(record['heatmaps'])} heatmaps")
     print(f"paragraph-attention cosine {c['mean']:.4f} (95% CI {c['low']:.4f}-{c['high']:.4f}, "
           f"{record['examples']} examples)")
-    return record
 
 
 def get_parser():
@@ -78,32 +84,26 @@ def get_parser():
                    help="fairseq-generate's output for --subset (its H- lines are read)")
     p.add_argument("--subset", default="test", help="split of the data-bin (default: test)")
     p.add_argument("--output", required=True, help="attention.json to write")
-    p.add_argument("--heatmaps", type=int, default=3,
+    p.add_argument("--heatmaps", type=count, default=3,
                    help="store the per-step attention of the first K examples (default 3)")
-    p.add_argument("--batch-size", type=int, default=16, help="examples per forward pass")
-    p.add_argument("--max-paragraphs", type=int, default=None,
+    p.add_argument("--batch-size", type=positive_int, default=16,
+                   help="examples per forward pass")
+    p.add_argument("--max-paragraphs", type=positive_int, default=None,
                    help="override the checkpoint's paragraph count")
-    p.add_argument("--max-paragraph-tokens", type=int, default=None,
+    p.add_argument("--max-paragraph-tokens", type=positive_int, default=None,
                    help="override the checkpoint's paragraph length")
-    p.add_argument("--max-source-positions", type=int, default=None,
+    p.add_argument("--max-source-positions", type=positive_int, default=None,
                    help="override the checkpoint's flat cut (flat models)")
-    p.add_argument("--bootstrap-samples", type=int, default=1000,
+    p.add_argument("--bootstrap-samples", type=positive_int, default=1000,
                    help="bootstrap resamples of the 95%% interval (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--cpu", action="store_true", help="do not use a GPU")
     return p
 
 
-def cli_main(argv=None):
-    parser = get_parser()
-    args = parser.parse_args(argv)
-    for name in ("batch_size", "bootstrap_samples"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be at least 1")
-    if args.heatmaps < 0:
-        parser.error("--heatmaps must be at least 0")
-    raise SystemExit(run_command(PROG, run, args))
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":
-    cli_main()
+    sys.exit(cli_main())

@@ -1,28 +1,58 @@
-"""What every fairseq-hier data command does alike: its parser (the module docstring's first
-paragraph as description), its log lines on stderr, and one-line errors (a ValueError from our
-checks and readers becomes ``PROG: error: message`` on stderr and exit status 1, no traceback)."""
+"""What every fairseq-hier command does alike: its parser (the module docstring's first paragraph
+as description), its log lines on stderr, and how it fails (:func:`fairseq_hier.errors.run_main`:
+a ``HierError`` or ``OSError`` becomes ``PROG: error: message`` on stderr and exit status 1, no
+traceback; Ctrl-C prints ``PROG: interrupted`` and exits with 130)."""
 
 import argparse
 import logging
+import math
 import sys
 from typing import Callable
 
+from fairseq_hier.errors import HierError, check_range, run_main
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse, with a bad option answered in one line (``PROG: error: argument --x: ...``,
+    exit status 2) instead of the usage text followed by the error."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
 
 def command_parser(prog: str, doc: str) -> argparse.ArgumentParser:
-    return argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0],
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    return CommandParser(prog=prog, description=doc.split("\n\n")[0],
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def ranged(kind: Callable, low=None, high=None, low_open: bool = False) -> Callable:
+    """An argparse ``type`` that parses with ``kind`` (int, float) and refuses values out of
+    range while the options are parsed: ``ranged(int, 1)`` answers ``--workers -3`` with
+    ``argument --workers: must be >= 1, got -3``."""
+
+    def parse(text: str):
+        value = kind(text)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+        try:
+            return check_range("", value, low, high, low_open)
+        except HierError as e:
+            raise argparse.ArgumentTypeError(str(e).lstrip()) from None
+
+    parse.__name__ = kind.__name__  # argparse names the type in "invalid int value: 'x'"
+    return parse
+
+
+#: the usual argparse types of counts: ``type=positive_int`` (>= 1), ``type=count`` (>= 0)
+positive_int = ranged(int, 1)
+count = ranged(int, 0)
 
 
 def run_command(prog: str, run: Callable, args) -> int:
-    """``run(args)``; returns the exit status."""
+    """``run(args)`` as the command ``prog``; returns the exit status."""
     logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
                         level=logging.INFO, stream=sys.stderr)
-    try:
-        run(args)
-    except ValueError as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
-        return 1
-    return 0
+    return run_main(prog, lambda: run(args))
 
 
 def add_split_arguments(p: argparse.ArgumentParser, input_help: str, output_help: str) -> None:

@@ -31,14 +31,14 @@ import json
 import random
 import sys
 from collections import Counter
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from fairseq_hier.cli import make_demo_corpus as corpus
+from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.errors import HierError
+from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
 
-try:
-    from fairseq_hier.io import check_parallel, read_lines
-except ImportError:  # before the helpers moved out of cli/
-    from fairseq_hier.cli._text import check_parallel, read_lines
+PROG = "fairseq-hier-demo-facts"
 
 VALUE_ATTR: Dict[str, str] = {v: a for a, vs in corpus.VALUES.items() for v in vs}
 
@@ -51,13 +51,14 @@ def read_facts(path: str) -> List[dict]:
             truth = json.loads(line)
             facts = truth["facts"]
             if not isinstance(truth["entity"], str) or not facts:
-                raise ValueError("empty entity or facts")
+                raise HierError("empty entity or facts")
             for a, f in facts.items():
                 if a not in corpus.VALUES or VALUE_ATTR.get(f["value"]) != a:
-                    raise ValueError(f"unknown fact {a} = {f['value']!r}")
+                    raise HierError(f"unknown fact {a} = {f['value']!r}")
         except (ValueError, KeyError, TypeError, AttributeError) as e:
-            raise ValueError(f"{path}:{number}: not a ground-truth line of fairseq-hier-demo-corpus "
-                             f"({type(e).__name__}: {e})") from None
+            what = str(e) if isinstance(e, HierError) else f"{type(e).__name__}: {e}"
+            raise HierError(f"{path}:{number}: not a ground-truth line of fairseq-hier-demo-corpus "
+                            f"({what})") from None
         truths.append(truth)
     return truths
 
@@ -104,9 +105,9 @@ def fact_scores(truths: Sequence[dict], hypotheses: Sequence[str], resamples: in
     """Fact accuracy (with ``low``/``high``, its 95% bootstrap interval), wrong-fact rate and
     confusion rate, all as fractions (see the module docstring)."""
     if len(truths) != len(hypotheses):
-        raise ValueError(f"{len(truths)} ground-truth examples but {len(hypotheses)} hypotheses")
+        raise HierError(f"{len(truths)} ground-truth examples but {len(hypotheses)} hypotheses")
     if not truths:
-        raise ValueError("no examples to score")
+        raise HierError("no examples to score")
     counts = [score_example(t, h) for t, h in zip(truths, hypotheses)]
     total = {k: sum(c[k] for c in counts) for k in counts[0]}
     low, high = bootstrap_interval([c["correct"] for c in counts], [c["gold"] for c in counts],
@@ -145,19 +146,14 @@ def first_summaries(truths: Sequence[dict], sources: Sequence[str]) -> List[str]
     return out
 
 
-def _write(path: str, lines: Sequence[str]) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.writelines(line + "\n" for line in lines)
-
-
 def get_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fairseq-hier-demo-facts",
-                                     description=__doc__.split("\n")[0].rstrip())
+    parser = command_parser(PROG, __doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     score = sub.add_parser("score", help="fact accuracy of hypothesis files")
     score.add_argument("facts", help="{split}.facts.jsonl of fairseq-hier-demo-corpus")
     score.add_argument("hyps", nargs="+", metavar="[NAME=]HYPS", help="one summary per line")
-    score.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
+    score.add_argument("--resamples", type=positive_int, default=1000,
+                       help="bootstrap resamples")
     score.add_argument("--seed", type=int, default=1, help="bootstrap seed")
     base = sub.add_parser("baseline", help="write a baseline's summaries")
     base.add_argument("kind", choices=["frequent", "first"])
@@ -168,35 +164,44 @@ def get_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def cli_main(argv=None):
-    parser = get_parser()
-    args = parser.parse_args(argv)
-    try:
+def score(args) -> None:
+    truths = read_facts(args.facts)
+    print(f"{'system':<16}{'facts % [95% CI]':>22}{'wrong %':>9}{'confused %':>12}")
+    for item in args.hyps:
+        name, path = item.split("=", 1) if "=" in item else (item, item)
+        hyps = read_lines(path)
+        if len(hyps) != len(truths):
+            raise HierError(f"line counts differ: {args.facts} has {len(truths)} lines, "
+                            f"{path} has {len(hyps)} lines (one example per line is expected)")
+        s = fact_scores(truths, hyps, args.resamples, args.seed)
+        print(f"{name:<16}{100 * s['accuracy']:>7.1f} [{100 * s['low']:5.1f}, "
+              f"{100 * s['high']:5.1f}]{100 * s['wrong_rate']:>9.1f}"
+              f"{100 * s['confused_rate']:>12.1f}")
+
+
+def baseline(args) -> None:
+    inputs = [args.facts, args.train_facts if args.kind == "frequent" else args.source]
+    with atomic_outputs([args.output], inputs=inputs) as (f,):
         truths = read_facts(args.facts)
-        if args.command == "score":
-            print(f"{'system':<16}{'facts % [95% CI]':>22}{'wrong %':>9}{'confused %':>12}")
-            for item in args.hyps:
-                name, path = item.split("=", 1) if "=" in item else (item, item)
-                hyps = read_lines(path)
-                if len(hyps) != len(truths):
-                    raise ValueError(f"line counts differ: {args.facts} has {len(truths)} lines, "
-                                     f"{path} has {len(hyps)} lines (one example per line is expected)")
-                s = fact_scores(truths, hyps, args.resamples, args.seed)
-                print(f"{name:<16}{100 * s['accuracy']:>7.1f} [{100 * s['low']:5.1f}, "
-                      f"{100 * s['high']:5.1f}]{100 * s['wrong_rate']:>9.1f}{100 * s['confused_rate']:>12.1f}")
-        elif args.kind == "frequent":
-            if not args.train_facts:
-                parser.error("baseline frequent needs --train-facts")
-            _write(args.output, frequent_summaries(truths, read_facts(args.train_facts)))
+        if args.kind == "frequent":
+            lines = frequent_summaries(truths, read_facts(args.train_facts))
         else:
-            if not args.source:
-                parser.error("baseline first needs --source")
             sources = read_lines(args.source)
             check_parallel(args.facts, truths, args.source, sources)
-            _write(args.output, first_summaries(truths, sources))
-    except ValueError as e:
-        sys.exit(f"fairseq-hier-demo-facts: error: {e}")
+            lines = first_summaries(truths, sources)
+        f.writelines(line + "\n" for line in lines)
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    parser = get_parser()
+    args = parser.parse_args(argv)
+    if args.command == "baseline":
+        if args.kind == "frequent" and not args.train_facts:
+            parser.error("baseline frequent needs --train-facts")
+        if args.kind == "first" and not args.source:
+            parser.error("baseline first needs --source")
+    return run_command(PROG, score if args.command == "score" else baseline, args)
 
 
 if __name__ == "__main__":
-    cli_main()
+    sys.exit(cli_main())

@@ -21,6 +21,7 @@ from itertools import zip_longest
 from typing import Iterator, List, Optional
 
 from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.dependencies")
 PROG = "fairseq-hier-deps"
@@ -46,20 +47,20 @@ def run(args) -> None:
 
     examples = words = pieces = separators = arcs = 0
     parses, sources = read_conllu(args.conllu), source_lines(args.source)
-    with DependencyWriter(args.output_prefix) as writer:
+    with DependencyWriter(args.output_prefix, inputs=[args.conllu, args.source]) as writer:
         start = time.perf_counter()
         for n, (parse, tokens) in enumerate(zip_longest(parses, sources), 1):
             if parse is None or tokens is None:
                 have_parse = n - 1 + (parse is not None) + _count_rest(parses)
                 have_source = n - 1 + (tokens is not None) + _count_rest(sources)
-                raise ValueError(f"{args.conllu} has {have_parse} examples ('# newdoc' lines), "
-                                 f"{args.source} has {have_source} lines: one example per "
-                                 f"source line is expected")
+                raise HierError(f"{args.conllu} has {have_parse} examples ('# newdoc' lines), "
+                                f"{args.source} has {have_source} lines: one example per "
+                                f"source line is expected")
             line_words, piece_word = source_words(tokens, args.subword, args.separator)
             diff = match_words(parse.tokens, line_words, args.separator)
             if diff is not None:
-                raise ValueError(f"{args.conllu} example {n} (# newdoc on line {parse.line}) "
-                                 f"does not match {args.source} line {n}: {diff}")
+                raise HierError(f"{args.conllu} example {n} (# newdoc on line {parse.line}) "
+                                f"does not match {args.source} line {n}: {diff}")
             writer.add(project_heads(piece_word, parse.heads, n))
             examples += 1
             words += len(line_words)

@@ -39,7 +39,8 @@ import os
 import sys
 from typing import Dict, List, Optional, Tuple
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, count, run_command
+from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.doc_bleu")
 PROG = "fairseq-hier-doc-bleu"
@@ -65,21 +66,27 @@ def format_table(results: Dict[str, dict], baseline: str) -> str:
 
 def read_system(spec: str, rows, args) -> Tuple[str, str, List[str]]:
     """``NAME=LOG`` -> (name, log, the chunk hypotheses in map order)."""
-    from fairseq_hier.cli.hypotheses import read_hypotheses
+    from fairseq_hier.analysis.generate_log import read_hypotheses
 
     name, log = spec.split("=", 1) if "=" in spec else (os.path.basename(spec), spec)
     if not name or not log:
-        raise ValueError(f"bad system {spec!r}: expected NAME=LOG")
+        raise HierError(f"bad system {spec!r}: expected NAME=LOG")
     return name, log, read_hypotheses(log, len(rows), args.lines)
 
 
-def write_outputs(folder: str, name: str, rows, docs: List[str], chunks: List[str]) -> None:
+def write_outputs(folder: str, systems: Dict[str, Tuple[List[str], List[str]]], rows,
+                  inputs: List[str]) -> None:
+    """``NAME.docs`` and ``NAME.chunks.tsv`` of every system, all written together; none may be
+    one of ``inputs``."""
     from fairseq_hier.io import atomic_outputs
 
-    paths = [os.path.join(folder, f"{name}.docs"), os.path.join(folder, f"{name}.chunks.tsv")]
-    with atomic_outputs(paths) as (f_docs, f_chunks):
-        f_docs.writelines(d + "\n" for d in docs)
-        f_chunks.writelines(r.line().rstrip("\n") + f"\t{c}\n" for r, c in zip(rows, chunks))
+    paths = [os.path.join(folder, f"{name}{ext}") for name in systems
+             for ext in (".docs", ".chunks.tsv")]
+    with atomic_outputs(paths, inputs) as files:
+        for k, (docs, chunks) in enumerate(systems.values()):
+            f_docs, f_chunks = files[2 * k: 2 * k + 2]
+            f_docs.writelines(d + "\n" for d in docs)
+            f_chunks.writelines(r.line().rstrip("\n") + f"\t{c}\n" for r, c in zip(rows, chunks))
 
 
 def run(args) -> dict:
@@ -92,10 +99,12 @@ def run(args) -> dict:
     doc_refs, chunk_refs, ref_sentences = doc_bleu.load_references(args.ref, docids_path, rows)
     systems: Dict[str, Tuple[List[str], List[str]]] = {}
     hyp_steps: Dict[str, str] = {}
+    logs = []
     for spec in args.systems:
         name, log, raw = read_system(spec, rows, args)
+        logs.append(log)
         if name in systems:
-            raise ValueError(f"two systems named {name!r}: name them NAME=LOG")
+            raise HierError(f"two systems named {name!r}: name them NAME=LOG")
         chunks, steps = doc_bleu.postprocess_hypotheses(raw, args.tgt_lang,
                                                         not args.no_detokenize, log)
         docs = [text for _, text in reassemble(rows, chunks)]
@@ -119,8 +128,7 @@ def run(args) -> dict:
             if len(systems) == 1:
                 results[name].pop("p_value", None)
     if args.output_dir:
-        for name, (docs, chunks) in systems.items():
-            write_outputs(args.output_dir, name, rows, docs, chunks)
+        write_outputs(args.output_dir, systems, rows, [args.chunks, args.ref, docids_path, *logs])
     print(format_table(results, baseline))
     note = (f"; {args.bootstrap} paired resamples (seed {args.seed}); p: one-sided, share of "
             f"resamples in which the system does not beat {baseline}; * p < {ALPHA}"
@@ -163,15 +171,13 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--tokenize", default=None, choices=sorted(BLEU.TOKENIZERS),
                    help="sacreBLEU tokenizer (default: zh for a zh target, else 13a; 'none' "
                         "for text tokenised beforehand)")
-    p.add_argument("--bootstrap", type=int, default=1000,
+    p.add_argument("--bootstrap", type=count, default=1000,
                    help="bootstrap resamples over documents for the intervals and the paired "
                         "test (0: none)")
     p.add_argument("--seed", type=int, default=BLEU_SEED,
                    help=f"resampling seed (default {BLEU_SEED}, sacreBLEU's; not 0)")
     p.add_argument("--output-dir", default=None, help="write NAME.docs and NAME.chunks.tsv here")
     args = p.parse_args(argv)
-    if args.bootstrap < 0:
-        p.error(f"--bootstrap must be >= 0, got {args.bootstrap}")
     if args.tokenize is None:
         from fairseq_hier.analysis.doc_bleu import default_tokenize
 

@@ -17,22 +17,13 @@ import logging
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import add_split_arguments, command_parser, run_command
+from fairseq_hier.cli.common import add_split_arguments, command_parser, ranged, run_command
+from fairseq_hier.data.doc_chunks import apply_bpe, check_codes  # noqa: F401  (also used here)
+from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.doc_chunk")
 PROG = "fairseq-hier-doc-chunk"
 SHOWN = 5  # truncated sentences named in the log
-
-
-def apply_bpe(codes: str, sentences: List[str]) -> List[str]:
-    import os
-
-    if not os.path.exists(codes):
-        raise ValueError(f"{codes} not found (learn it with: fastbpe learnbpe 40000 "
-                         f"train.tok.SRC train.tok.TGT > {codes})")
-    import fastBPE
-
-    return fastBPE.fastBPE(codes).apply(sentences)
 
 
 def sentence_lines(docs) -> List[int]:
@@ -52,6 +43,7 @@ def run(args):
                                               write_chunks)
     from fairseq_hier.data.documents import read_documents, split_paths
 
+    check_codes(args.codes)  # before the documents are read: fastBPE crashes on bad codes
     docs = read_documents(args.input, args.src_lang, args.tgt_lang)
     paths = dict(zip(("src", "tgt"), split_paths(args.input, args.src_lang, args.tgt_lang)))
     limit = args.max_chunk_tokens
@@ -63,9 +55,9 @@ def run(args):
         for tokens, n in zip(bpe[side], lines):
             bad = set(tokens) & set(SPECIAL_SYMBOLS)
             if bad:
-                raise ValueError(f"{paths[side]}:{n}: the sentence holds {sorted(bad)[0]!r}, one "
-                                 f"of fairseq's special symbols {SPECIAL_SYMBOLS}: escape or "
-                                 f"remove it before chunking")
+                raise HierError(f"{paths[side]}:{n}: the sentence holds {sorted(bad)[0]!r}, one "
+                                f"of fairseq's special symbols {SPECIAL_SYMBOLS}: escape or "
+                                f"remove it before chunking")
     truncated, stats = [], {"sentences": 0, "src_tokens": 0, "tgt_tokens": 0}
 
     def chunks():
@@ -88,7 +80,8 @@ def run(args):
                        [" ".join(t) for t in tgt[a:b + 1]])
             start = stop
 
-    n = write_chunks(args.output, args.src_lang, args.tgt_lang, chunks())
+    n = write_chunks(args.output, args.src_lang, args.tgt_lang, chunks(),
+                     inputs=[*split_paths(args.input, args.src_lang, args.tgt_lang), args.codes])
     if truncated:
         logger.warning(f"{len(truncated)} sentence(s) longer than --max-chunk-tokens {limit} on a "
                        f"side: each is its own chunk, cut to {limit} tokens on that side; first: "
@@ -106,10 +99,11 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     add_split_arguments(p, "prefix of the tokenised INPUT.{src,tgt,docids}",
                         "prefix of OUTPUT.{src,tgt,chunks}")
     p.add_argument("--codes", required=True, help="joint fastBPE codes (fastbpe learnbpe)")
-    p.add_argument("--max-chunk-tokens", type=int, default=512,
+    p.add_argument("--max-chunk-tokens", type=ranged(int, 2), default=512,
                    help="most BPE tokens of a chunk on either side, the source's BOS markers "
-                        "included, EOS not (004: 512)")
+                        "included, EOS not (004: 512; at least 2: a BOS and a token)")
     return run_command(PROG, run, p.parse_args(argv))
+
 
 if __name__ == "__main__":
     sys.exit(cli_main())

@@ -14,11 +14,16 @@ German renders by that noun's gender (er / sie / es), so a sentence seen alone i
 its chunk (which holds the noun's sentence unless the document was cut before) settles it.
 """
 
-import argparse
 import random
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from fairseq_hier.cli.common import command_parser, count, ranged, run_command
+from fairseq_hier.io import atomic_outputs, write_text
+
+PROG = "fairseq-hier-doc-demo-corpus"
+NC_TSV = "news-commentary-v15.de-en.tsv"
 
 # (English, German) pairs; nouns carry German gender
 NOUNS = [("river", "Fluss", "er"), ("bridge", "Brücke", "sie"), ("boat", "Boot", "es"),
@@ -50,14 +55,15 @@ def toy_document(rng: random.Random, sentences: int, long_sentence: bool = False
     return src, tgt
 
 
-def write_nc_tsv(path: Path, docs: Sequence[Doc]) -> None:
+def nc_tsv_text(docs: Sequence[Doc]) -> str:
     """News Commentary v15 layout: ``de<TAB>en`` lines, an empty line between documents."""
-    path.write_text("\n\n".join("\n".join(f"{d}\t{e}" for e, d in zip(src, tgt))
-                                for src, tgt in docs) + "\n", encoding="utf-8")
+    return "\n\n".join("\n".join(f"{d}\t{e}" for e, d in zip(src, tgt))
+                       for src, tgt in docs) + "\n"
 
 
-def write_sgm(folder: Path, year: int, docs: Sequence[Doc]) -> None:
-    """WMT newstest fake SGML: ``newstestYYYY-ende-src.en.sgm`` and ``-ref.de.sgm``."""
+def sgm_texts(year: int, docs: Sequence[Doc]) -> Dict[str, str]:
+    """WMT newstest fake SGML: ``newstestYYYY-ende-src.en.sgm`` and ``-ref.de.sgm``, by name."""
+    texts = {}
     for side, name, lang in ((0, "src", "en"), (1, "ref", "de")):
         head = (f'<srcset setid="newstest{year}" srclang="any">' if side == 0 else
                 f'<refset setid="newstest{year}" srclang="any" trglang="de">')
@@ -67,35 +73,54 @@ def write_sgm(folder: Path, year: int, docs: Sequence[Doc]) -> None:
             lines += [f'<seg id="{i + 1}">{s}</seg>' for i, s in enumerate(doc[side])]
             lines += ["</p>", "</doc>"]
         lines.append("</srcset>" if side == 0 else "</refset>")
-        (folder / f"newstest{year}-ende-{name}.{lang}.sgm").write_text("\n".join(lines) + "\n",
-                                                                       encoding="utf-8")
+        texts[f"newstest{year}-ende-{name}.{lang}.sgm"] = "\n".join(lines) + "\n"
+    return texts
+
+
+def write_files(folder: Path, texts: Dict[str, str]) -> None:
+    """``folder/NAME`` for each text, written together or not at all."""
+    with atomic_outputs([Path(folder) / name for name in texts]) as files:
+        for f, text in zip(files, texts.values()):
+            f.write(text)
+
+
+def write_nc_tsv(path: Path, docs: Sequence[Doc]) -> None:
+    write_text(path, nc_tsv_text(docs))
+
+
+def write_sgm(folder: Path, year: int, docs: Sequence[Doc]) -> None:
+    write_files(folder, sgm_texts(year, docs))
 
 
 def write_corpus(out: Path, train_docs: int, valid_docs: int, test_docs: int, seed: int,
                  max_sentences: int = 9) -> None:
+    """The five files of the corpus, written together or not at all."""
     rng = random.Random(seed)
-    out.mkdir(parents=True, exist_ok=True)
-    write_nc_tsv(out / "news-commentary-v15.de-en.tsv",
-                 [toy_document(rng, rng.randint(2, max_sentences)) for _ in range(train_docs)])
-    write_sgm(out, 2018, [toy_document(rng, rng.randint(2, max_sentences)) for _ in range(valid_docs)])
-    write_sgm(out, 2020, [toy_document(rng, rng.randint(2, max_sentences)) for _ in range(test_docs)])
+    texts = {NC_TSV: nc_tsv_text([toy_document(rng, rng.randint(2, max_sentences))
+                                  for _ in range(train_docs)])}
+    for year, n in ((2018, valid_docs), (2020, test_docs)):
+        texts.update(sgm_texts(year, [toy_document(rng, rng.randint(2, max_sentences))
+                                      for _ in range(n)]))
+    write_files(out, texts)
 
 
-def cli_main(argv: Optional[List[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="fairseq-hier-doc-demo-corpus",
-                                description=__doc__.split("\n\n")[0])
-    p.add_argument("out_dir", type=Path, help="where to write the published-layout files")
-    p.add_argument("--train-docs", type=int, default=400, help="training documents")
-    p.add_argument("--valid-docs", type=int, default=20, help="newstest2018 documents")
-    p.add_argument("--test-docs", type=int, default=40, help="newstest2020 documents")
-    p.add_argument("--max-sentences", type=int, default=9, help="most sentences of a document")
-    p.add_argument("--seed", type=int, default=0, help="random seed")
-    args = p.parse_args(argv)
+def run(args) -> None:
     write_corpus(args.out_dir, args.train_docs, args.valid_docs, args.test_docs, args.seed,
                  args.max_sentences)
     print(f"wrote {args.out_dir}: {args.train_docs} training, {args.valid_docs} validation and "
           f"{args.test_docs} test documents")
-    return 0
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    p = command_parser(PROG, __doc__)
+    p.add_argument("out_dir", type=Path, help="where to write the published-layout files")
+    p.add_argument("--train-docs", type=count, default=400, help="training documents")
+    p.add_argument("--valid-docs", type=count, default=20, help="newstest2018 documents")
+    p.add_argument("--test-docs", type=count, default=40, help="newstest2020 documents")
+    p.add_argument("--max-sentences", type=ranged(int, 2), default=9,
+                   help="most sentences of a document (at least 2)")
+    p.add_argument("--seed", type=int, default=0, help="random seed")
+    return run_command(PROG, run, p.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -51,6 +51,7 @@ import sys
 from typing import Iterator, List, NamedTuple, Optional, Tuple
 
 from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.errors import HierError
 
 PROG = "fairseq-hier-doc-extract"
 # the inputs each format reads: "pair" (--pair SRC REF), "file" (--file F), "folder" (--folder D)
@@ -149,12 +150,12 @@ def check_inputs_exist(args) -> None:
             if item.kind == "folder":
                 if not os.path.isdir(path):
                     what = "not a folder" if os.path.exists(path) else "not found"
-                    raise ValueError(f"{path}: {what} (--folder of split {args.output})")
+                    raise HierError(f"{path}: {what} (--folder of split {args.output})")
             elif not os.path.isfile(path):
                 what = "a folder, not a file" if os.path.isdir(path) else "not found"
                 hint = ("; document folders are read with --folder"
                         if os.path.isdir(path) and args.format == "doc-split" else "")
-                raise ValueError(f"{path}: {what} (--{item.kind} of split {args.output}{hint})")
+                raise HierError(f"{path}: {what} (--{item.kind} of split {args.output}{hint})")
 
 
 def document_folders(args) -> List[List[str]]:
@@ -211,19 +212,20 @@ def run(args) -> int:
     from fairseq_hier.data.documents import split_paths, write_documents
 
     check_inputs_exist(args)
-    docs, origin = [], {}  # origin: docid -> the input it came from
+    docs, origin, inputs = [], {}, []  # origin: docid -> the input it came from
     for item, read in read_inputs(args):
+        inputs.extend(item.paths)
         if not read:
-            raise ValueError(f"{item.label}: no document left to write (see the log for what "
-                             f"was skipped)")
+            raise HierError(f"{item.label}: no document left to write (see the log for what "
+                            f"was skipped)")
         for doc in read:
             if doc.docid in origin:
-                raise ValueError(f"{item.label}: docid {doc.docid!r} was already read from "
-                                 f"{origin[doc.docid]} (docids must be unique across inputs)")
+                raise HierError(f"{item.label}: docid {doc.docid!r} was already read from "
+                                f"{origin[doc.docid]} (docids must be unique across inputs)")
             origin[doc.docid] = item.label
         print(f"{item.label}: {len(read)} documents, {sum(len(d.src) for d in read)} sentences")
         docs.extend(read)
-    n = write_documents(args.output, args.src_lang, args.tgt_lang, docs)
+    n = write_documents(args.output, args.src_lang, args.tgt_lang, docs, inputs=inputs)
     print(f"total: {n} documents, {sum(len(d.src) for d in docs)} sentences -> "
           f"{', '.join(split_paths(args.output, args.src_lang, args.tgt_lang))}")
     return n

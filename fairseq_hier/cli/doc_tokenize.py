@@ -17,7 +17,7 @@ import sys
 import time
 from typing import List, Optional
 
-from fairseq_hier.cli.common import add_split_arguments, command_parser, run_command
+from fairseq_hier.cli.common import add_split_arguments, command_parser, positive_int, run_command
 
 logger = logging.getLogger("fairseq_hier.doc_tokenize")
 PROG = "fairseq-hier-doc-tokenize"
@@ -51,7 +51,8 @@ def tokenize_sentences(sentences: List[str], lang: str, workers: int, progress: 
 
 
 def run(args) -> int:
-    from fairseq_hier.data.documents import Document, read_documents, write_documents
+    from fairseq_hier.data.documents import (Document, read_documents, split_paths,
+                                             write_documents)
 
     docs = read_documents(args.input, args.src_lang, args.tgt_lang)
     start = time.perf_counter()
@@ -61,7 +62,8 @@ def run(args) -> int:
         sides[lang] = iter(tokenize_sentences(flat, lang, args.workers, not args.no_progress_bar))
     out = [Document(d.docid, [next(sides[args.src_lang]) for _ in d.src],
                     [next(sides[args.tgt_lang]) for _ in d.tgt]) for d in docs]
-    write_documents(args.output, args.src_lang, args.tgt_lang, out)
+    write_documents(args.output, args.src_lang, args.tgt_lang, out,
+                    inputs=split_paths(args.input, args.src_lang, args.tgt_lang))
     seconds = time.perf_counter() - start
     sentences = sum(len(d.src) for d in docs)
     logger.info(f"tokenised {args.input} -> {args.output}: {len(docs)} documents, {sentences} "
@@ -74,8 +76,9 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p = command_parser(PROG, __doc__)
     add_split_arguments(p, "prefix of INPUT.{src,tgt,docids}",
                         "prefix of the tokenised OUTPUT.{src,tgt,docids}")
-    p.add_argument("--workers", type=int, default=1, help="worker processes")
+    p.add_argument("--workers", type=positive_int, default=1, help="worker processes")
     return run_command(PROG, run, p.parse_args(argv))
+
 
 if __name__ == "__main__":
     sys.exit(cli_main())

@@ -12,7 +12,8 @@ On CUDA (the default when present) the max batch is searched with real out-of-me
 capped allocator; on CPU (``--cpu`` or no GPU) on the measured peak allocations of each tried
 batch, which costs one training step per try: at 000's widths that is minutes per model on a
 few cores (use ``--max-batch-limit``, smaller ``--tokens`` / ``--embed-dim``, or
-``--no-max-batch``). Prints the table, then the JSON as its last line.
+``--no-max-batch``). Prints the table, then the JSON as its last line; ``--output`` is checked
+before anything is measured and written whole or not at all.
 """
 
 import argparse
@@ -22,7 +23,8 @@ import shlex
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import run_command
+from fairseq_hier.cli.common import command_parser, positive_int, ranged, run_command
+from fairseq_hier.io import atomic_outputs
 
 PROG = "fairseq-hier-efficiency"
 # kept here (not imported) so that --help stays light; checked against the analysis module's
@@ -31,31 +33,30 @@ ARCHS = ("transformer", "pht", "vht", "liu_ht", "parsingsum_ft", "parsingsum_ht"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__.split("\n\n", 1)[1])
+    p = command_parser(PROG, __doc__)
+    p.epilog = __doc__.split("\n\n", 1)[1]
     p.add_argument("--archs", nargs="+", choices=ARCHS, default=list(ARCHS), metavar="ARCH",
                    help=f"rows, in order (default: all of {', '.join(ARCHS)})")
-    p.add_argument("--tokens", type=int, default=1600,
+    p.add_argument("--tokens", type=ranged(int, 100), default=1600,
                    help="source tokens, a multiple of 100 (paragraphs of 100); 000: 1600")
-    p.add_argument("--memory-budget-gib", type=float, default=11.0,
+    p.add_argument("--memory-budget-gib", type=ranged(float, 0, low_open=True), default=11.0,
                    help="memory budget of the max-batch search (000: an 11 GB 2080 Ti)")
-    p.add_argument("--layers", type=int, default=3, help="encoder and decoder layers (000: 3)")
-    p.add_argument("--embed-dim", type=int, default=256,
+    p.add_argument("--layers", type=positive_int, default=3, help="encoder and decoder layers (000: 3)")
+    p.add_argument("--embed-dim", type=positive_int, default=256,
                    help="model dimension d (FFN 4d; 000: 256)")
-    p.add_argument("--heads", type=int, default=4, help="attention heads (000: 4)")
-    p.add_argument("--vocab", type=int, default=None,
+    p.add_argument("--heads", type=positive_int, default=4, help="attention heads (000: 4)")
+    p.add_argument("--vocab", type=ranged(int, 8), default=None,
                    help="symbols of the synthetic dictionary (default 32000; with --data: the "
                         "data-bin's dictionary)")
-    p.add_argument("--batch-size", type=int, default=1,
+    p.add_argument("--batch-size", type=positive_int, default=1,
                    help="batch of the peak-memory column (default 1)")
-    p.add_argument("--max-batch-limit", type=int, default=1024,
+    p.add_argument("--max-batch-limit", type=positive_int, default=1024,
                    help="largest batch the search tries")
     p.add_argument("--no-max-batch", action="store_true", help="skip the max-batch search")
-    p.add_argument("--valid-examples", type=int, default=64,
+    p.add_argument("--valid-examples", type=positive_int, default=64,
                    help="synthetic validation examples (without --data)")
-    p.add_argument("--valid-batch-size", type=int, default=8, help="validation batch size")
-    p.add_argument("--valid-repeats", type=int, default=1,
+    p.add_argument("--valid-batch-size", type=positive_int, default=8, help="validation batch size")
+    p.add_argument("--valid-repeats", type=positive_int, default=1,
                    help="timed validation passes; the fastest counts (default 1)")
     p.add_argument("--data", default=None, metavar="DATA_BIN",
                    help="time validation on this data-bin's valid split (hierarchical_"
@@ -68,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dtype", choices=("fp32", "bf16"), default="fp32",
                    help="fp32 or bf16 autocast (weights and Adam stay fp32)")
     p.add_argument("--cpu", action="store_true", help="measure on CPU even if CUDA is present")
-    p.add_argument("--threads", type=int, default=None,
+    p.add_argument("--threads", type=positive_int, default=None,
                    help="torch CPU threads (1 on a shared machine: several threads slow down "
                         "unevenly when other processes take cores)")
     p.add_argument("--output", default=None, help="write efficiency.json here")
@@ -76,18 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def check_args(parser: argparse.ArgumentParser, args) -> None:
-    if args.tokens <= 0 or args.tokens % 100:
+    """The rules between options (each option's own range is checked when parsed)."""
+    if args.tokens % 100:
         parser.error(f"--tokens must be a positive multiple of 100, got {args.tokens}")
-    for flag in ("layers", "embed_dim", "heads", "batch_size", "max_batch_limit",
-                 "valid_examples", "valid_batch_size", "valid_repeats"):
-        if getattr(args, flag) < 1:
-            parser.error(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(args, flag)}")
     if args.embed_dim % args.heads:
         parser.error(f"--embed-dim {args.embed_dim} is not divisible by --heads {args.heads}")
-    if args.memory_budget_gib <= 0:
-        parser.error(f"--memory-budget-gib must be > 0, got {args.memory_budget_gib}")
-    if args.vocab is not None and args.vocab < 8:
-        parser.error(f"--vocab must be >= 8, got {args.vocab}")
     if args.data is not None and not os.path.isdir(args.data):
         parser.error(f"--data {args.data}: no such directory")
     if (args.dependency_parse or args.task_args) and args.data is None:
@@ -97,6 +91,20 @@ def check_args(parser: argparse.ArgumentParser, args) -> None:
 
 
 def run(args) -> dict:
+    if args.output:  # a bad --output is refused before minutes of measuring
+        with atomic_outputs([args.output]) as (f,):
+            result = measure(args)
+            json.dump(result, f, indent=1)
+            f.write("\n")
+        print(f"wrote {args.output}")
+    else:
+        result = measure(args)
+    print(json.dumps(result))
+    return result
+
+
+def measure(args) -> dict:
+    """Measure the table and print it."""
     import torch
 
     from fairseq_hier.analysis import efficiency as eff
@@ -110,17 +118,6 @@ def run(args) -> dict:
         args.max_batch_limit, args.data, args.dependency_parse, shlex.split(args.task_args),
         args.vocab, args.heads, not args.no_max_batch, eff.log_stderr, args.valid_repeats)
     print(eff.format_table(result))
-    if args.output:
-        folder = os.path.dirname(os.path.abspath(args.output))
-        try:
-            os.makedirs(folder, exist_ok=True)
-            with open(args.output, "w", encoding="utf-8") as f:
-                json.dump(result, f, indent=1)
-                f.write("\n")
-        except OSError as e:
-            raise ValueError(f"cannot write {args.output}: {e.strerror or e}") from None
-        print(f"wrote {args.output}")
-    print(json.dumps(result))
     return result
 
 

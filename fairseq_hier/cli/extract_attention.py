@@ -15,13 +15,17 @@ The paragraph cut (``--max-paragraphs``, ``--max-paragraph-tokens``) is the one 
 trained with unless overridden here; eta covers exactly the paragraphs the model saw.
 """
 
-import argparse
 import logging
 import os
 import sys
 import time
 
 import torch
+
+from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.errors import HierError
+
+PROG = "fairseq-hier-extract-attention"
 
 logger = logging.getLogger("fairseq_hier.extract_attention")
 
@@ -50,13 +54,16 @@ def extract(args) -> dict:
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
     if not os.path.exists(args.path):
-        raise FileNotFoundError(f"--path {args.path}: no such checkpoint")
-    models, cfg, task = checkpoint_utils.load_model_ensemble_and_task([args.path],
-                                                                       arg_overrides=overrides)
+        raise HierError(f"--path {args.path}: no such checkpoint")
+    from fairseq_hier.safe_loading import trusting
+
+    with trusting(args.trust_checkpoint):
+        models, cfg, task = checkpoint_utils.load_model_ensemble_and_task(
+            [args.path], arg_overrides=overrides)
     model = models[0]
     if not getattr(model, "hierarchical_source", False):
-        raise ValueError(f"{args.path} holds a {type(model).__name__}; labels need a hierarchical "
-                         f"model (pht, vht)")
+        raise HierError(f"{args.path} holds a {type(model).__name__}; labels need a hierarchical "
+                        f"model (pht, vht)")
     use_cuda = torch.cuda.is_available() and not args.cpu
     model = model.cuda() if use_cuda else model
     model.eval()
@@ -66,18 +73,19 @@ def extract(args) -> dict:
     for split in args.splits:
         task.load_dataset(split)
         dataset = task.datasets[split]
-        writer = AttentionLabelWriter(args.destdir, split, embed_dim)
         start_time = time.time()
-        for start in range(0, len(dataset), args.batch_size):
-            batch = dataset.collater([dataset[i] for i in range(start, min(start + args.batch_size,
-                                                                          len(dataset)))])
-            batch = utils.move_to_cuda(batch) if use_cuda else batch
-            with torch.no_grad():
-                phi, eta, present = teacher_forced_labels(model, batch["net_input"],
-                                                          batch["target"], pad)
-            for row, n in enumerate(present.sum(-1).tolist()):  # writing, one item per example
-                writer.add(phi[row, :n], eta[row, :n])
-        writer.finalize()
+        # the split's files appear once all its examples are written (an error removes them)
+        with AttentionLabelWriter(args.destdir, split, embed_dim, inputs=[args.path]) as writer:
+            for start in range(0, len(dataset), args.batch_size):
+                batch = dataset.collater([dataset[i] for i in
+                                          range(start, min(start + args.batch_size, len(dataset)))])
+                batch = utils.move_to_cuda(batch) if use_cuda else batch
+                with torch.no_grad():
+                    phi, eta, present = teacher_forced_labels(model, batch["net_input"],
+                                                              batch["target"], pad)
+                for row, n in enumerate(present.sum(-1).tolist()):  # one item per example
+                    writer.add(phi[row, :n], eta[row, :n])
+            writer.finalize()
         counts[split] = writer.count
         logger.info(f"[{split}] {writer.count} examples -> {args.destdir} "
                     f"({time.time() - start_time:.1f} s)")
@@ -91,19 +99,23 @@ def extract(args) -> dict:
 
 
 def get_parser():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = command_parser(PROG, __doc__)
     parser.add_argument("data", help="data-bin of the hierarchical_summarization task")
     parser.add_argument("--path", required=True, help="trained PHT/VHT checkpoint")
     parser.add_argument("--destdir", required=True, help="label directory to write")
     parser.add_argument("--splits", nargs="+", default=["train", "valid"],
                         help="splits to extract (default: train valid)")
-    parser.add_argument("--batch-size", type=int, default=32, help="examples per forward pass")
-    parser.add_argument("--max-paragraphs", type=int, default=None,
+    parser.add_argument("--batch-size", type=positive_int, default=32,
+                        help="examples per forward pass")
+    parser.add_argument("--max-paragraphs", type=positive_int, default=None,
                         help="override the checkpoint's paragraph count")
-    parser.add_argument("--max-paragraph-tokens", type=int, default=None,
+    parser.add_argument("--max-paragraph-tokens", type=positive_int, default=None,
                         help="override the checkpoint's paragraph length")
     parser.add_argument("--cpu", action="store_true", help="do not use a GPU")
+    parser.add_argument("--trust-checkpoint", action="store_true",
+                        help="load a checkpoint that holds objects beyond weights and options "
+                             "(torch.load(weights_only=False): it may run code; only for files "
+                             "you trust)")
     return parser
 
 
@@ -115,19 +127,12 @@ def _drop_tensorboardx_notice(record: logging.LogRecord) -> bool:
     return not record.getMessage().startswith("Please install tensorboardX")
 
 
-def cli_main(argv=None):
-    logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
-                        level=logging.INFO, stream=sys.stdout)
+def cli_main(argv=None) -> int:
     # scoped to the one fairseq logger that prints it, before fairseq is imported (in extract)
     logging.getLogger("fairseq.tasks.text_to_speech").addFilter(_drop_tensorboardx_notice)
     args = get_parser().parse_args(argv)
-    if args.batch_size < 1:
-        raise SystemExit("fairseq-hier-extract-attention: error: --batch-size must be >= 1")
-    try:
-        extract(args)
-    except (ValueError, OSError) as e:  # FileNotFoundError included
-        raise SystemExit(f"fairseq-hier-extract-attention: error: {e}")
+    return run_command(PROG, extract, args)
 
 
 if __name__ == "__main__":
-    cli_main()
+    sys.exit(cli_main())

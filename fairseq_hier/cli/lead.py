@@ -9,13 +9,14 @@ token of its own and is removed, so the title and the paragraphs are read in ord
 K counts the whitespace tokens of the reference line as it is. Line counts must be equal.
 """
 
-import argparse
 import logging
 import sys
 from typing import List, Optional
 
-from fairseq_hier.io import check_parallel, read_lines
+from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
 
+PROG = "fairseq-hier-lead"
 logger = logging.getLogger("fairseq_hier.lead")
 
 
@@ -31,11 +32,12 @@ def lead(source: str, reference: str, separator: str = "<P>") -> str:
 
 def lead_file(source_path: str, reference_path: str, output_path: str,
               separator: str = "<P>") -> int:
-    """Write one Lead summary per line of ``source_path``; return the number written."""
+    """Write one Lead summary per line of ``source_path`` (all or nothing; an output that is one
+    of the inputs is refused); return the number written."""
     sources, references = read_lines(source_path), read_lines(reference_path)
     check_parallel(source_path, sources, reference_path, references)
     short = 0
-    with open(output_path, "w", encoding="utf-8") as f:
+    with atomic_outputs([output_path], inputs=[source_path, reference_path]) as (f,):
         for source, reference in zip(sources, references):
             summary = lead(source, reference, separator)
             short += len(summary.split()) < len(reference.split())
@@ -49,11 +51,13 @@ def lead_file(source_path: str, reference_path: str, output_path: str,
     return len(sources)
 
 
-def cli_main(argv: Optional[List[str]] = None) -> None:
-    logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
-                        level=logging.INFO)
-    parser = argparse.ArgumentParser(
-        prog="fairseq-hier-lead", description=__doc__.split("\n\n")[0].replace("\n", " "))
+def run(args) -> None:
+    n = lead_file(args.source, args.reference, args.output, args.paragraph_separator)
+    logger.info(f"wrote {n} Lead summaries to {args.output}")
+
+
+def get_parser():
+    parser = command_parser(PROG, __doc__)
     parser.add_argument("--source", required=True,
                         help="raw source lines: title <P> paragraph 1 <P> paragraph 2 ...")
     parser.add_argument("--reference", required=True,
@@ -61,13 +65,12 @@ def cli_main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--output", required=True, help="Lead summaries, one per line")
     parser.add_argument("--paragraph-separator", default="<P>",
                         help="paragraph-boundary token, removed from the output (default <P>)")
-    args = parser.parse_args(argv)
-    try:
-        n = lead_file(args.source, args.reference, args.output, args.paragraph_separator)
-    except (ValueError, OSError) as e:
-        sys.exit(f"fairseq-hier-lead: error: {e}")
-    logger.info(f"wrote {n} Lead summaries to {args.output}")
+    return parser
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":
-    cli_main()
+    sys.exit(cli_main())

@@ -39,7 +39,8 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, ranged, run_command
+from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.lexrank")
 PROG = "fairseq-hier-lexrank"
@@ -56,7 +57,7 @@ def lexrank_scores(similarity: np.ndarray, damping: float = 0.85,
     uniform); then ``p = (1 - damping) / P + damping * M^T p`` from ``p = 1 / P`` until
     ``|p_new - p|_1 < tol``."""
     if not 0.0 < damping <= 1.0:
-        raise ValueError(f"--damping must be in (0, 1], got {damping}")
+        raise HierError(f"--damping must be in (0, 1], got {damping}")
     s = np.asarray(similarity, dtype=np.float64)
     p_count = s.shape[0]
     if threshold is not None:
@@ -110,20 +111,20 @@ def lexrank_file(source_path: str, reference_path: str, output_path: str,
     from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
 
     if not 0.0 < damping <= 1.0:
-        raise ValueError(f"--damping must be in (0, 1], got {damping}")
+        raise HierError(f"--damping must be in (0, 1], got {damping}")
     if threshold is not None and not 0.0 <= threshold < 1.0:
-        raise ValueError(f"--threshold must be in [0, 1) (a cosine; 1 would leave no edge), "
-                         f"got {threshold}")
+        raise HierError(f"--threshold must be in [0, 1) (a cosine; 1 would leave no edge), "
+                        f"got {threshold}")
     sources, references = read_lines(source_path), read_lines(reference_path)
     check_parallel(source_path, sources, reference_path, references)
     examples = [text_paragraphs(s, separator) for s in sources]
     for lineno, paragraphs in enumerate(examples, 1):
         if not paragraphs:
-            raise ValueError(f"{source_path}:{lineno}: no paragraph (expected 'title {separator} "
-                             f"paragraph 1 {separator} ...' with at least one non-empty "
-                             f"paragraph)")
+            raise HierError(f"{source_path}:{lineno}: no paragraph (expected 'title {separator} "
+                            f"paragraph 1 {separator} ...' with at least one non-empty "
+                            f"paragraph)")
     short = empty = 0
-    with atomic_outputs([output_path]) as (out,):
+    with atomic_outputs([output_path], inputs=[source_path, reference_path]) as (out,):
         for paragraphs, reference in tqdm(list(zip(examples, references)), disable=not progress,
                                           unit="ex", mininterval=1.0, desc="lexrank"):
             k = len(reference.split())
@@ -155,9 +156,9 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--reference", required=True,
                    help="reference summaries, one per line (their token counts give K)")
     p.add_argument("--output", required=True, help="LexRank summaries, one per line")
-    p.add_argument("--damping", type=float, default=0.85,
+    p.add_argument("--damping", type=ranged(float, 0, 1, low_open=True), default=0.85,
                    help="probability of following an edge (PageRank's d; default 0.85)")
-    p.add_argument("--threshold", type=float, default=None,
+    p.add_argument("--threshold", type=ranged(float, 0, 1), default=None,
                    help="thresholded LexRank: binary edges where the cosine exceeds this "
                         "(default: continuous LexRank, edges weighted by the cosines)")
     p.add_argument("--paragraph-separator", default="<P>",

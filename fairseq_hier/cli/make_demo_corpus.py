@@ -49,7 +49,13 @@ import argparse
 import json
 import os
 import random
-from typing import Dict, List, Sequence, Tuple
+import sys
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from fairseq_hier.cli.common import command_parser, count, positive_int, ranged, run_command
+from fairseq_hier.io import atomic_outputs
+
+PROG = "fairseq-hier-demo-corpus"
 
 SEP = "<P>"
 HEADING_MARK = ":"  # "name :" opens every paragraph about a place
@@ -242,22 +248,25 @@ def make_example(rng: random.Random, args) -> Tuple[str, str, dict]:
     return source, summary(name, facts), truth
 
 
-def write_split(prefix: str, n: int, rng: random.Random, args) -> Dict[str, float]:
+SPLITS = ("train", "valid", "test")
+SUFFIXES = ("src", "tgt", "facts.jsonl")
+
+
+def write_split(files, n: int, rng: random.Random, args) -> Dict[str, float]:
+    """Write ``n`` examples to the open ``(src, tgt, facts.jsonl)`` files; return the statistics."""
     stats = {"examples": n, "paragraphs": 0, "src_tokens": 0, "tgt_tokens": 0}
     vocab = set()
-    with open(prefix + ".src", "w", encoding="utf-8", newline="\n") as fs, \
-            open(prefix + ".tgt", "w", encoding="utf-8", newline="\n") as ft, \
-            open(prefix + ".facts.jsonl", "w", encoding="utf-8", newline="\n") as ff:
-        for _ in range(n):
-            src, tgt, truth = make_example(rng, args)
-            fs.write(src + "\n")
-            ft.write(tgt + "\n")
-            ff.write(json.dumps(truth, sort_keys=True) + "\n")
-            stats["paragraphs"] += src.count(SEP)
-            stats["src_tokens"] += len(src.split()) - src.count(SEP)
-            stats["tgt_tokens"] += len(tgt.split())
-            vocab.update(src.split())
-            vocab.update(tgt.split())
+    fs, ft, ff = files
+    for _ in range(n):
+        src, tgt, truth = make_example(rng, args)
+        fs.write(src + "\n")
+        ft.write(tgt + "\n")
+        ff.write(json.dumps(truth, sort_keys=True) + "\n")
+        stats["paragraphs"] += src.count(SEP)
+        stats["src_tokens"] += len(src.split()) - src.count(SEP)
+        stats["tgt_tokens"] += len(tgt.split())
+        vocab.update(src.split())
+        vocab.update(tgt.split())
     for k in ("paragraphs", "src_tokens", "tgt_tokens"):
         stats[k] /= max(n, 1)
     stats["vocab"] = vocab - {SEP}
@@ -265,75 +274,76 @@ def write_split(prefix: str, n: int, rng: random.Random, args) -> Dict[str, floa
 
 
 def get_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = command_parser(PROG, __doc__)
     parser.add_argument("--out-dir", required=True)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--train", type=int, default=6000, help="number of training examples")
-    parser.add_argument("--valid", type=int, default=200)
-    parser.add_argument("--test", type=int, default=200)
-    parser.add_argument("--names", type=int, default=8,
+    parser.add_argument("--train", type=count, default=6000, help="number of training examples")
+    parser.add_argument("--valid", type=count, default=200)
+    parser.add_argument("--test", type=count, default=200)
+    parser.add_argument("--names", type=ranged(int, 2, len(NAMES)), default=8,
                         help=f"distinct place names (at most {len(NAMES)}); the title and the "
                              "other places of an example are drawn from the first N")
-    parser.add_argument("--values", type=int, default=8,
+    parser.add_argument("--values", type=ranged(int, 2, MAX_VALUES), default=8,
                         help=f"distinct values per attribute (at most {MAX_VALUES}); fewer values "
                              "are learnt faster, more make guessing harder")
-    parser.add_argument("--phrasings", type=int, default=1,
-                        help="source phrasings per attribute (at most 4)")
-    parser.add_argument("--min-facts", type=int, default=len(ATTRIBUTES),
+    parser.add_argument("--phrasings", type=ranged(int, 1, min(len(p) for p in PHRASES.values())),
+                        default=1, help="source phrasings per attribute (at most 4)")
+    parser.add_argument("--min-facts", type=ranged(int, 1, len(ATTRIBUTES)),
+                        default=len(ATTRIBUTES),
                         help="facts per summary (kind always, then a random subset of the others)")
-    parser.add_argument("--max-facts", type=int, default=len(ATTRIBUTES))
-    parser.add_argument("--max-facts-per-paragraph", type=int, default=2)
-    parser.add_argument("--other-entities", type=int, default=2,
+    parser.add_argument("--max-facts", type=ranged(int, 1, len(ATTRIBUTES)),
+                        default=len(ATTRIBUTES))
+    parser.add_argument("--max-facts-per-paragraph", type=positive_int, default=2)
+    parser.add_argument("--other-entities", type=count, default=2,
                         help="other places per example whose facts (the same attributes, other "
                              "values) are stated in distractor paragraphs")
-    parser.add_argument("--mentions", type=int, default=1,
+    parser.add_argument("--mentions", type=count, default=1,
                         help="paragraphs per example that mention the entity without a fact")
-    parser.add_argument("--fillers", type=int, default=0, help="filler-only paragraphs per example")
-    parser.add_argument("--min-paragraph-tokens", type=int, default=6)
-    parser.add_argument("--max-paragraph-tokens", type=int, default=12)
-    parser.add_argument("--repeat-prob", type=float, default=0.3,
+    parser.add_argument("--fillers", type=count, default=0,
+                        help="filler-only paragraphs per example")
+    parser.add_argument("--min-paragraph-tokens", type=positive_int, default=6)
+    parser.add_argument("--max-paragraph-tokens", type=positive_int, default=12)
+    parser.add_argument("--repeat-prob", type=ranged(float, 0, 1), default=0.3,
                         help="probability of an extra relevant paragraph restating a fact")
-    parser.add_argument("--rank-noise", type=float, default=2.0,
+    parser.add_argument("--rank-noise", type=ranged(float, 0), default=2.0,
                         help="std of the ranking noise (relevant paragraphs score 1, others 0)")
     return parser
 
 
 def check_args(parser: argparse.ArgumentParser, args) -> None:
-    if not 1 <= args.min_facts <= args.max_facts <= len(ATTRIBUTES):
-        parser.error(f"need 1 <= --min-facts <= --max-facts <= {len(ATTRIBUTES)}")
-    if not 2 <= args.values <= MAX_VALUES:
-        parser.error(f"need 2 <= --values <= {MAX_VALUES}")
-    if not 1 <= args.phrasings <= min(len(p) for p in PHRASES.values()):
-        parser.error("need 1 <= --phrasings <= 4")
-    if not 1 + args.other_entities <= args.names <= len(NAMES) or args.other_entities < 0:
-        parser.error(f"need 0 <= --other-entities < --names <= {len(NAMES)}")
-    if min(args.mentions, args.fillers) < 0:
-        parser.error("need --mentions, --fillers >= 0")
-    if args.max_facts_per_paragraph < 1:
-        parser.error("need --max-facts-per-paragraph >= 1")
-    if not 1 <= args.min_paragraph_tokens <= args.max_paragraph_tokens:
-        parser.error("need 1 <= --min-paragraph-tokens <= --max-paragraph-tokens")
-    if min(args.train, args.valid, args.test) < 0:
-        parser.error("split sizes must be >= 0")
-    if not 0 <= args.repeat_prob <= 1 or args.rank_noise < 0:
-        parser.error("need 0 <= --repeat-prob <= 1 and --rank-noise >= 0")
+    """The rules between options (each option's own range is checked when parsed)."""
+    if args.min_facts > args.max_facts:
+        parser.error(f"--min-facts {args.min_facts} must be <= --max-facts {args.max_facts}")
+    if args.other_entities >= args.names:
+        parser.error(f"--other-entities {args.other_entities} must be < --names {args.names}")
+    if args.min_paragraph_tokens > args.max_paragraph_tokens:
+        parser.error(f"--min-paragraph-tokens {args.min_paragraph_tokens} must be <= "
+                     f"--max-paragraph-tokens {args.max_paragraph_tokens}")
 
 
-def cli_main(argv=None):
-    parser = get_parser()
-    args = parser.parse_args(argv)
-    check_args(parser, args)
-    os.makedirs(args.out_dir, exist_ok=True)
+def run(args) -> None:
+    prefixes = [os.path.join(args.out_dir, split) for split in SPLITS]
+    paths = [f"{prefix}.{suffix}" for prefix in prefixes for suffix in SUFFIXES]
     vocab = set()
-    for split in ("train", "valid", "test"):
-        rng = random.Random(f"fairseq-hier-demo-{args.seed}-{split}")  # one stream per split
-        stats = write_split(os.path.join(args.out_dir, split), getattr(args, split), rng, args)
-        vocab |= stats["vocab"]
-        print(f"[{split}] {stats['examples']} examples, {stats['paragraphs']:.1f} paragraphs, "
-              f"{stats['src_tokens']:.1f} source / {stats['tgt_tokens']:.1f} target tokens on average")
+    with atomic_outputs(paths) as handles:  # the nine files are written together or not at all
+        for k, split in enumerate(SPLITS):
+            rng = random.Random(f"fairseq-hier-demo-{args.seed}-{split}")  # one stream per split
+            files = handles[3 * k: 3 * k + 3]
+            stats = write_split(files, getattr(args, split), rng, args)
+            vocab |= stats["vocab"]
+            print(f"[{split}] {stats['examples']} examples, {stats['paragraphs']:.1f} paragraphs, "
+                  f"{stats['src_tokens']:.1f} source / {stats['tgt_tokens']:.1f} target tokens on "
+                  f"average")
     print(f"wrote {args.out_dir}/{{train,valid,test}}.{{src,tgt,facts.jsonl}}; "
           f"vocabulary {len(vocab)} words")
 
 
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    parser = get_parser()
+    args = parser.parse_args(argv)
+    check_args(parser, args)
+    return run_command(PROG, run, args)
+
+
 if __name__ == "__main__":
-    cli_main()
+    sys.exit(cli_main())

@@ -23,11 +23,13 @@ named in a warning; the targets keep it (it is the dataset's text). Malformed in
 import collections
 import logging
 import os
+import sys
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, positive_int, run_command
 from fairseq_hier.data.markup import describe_markup, markup_counts
 from fairseq_hier.data.mds_readers import (DATASETS, PUBLISHED_SPLIT, describe_skipped,
-                                           format_counts, read_split, source_line)
+                                           format_counts, input_paths, read_split, source_line)
+from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs
 
 PROG = "fairseq-hier-mds-to-raw"
@@ -40,8 +42,8 @@ def parse_splits(text: str):
     for name in (s.strip() for s in text.split(",")):
         name = "valid" if name == "val" else name
         if name not in PUBLISHED_SPLIT:
-            raise ValueError(f"--splits {text}: unknown split {name!r} (expected a comma-separated "
-                             f"list of train, valid, test)")
+            raise HierError(f"--splits {text}: unknown split {name!r} (expected a comma-separated "
+                            f"list of train, valid, test)")
         if name not in splits:
             splits.append(name)
     return splits
@@ -54,7 +56,9 @@ def convert_split(args, split: str) -> collections.Counter:
                           max_articles=args.max_articles, with_titles=args.with_titles)
     outputs = [os.path.join(args.output_dir, f"{split}.{ext}") for ext in ("src", "tgt")]
     markup, with_markup = collections.Counter(), 0
-    with atomic_outputs(outputs) as (src, tgt):
+    # refused when the published files are the outputs (Multi-News's are train.src ...)
+    with atomic_outputs(outputs, inputs=input_paths(args.dataset, args.input_dir, split)) as (
+            src, tgt):
         for ex in examples:
             src.write(source_line(ex.documents) + "\n")
             tgt.write(ex.summary + "\n")
@@ -73,8 +77,6 @@ def convert_split(args, split: str) -> collections.Counter:
 
 
 def run(args) -> None:
-    if args.max_articles is not None and args.max_articles < 1:
-        raise ValueError(f"--max-articles must be at least 1, got {args.max_articles}")
     for split in parse_splits(args.splits):
         convert_split(args, split)
 
@@ -88,7 +90,7 @@ def get_parser():
     p.add_argument("--splits", default="train,valid,test",
                    help="comma-separated splits, our names (default: train,valid,test; the "
                         "published val is read for valid)")
-    p.add_argument("--max-articles", type=int, default=None, metavar="N",
+    p.add_argument("--max-articles", type=positive_int, default=None, metavar="N",
                    help="keep the first N documents of each example in file order, before empty "
                         "ones are dropped (WCEP-10: 10, WCEP-100: 100; default: all)")
     p.add_argument("--with-titles", action="store_true",
@@ -102,4 +104,4 @@ def cli_main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(cli_main())
+    sys.exit(cli_main())

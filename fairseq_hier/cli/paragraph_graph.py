@@ -30,7 +30,8 @@ import sys
 import time
 from typing import Iterator, List, Optional, Tuple
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.paragraph_graph")
 PROG = "fairseq-hier-graph"
@@ -46,7 +47,7 @@ def iter_examples(path: str, separator: str) -> Iterator[Tuple[int, List[List[st
     for lineno, line in iter_lines(path):
         paragraphs = text_paragraphs(line, separator)
         if not paragraphs:
-            raise ValueError(
+            raise HierError(
                 f"{path}:{lineno}: no paragraph (expected 'title {separator} paragraph 1 "
                 f"{separator} ...' with at least one non-empty paragraph)")
         yield lineno, paragraphs
@@ -59,7 +60,7 @@ def count_examples(path: str, separator: str) -> Tuple[int, int]:
         examples += 1
         paragraphs += len(p)
     if examples == 0:
-        raise ValueError(f"{path} holds no example (empty file)")
+        raise HierError(f"{path} holds no example (empty file)")
     return examples, paragraphs
 
 
@@ -80,15 +81,12 @@ def run(args) -> None:
     from fairseq_hier.data.graphs import GraphBuilder, build_graphs
     from fairseq_hier.data.paragraph_graph import ParagraphGraphWriter
 
-    if args.workers < 1 or args.batch_size < 1:
-        raise ValueError(f"--workers and --batch-size must be at least 1 (got {args.workers}, "
-                         f"{args.batch_size})")
     builder = GraphBuilder(args.kind)
     n, paragraphs = count_examples(args.source, args.paragraph_separator)
     start = time.perf_counter()
     bar = tqdm(total=n, unit="ex", disable=args.no_progress_bar, mininterval=1.0,
                desc=f"graph {args.kind}")
-    with ParagraphGraphWriter(args.output_prefix) as writer:
+    with ParagraphGraphWriter(args.output_prefix, inputs=[args.source]) as writer:
         batches = batched(args.source, args.paragraph_separator, args.batch_size)
         for graphs in build_graphs(builder, batches, args.workers):
             for g in graphs:
@@ -113,8 +111,9 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                         "DATA/SPLIT.graph.KIND")
     p.add_argument("--paragraph-separator", default="<P>",
                    help="paragraph-boundary token (default <P>, as the task's)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    p.add_argument("--batch-size", type=int, default=64,
+    p.add_argument("--workers", type=positive_int, default=1,
+                   help="worker processes (default 1)")
+    p.add_argument("--batch-size", type=positive_int, default=64,
                    help="examples per batch handed to a worker; for adg, the paragraphs of a "
                         "batch go through spaCy's nlp.pipe together (default 64)")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")

@@ -30,7 +30,8 @@ import time
 from collections import deque
 from typing import Iterable, Iterator, List, Optional, TextIO
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.parse")
 PROG = "fairseq-hier-parse"
@@ -43,15 +44,15 @@ def load_parser(model: str):
     try:
         import spacy
     except ImportError:
-        raise ValueError("spaCy is not installed (pip install spacy)") from None
+        raise HierError("spaCy is not installed (pip install spacy)") from None
     try:
         nlp = spacy.load(model, exclude=["ner"])
     except OSError:
-        raise ValueError(f"spaCy model '{model}' is not installed (pip install it, or name "
-                         f"another with --model)") from None
+        raise HierError(f"spaCy model '{model}' is not installed (pip install it, or name "
+                        f"another with --model)") from None
     if "parser" not in nlp.pipe_names:
-        raise ValueError(f"spaCy model '{model}' has no dependency parser (its components: "
-                         f"{', '.join(nlp.pipe_names)})")
+        raise HierError(f"spaCy model '{model}' has no dependency parser (its components: "
+                        f"{', '.join(nlp.pipe_names)})")
     return nlp
 
 
@@ -98,17 +99,17 @@ def count_lines(path: str) -> int:
     try:
         f = open(path, "rb")
     except OSError as e:
-        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+        raise HierError(f"cannot read {path}: {e.strerror or e}") from None
     n = 0
     with f:
         for n, raw in enumerate(f, 1):
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                raise ValueError(f"{path}:{n}: not UTF-8 text ({e.reason} at byte {e.start} "
-                                 f"of the line)") from None
+                raise HierError(f"{path}:{n}: not UTF-8 text ({e.reason} at byte {e.start} "
+                                f"of the line)") from None
     if n == 0:
-        raise ValueError(f"{path} holds no line (empty file)")
+        raise HierError(f"{path} holds no line (empty file)")
     return n
 
 
@@ -118,12 +119,9 @@ def run(args) -> None:
     from fairseq_hier.data.dependency import ParseCounts
     from fairseq_hier.io import atomic_outputs
 
-    if args.workers < 1 or args.batch_size < 1:
-        raise ValueError(f"--workers and --batch-size must be at least 1 (got {args.workers}, "
-                         f"{args.batch_size})")
     if args.separator.split() != [args.separator]:
-        raise ValueError(f"--separator must be a non-empty token without spaces, got "
-                         f"'{args.separator}'")
+        raise HierError(f"--separator must be a non-empty token without spaces, got "
+                        f"'{args.separator}'")
     total = count_lines(args.input)
     nlp = load_parser(args.model)
     counts = ParseCounts()
@@ -132,7 +130,7 @@ def run(args) -> None:
     bar = tqdm(total=total, unit="line", disable=args.no_progress_bar, mininterval=1.0,
                desc="parse")
     with open(args.input, encoding="utf-8", newline="\n") as lines, \
-            atomic_outputs(outputs) as (conllu, tok):
+            atomic_outputs(outputs, inputs=[args.input]) as (conllu, tok):
         parse_lines(lines, nlp, conllu, tok, separator=args.separator,
                     batch_size=args.batch_size, workers=args.workers, counts=counts,
                     progress=bar)
@@ -156,9 +154,9 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                    help="segment separator (default <P>, the task's paragraph separator)")
     p.add_argument("--model", default=DEFAULT_MODEL,
                    help=f"spaCy pipeline: installed package name or path (default {DEFAULT_MODEL})")
-    p.add_argument("--workers", type=int, default=1,
+    p.add_argument("--workers", type=positive_int, default=1,
                    help="parsing processes (nlp.pipe's n_process; default 1)")
-    p.add_argument("--batch-size", type=int, default=64,
+    p.add_argument("--batch-size", type=positive_int, default=64,
                    help="segments per nlp.pipe batch (default 64)")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
     return run_command(PROG, run, p.parse_args(argv))

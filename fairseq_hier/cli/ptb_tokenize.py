@@ -9,14 +9,15 @@ there for summary-level ROUGE-L), ``can't`` becomes ``ca n't``, quotes become ``
 Why not sacremoses: its ``penn_tokenize`` fails on every input in sacremoses 0.2.0. Why split
 sentences first: the Treebank tokenizer detaches only a line's final period, as CoreNLP does
 for each sentence. Line i of OUT is line i of IN (an empty line stays empty); ``--lower``
-lowercases as well. Bad input (missing file, not UTF-8) is a one-line error, exit 1.
+lowercases as well. OUT is written whole or not at all, never over IN. Bad input (missing file,
+not UTF-8) is a one-line error, exit 1.
 """
 
-import argparse
 import sys
 from typing import List, Optional
 
-from fairseq_hier.io import read_lines
+from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.io import atomic_outputs, read_lines
 
 PROG = "fairseq-hier-ptb-tokenize"
 
@@ -40,22 +41,20 @@ class PTBTokenizer:
         return text.lower() if self.lower else text
 
 
+def run(args) -> None:
+    with atomic_outputs([args.output], inputs=[args.input]) as (f,):
+        lines = read_lines(args.input)
+        tokenize = PTBTokenizer(args.lower)
+        for line in lines:
+            f.write(tokenize(line) + "\n")
+
+
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    parser = command_parser(PROG, __doc__)
     parser.add_argument("input", help="text file, one summary per line")
     parser.add_argument("output", help="tokenised file (same line count)")
     parser.add_argument("--lower", action="store_true", help="lowercase as well")
-    args = parser.parse_args(argv)
-    try:
-        lines = read_lines(args.input)
-        tokenize = PTBTokenizer(args.lower)
-        with open(args.output, "w", encoding="utf-8") as f:
-            for line in lines:
-                f.write(tokenize(line) + "\n")
-    except (ValueError, OSError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 1
-    return 0
+    return run_command(PROG, run, parser.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -37,9 +37,10 @@ import sys
 from collections import Counter
 from typing import List, Optional, Sequence, Tuple
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, count, positive_int, run_command
 from fairseq_hier.cli.rank_labels import count_lines, iter_lines, iter_parallel
 from fairseq_hier.data.rouge_ngrams import rouge_l_recall_prefixes, split_source, tokenize
+from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.rank_eval")
 PROG = "fairseq-hier-rank-eval"
@@ -130,10 +131,10 @@ def parse_ranked(specs: List[str]) -> List[Tuple[str, str]]:
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
-            raise ValueError(f"--ranked {spec!r}: expected NAME=FILE")
+            raise HierError(f"--ranked {spec!r}: expected NAME=FILE")
         if name in RESERVED or name in (n for n, _ in out):
-            raise ValueError(f"--ranked {spec!r}: the name {name!r} is taken (reserved: "
-                             f"{', '.join(RESERVED)})")
+            raise HierError(f"--ranked {spec!r}: the name {name!r} is taken (reserved: "
+                            f"{', '.join(RESERVED)})")
         out.append((name, path))
     return out
 
@@ -171,14 +172,14 @@ def run(args) -> dict:
             for (name, path), stream in zip(ranked, streams):
                 line = next(stream, None)
                 if line is None:
-                    raise ValueError(f"{path} ({name}) has {number - 1} lines, {args.source} has "
-                                     f"more")
+                    raise HierError(f"{path} ({name}) has {number - 1} lines, {args.source} has "
+                                    f"more")
                 lines.append(line)
             yield (source, target, lines, args.paragraph_separator, args.lowercase, ls,
                    not args.no_similarity)
         for (name, path), stream in zip(ranked, streams):
             if next(stream, None) is not None:
-                raise ValueError(f"{path} ({name}) has more lines than {args.source}")
+                raise HierError(f"{path} ({name}) has more lines than {args.source}")
 
     pool = Pool(args.workers) if args.workers > 1 else None
     results = pool.imap(evaluate_example, jobs(), chunksize=16) if pool \
@@ -192,14 +193,14 @@ def run(args) -> dict:
                 k, why = fault
                 where = f"{args.source}:{number}" if k < 0 else \
                     f"{ranked[k][1]}:{number} ({ranked[k][0]})"
-                raise ValueError(f"{where}: {why}")
+                raise HierError(f"{where}: {why}")
             rows.append(np.stack(recalls))  # M x K
             empty_targets += empty
     finally:
         if pool:
             pool.terminate()
     if not rows:
-        raise ValueError(f"{args.source} holds no example")
+        raise HierError(f"{args.source} holds no example")
     if empty_targets:
         logger.warning(f"{empty_targets} empty targets: recall 0 for every ordering")
     values = 100 * np.stack(rows)  # n x M x K
@@ -231,22 +232,19 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--target", required=True, help="target summaries, one per line")
     p.add_argument("--ranked", nargs="+", metavar="NAME=FILE", action="extend",
                    help="ranked versions of --source (fairseq-hier-rank output), by name")
-    p.add_argument("--L", nargs="+", type=int, default=[5, 10, 20, 40],
+    p.add_argument("--L", nargs="+", type=positive_int, default=[5, 10, 20, 40],
                    help="numbers of leading paragraphs measured (002 Table 1: 5 10 20 40)")
     p.add_argument("--lowercase", action="store_true", help="lowercase every side first")
     p.add_argument("--paragraph-separator", default="<P>",
                    help="paragraph-boundary token (default <P>)")
     p.add_argument("--no-similarity", action="store_true",
                    help="skip the tf-idf similarity ranking (the slowest part)")
-    p.add_argument("--bootstrap", type=int, default=1000,
+    p.add_argument("--bootstrap", type=count, default=1000,
                    help="bootstrap resamples for the 95%% intervals (0: none)")
     p.add_argument("--seed", type=int, default=1, help="bootstrap seed")
-    p.add_argument("--workers", type=int, default=1, help="processes scoring examples")
+    p.add_argument("--workers", type=positive_int, default=1, help="processes scoring examples")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
-    args = p.parse_args(argv)
-    if min(args.L) < 1:
-        p.error("--L values must be >= 1")
-    return run_command(PROG, run, args)
+    return run_command(PROG, run, p.parse_args(argv))
 
 
 if __name__ == "__main__":

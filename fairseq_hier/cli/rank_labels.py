@@ -23,8 +23,9 @@ import sys
 import time
 from typing import Iterator, List, Optional, Tuple
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, positive_int, run_command
 from fairseq_hier.data.rouge_ngrams import rouge_n_recall, split_source, tokenize
+from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.rank_labels")
 PROG = "fairseq-hier-rank-labels"
@@ -33,15 +34,12 @@ DECIMALS = 4
 
 def iter_lines(path: str) -> Iterator[str]:
     """The lines of a UTF-8 file without their ends, streamed (only ``\\n`` ends a line, as
-    :func:`fairseq_hier.io.read_lines`). ValueError naming the file if it cannot be read."""
-    try:
-        with open(path, encoding="utf-8", newline="\n") as f:
-            for line in f:
-                yield line.rstrip("\n").rstrip("\r")
-    except OSError as e:
-        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    :func:`fairseq_hier.io.read_lines`). HierError naming the file (and line) if it cannot be
+    read."""
+    from fairseq_hier.io import iter_lines as numbered_lines
+
+    for _, line in numbered_lines(path):
+        yield line.rstrip("\n").rstrip("\r")
 
 
 def iter_parallel(path_a: str, path_b: str) -> Iterator[Tuple[str, str]]:
@@ -51,12 +49,12 @@ def iter_parallel(path_a: str, path_b: str) -> Iterator[Tuple[str, str]]:
     for number, line_a in enumerate(a, start=1):
         line_b = next(b, None)
         if line_b is None:
-            raise ValueError(f"line counts differ: {path_b} has {number - 1} lines, {path_a} has "
-                             f"more (one example per line is expected)")
+            raise HierError(f"line counts differ: {path_b} has {number - 1} lines, {path_a} has "
+                            f"more (one example per line is expected)")
         yield line_a, line_b
     if next(b, None) is not None:
-        raise ValueError(f"line counts differ: {path_a} has {number} lines, {path_b} has more "
-                         f"(one example per line is expected)")
+        raise HierError(f"line counts differ: {path_a} has {number} lines, {path_b} has more "
+                        f"(one example per line is expected)")
 
 
 def count_lines(path: str) -> Optional[int]:
@@ -102,14 +100,14 @@ def run(args) -> int:
     results = (pool.imap(_labels_worker, jobs, chunksize=32) if pool
                else map(_labels_worker, jobs))
     try:
-        with atomic_outputs([args.output]) as (out,):
+        with atomic_outputs([args.output], inputs=[args.source, args.target]) as (out,):
             bar = tqdm(results, total=count_lines(args.target), unit="ex", mininterval=1.0,
                        desc="labels", disable=args.no_progress_bar)
             for number, (line, num_p, empty, no_ngram) in enumerate(bar, start=1):
                 if line is None:
-                    raise ValueError(f"{args.source}:{number}: no paragraph (no non-empty segment "
-                                     f"after a {args.paragraph_separator!r} separator): the "
-                                     f"ranker needs at least one")
+                    raise HierError(f"{args.source}:{number}: no paragraph (no non-empty segment "
+                                    f"after a {args.paragraph_separator!r} separator): the "
+                                    f"ranker needs at least one")
                 out.write(line + "\n")
                 stats["examples"] += 1
                 stats["paragraphs"] += num_p
@@ -137,14 +135,11 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--lowercase", action="store_true", help="lowercase sources and targets first")
     p.add_argument("--paragraph-separator", default="<P>",
                    help="paragraph-boundary token (default <P>)")
-    p.add_argument("-n", type=int, default=2,
+    p.add_argument("-n", type=positive_int, default=2,
                    help="n of the ROUGE-N recall (002: ROUGE-2; default 2)")
-    p.add_argument("--workers", type=int, default=1, help="processes computing labels")
+    p.add_argument("--workers", type=positive_int, default=1, help="processes computing labels")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
-    args = p.parse_args(argv)
-    if args.n < 1:
-        p.error("-n must be >= 1")
-    return run_command(PROG, run, args)
+    return run_command(PROG, run, p.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -41,9 +41,10 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, count, positive_int, run_command
 from fairseq_hier.cli.rank_labels import count_lines, iter_lines
 from fairseq_hier.data.rouge_ngrams import split_source
+from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.rank")
 PROG = "fairseq-hier-rank"
@@ -73,7 +74,7 @@ def whitespace_tokenizer(text: str) -> List[str]:
 def spm_tokenizer(model: str) -> Callable[[str], List[str]]:
     """The sentencepiece pieces of a text (``--spm-model``)."""
     if not os.path.isfile(model):
-        raise ValueError(f"--spm-model {model}: no such file")
+        raise HierError(f"--spm-model {model}: no such file")
     import sentencepiece as spm
 
     sp = spm.SentencePieceProcessor(model_file=model)
@@ -87,29 +88,30 @@ def read_jsonl(path: str, separator: str, tokenize: Callable[[str], List[str]]) 
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
-            raise ValueError(f"{path}:{number}: not JSON ({e.msg} at column {e.colno})") from None
+            raise HierError(f"{path}:{number}: not JSON ({e.msg} at column {e.colno})") from None
         docs = obj.get("documents") if isinstance(obj, dict) else None
         if (not isinstance(obj, dict) or not isinstance(obj.get("title", ""), str)
                 or not isinstance(docs, list) or not all(isinstance(d, str) for d in docs)):
-            raise ValueError(f'{path}:{number}: expected {{"title": str, "documents": [str, ...]}}')
+            raise HierError(f'{path}:{number}: expected {{"title": str, "documents": [str, ...]}}')
         title = tokenize(obj.get("title", ""))
         paragraphs, empty = [], 0
         for text in (p for d in docs for p in d.split("\n")):
             tokens = tokenize(text)
             if separator in tokens:
-                raise ValueError(f"{path}:{number}: a paragraph holds the separator token "
-                                 f"{separator!r}; choose another --paragraph-separator")
+                raise HierError(f"{path}:{number}: a paragraph holds the separator token "
+                                f"{separator!r}; choose another --paragraph-separator")
             if tokens:
                 paragraphs.append(tokens)
             else:
                 empty += 1
         if separator in title:
-            raise ValueError(f"{path}:{number}: the title holds the separator token {separator!r}")
+            raise HierError(f"{path}:{number}: the title holds the separator token {separator!r}")
         yield Record(number, title, paragraphs, empty)
 
 
-def load_ranker(path: str, data: Optional[str], cpu: bool):
-    """(model in eval mode on its device, task) of a ``paragraph_ranking`` checkpoint."""
+def load_ranker(path: str, data: Optional[str], cpu: bool, trust: bool = False):
+    """(model in eval mode on its device, task) of a ``paragraph_ranking`` checkpoint
+    (``trust``: loaded as a trusted file, see :mod:`fairseq_hier.safe_loading`)."""
     import torch
 
     import fairseq_hier
@@ -120,16 +122,19 @@ def load_ranker(path: str, data: Optional[str], cpu: bool):
     from fairseq_hier.tasks.paragraph_ranking import ParagraphRankingTask
 
     if not os.path.isfile(path):
-        raise ValueError(f"--path {path}: no such checkpoint")
+        raise HierError(f"--path {path}: no such checkpoint")
     overrides = {"data": data} if data else None
+    from fairseq_hier.safe_loading import expecting_task, trusting
+
     try:
-        models, _, task = checkpoint_utils.load_model_ensemble_and_task([path], overrides)
+        with trusting(trust), expecting_task("paragraph_ranking"):
+            models, _, task = checkpoint_utils.load_model_ensemble_and_task([path], overrides)
     except FileNotFoundError as e:  # the dictionary of the training data folder
-        raise ValueError(f"{e}; pass --data DIR, a folder holding the ranker's dict.src.txt") \
+        raise HierError(f"{e}; pass --data DIR, a folder holding the ranker's dict.src.txt") \
             from None
     if not isinstance(task, ParagraphRankingTask):
-        raise ValueError(f"--path {path} was trained with task {type(task).__name__}, not "
-                         f"paragraph_ranking")
+        raise HierError(f"--path {path} was trained with task {type(task).__name__}, not "
+                        f"paragraph_ranking")
     model = models[0].eval()
     if torch.cuda.is_available() and not cpu:
         model = model.cuda()
@@ -230,7 +235,7 @@ def run(args) -> int:
 
     from fairseq_hier.io import atomic_outputs
 
-    model, task = load_ranker(args.path, args.data, args.cpu)
+    model, task = load_ranker(args.path, args.data, args.cpu, args.trust_checkpoint)
     separator = args.paragraph_separator or task.cfg.paragraph_separator
     max_tokens = args.max_paragraph_tokens or task.cfg.max_paragraph_tokens
     if args.input_format == "jsonl":
@@ -244,7 +249,7 @@ def run(args) -> int:
     start = time.time()
     logger.info(f"ranking {args.source} on {scorer.device}: paragraphs and titles scored on "
                 f"their first {max_tokens} tokens, separator {separator!r}")
-    with atomic_outputs(outputs) as handles:
+    with atomic_outputs(outputs, inputs=[args.source, args.path, args.spm_model]) as handles:
         out, scores_out = handles[0], (handles[1] if args.scores_out else None)
         bar = tqdm(total=count_lines(args.source), unit="ex", mininterval=1.0, desc="rank",
                    disable=args.no_progress_bar)
@@ -258,8 +263,8 @@ def run(args) -> int:
 
         for record in records:
             if not record.paragraphs:
-                raise ValueError(f"{args.source}:{record.number}: no paragraph to rank (no "
-                                 f"non-empty segment after a {separator!r} separator)")
+                raise HierError(f"{args.source}:{record.number}: no paragraph to rank (no "
+                                f"non-empty segment after a {separator!r} separator)")
             stats["examples"] += 1
             stats["paragraphs"] += len(record.paragraphs)
             stats["empty"] += record.empty
@@ -292,13 +297,13 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                         '"documents": [str, ...]} per line, paragraphs at line breaks')
     p.add_argument("--spm-model", help="jsonl: tokenise into the pieces of this sentencepiece "
                                        "model (default: whitespace tokens)")
-    p.add_argument("--keep", type=int, default=0,
+    p.add_argument("--keep", type=count, default=0,
                    help="write only the N best paragraphs of each example (default 0: all)")
     p.add_argument("--scores-out", help="also write the scores of the written paragraphs, in "
                                         "their written order, one line per example")
-    p.add_argument("--batch-size", type=int, default=1000,
+    p.add_argument("--batch-size", type=positive_int, default=1000,
                    help="paragraphs scored per forward pass (default 1000)")
-    p.add_argument("--max-paragraph-tokens", type=int, default=0,
+    p.add_argument("--max-paragraph-tokens", type=count, default=0,
                    help="score paragraphs and titles on their first N tokens (default 0: the "
                         "checkpoint task's --max-paragraph-tokens)")
     p.add_argument("--paragraph-separator", default="",
@@ -306,10 +311,12 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--data", help="folder holding the ranker's dict.src.txt (default: the "
                                   "checkpoint's training data folder)")
     p.add_argument("--cpu", action="store_true", help="run on the CPU even if a GPU is there")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="load a checkpoint that holds objects beyond weights and options "
+                        "(torch.load(weights_only=False): it may run code; only for files you "
+                        "trust)")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
     args = p.parse_args(argv)
-    if args.batch_size < 1:
-        p.error("--batch-size must be >= 1")
     if args.spm_model and args.input_format != "jsonl":
         p.error("--spm-model tokenises jsonl input (--input-format jsonl); raw input is already "
                 "tokenised")

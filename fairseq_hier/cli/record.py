@@ -10,9 +10,12 @@ Run it right after ``fairseq-preprocess`` (before training: the task copies the 
 checkpoint). ``--option KEY=VALUE`` sets a pipeline option, VALUE read as JSON when it parses
 (``true``, ``40``) and as a string otherwise; ``--asset NAME=PATH`` copies PATH into
 ``DATA_BIN/hier_assets/NAME``; ``--generation`` holds the recipe's tuned fairseq-generate options.
-``--list`` prints every pipeline with its options and assets. The record format and the
-pipelines: :mod:`fairseq_hier.inference.record`, :mod:`fairseq_hier.inference.pipelines`.
-Errors (unknown option, missing asset, ...): one line, exit 1.
+``--list`` prints every pipeline with its options and assets. The ``--generation`` options are
+parsed with fairseq's own generation parser for ``--task`` and their ranges checked before
+anything is written (``--beam -3``, an unknown option). The record format and the pipelines:
+:mod:`fairseq_hier.inference.record`, :mod:`fairseq_hier.inference.pipelines`. Errors (unknown
+option, missing asset, ...): one line, exit 1; the record and its assets are written together or
+not at all.
 """
 
 import json
@@ -21,6 +24,7 @@ import sys
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.errors import HierError
 
 PROG = "fairseq-hier-record"
 
@@ -30,7 +34,7 @@ def _pairs(values: List[str], flag: str) -> dict:
     for item in values:
         key, eq, value = item.partition("=")
         if not eq or not key:
-            raise ValueError(f"{flag} {item!r}: expected NAME=VALUE")
+            raise HierError(f"{flag} {item!r}: expected NAME=VALUE")
         out[key] = value
     return out
 
@@ -59,7 +63,7 @@ def run(args) -> None:
         print(list_pipelines())
         return
     if not (args.data_bin and args.task and args.pipeline):
-        raise ValueError("DATA_BIN, --task and --pipeline are required (or --list)")
+        raise HierError("DATA_BIN, --task and --pipeline are required (or --list)")
     from fairseq_hier.inference.record import write_record
 
     options = {k: _json_or_string(v) for k, v in _pairs(args.option, "--option").items()}

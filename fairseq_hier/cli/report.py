@@ -13,7 +13,9 @@ baseline at p < 0.05 / 0.01; efficiency (efficiency.json); training and validati
 learning-rate curves (train.log, all runs overlaid); attention cosine and heatmaps (paragraph
 attention from attention.json, HAT's sentence attention from generate-test.txt's A- lines).
 What a RUN_DIR lacks becomes a note saying how to produce it; a malformed file is a one-line
-error naming it (exit status 1).
+error naming it (exit status 1). A RUN_DIR holding none of the files above is named in a warning
+on stderr; when every RUN_DIR is such, there is nothing to report: a one-line error, exit status
+1, nothing written.
 
 For ``--metric bleu`` the reference holds one document per line, or, if it has empty lines,
 ``fairseq-hier-doc-extract``'s target file (one sentence per line, documents separated by one
@@ -26,26 +28,32 @@ import logging
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, count, positive_int, run_command
+from fairseq_hier.errors import HierError
 
 PROG = "fairseq-hier-report"
 logger = logging.getLogger("fairseq_hier.report")
 
 
 def run(args) -> None:
-    from fairseq_hier.report.inputs import load_runs
+    from fairseq_hier.report.inputs import REPORTED_FILES, load_runs
     from fairseq_hier.report.render import write_report
     from fairseq_hier.report.sections import ReportOptions, build_report
 
     runs = load_runs(args.run_dirs)
+    empty = [r.path for r in runs if r.is_empty]
+    if len(empty) == len(runs):
+        raise HierError(f"nothing to report: {', '.join(empty)} hold(s) none of "
+                        f"{', '.join(REPORTED_FILES)} (is RUN_DIR the folder of a trained system?)")
+    for path in empty:
+        print(f"{PROG}: warning: {path} holds none of {', '.join(REPORTED_FILES)}; the report "
+              f"only notes what it lacks", file=sys.stderr)
     opt = ReportOptions(reference=args.reference, metric=args.metric, baseline=args.baseline,
                         heatmaps=args.heatmaps, samples=args.samples, seed=args.seed,
                         tgt_lang=args.tgt_lang, encoder_json=args.gpt2_encoder_json)
-    try:
-        blocks = build_report(runs, opt)
-    except RuntimeError as e:  # ROUGE-1.5.5 failing: its message, without a traceback
-        raise ValueError(str(e)) from None
-    html, md = write_report(blocks, args.output_dir, args.title)
+    blocks = build_report(runs, opt)
+    html, md = write_report(blocks, args.output_dir, args.title,
+                            inputs=[args.reference, args.gpt2_encoder_json])
     images = sum(type(b).__name__ == "Image" for b in blocks)
     logger.info(f"{len(runs)} runs, {images} images -> {html} and {md}")
     print(html)
@@ -61,9 +69,9 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                         "--reference; bleu: document BLEU of RUN_DIR/test.docs (default rouge)")
     p.add_argument("--baseline", default=None,
                    help="the system the others are tested against (default: the first scored)")
-    p.add_argument("--heatmaps", type=int, default=3,
+    p.add_argument("--heatmaps", type=count, default=3,
                    help="attention heatmaps per run: its first K examples (default 3)")
-    p.add_argument("--samples", type=int, default=1000,
+    p.add_argument("--samples", type=positive_int, default=1000,
                    help="bootstrap resamples of the significance test (default 1000)")
     p.add_argument("--seed", type=int, default=None,
                    help="bootstrap seed (default: 0 for ROUGE, 12345 for BLEU: sacreBLEU's)")
@@ -75,12 +83,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--title", default="fairseq-hier report", help="the page's heading")
     p.add_argument("--output-dir", required=True,
                    help="write report.html, report.md and report_files/ here")
-    args = p.parse_args(argv)
-    if args.heatmaps < 0:
-        p.error(f"--heatmaps must be at least 0, got {args.heatmaps}")
-    if args.samples < 1:
-        p.error(f"--samples must be at least 1, got {args.samples}")
-    return run_command(PROG, run, args)
+    return run_command(PROG, run, p.parse_args(argv))
 
 
 if __name__ == "__main__":

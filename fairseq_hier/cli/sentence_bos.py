@@ -29,7 +29,8 @@ import tempfile
 from collections import Counter
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, positive_int, ranged, run_command
+from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.sentence_bos")
 
@@ -51,17 +52,17 @@ def get_parser() -> argparse.ArgumentParser:
                         "encoder.json, vocab.bpe) or Hugging Face's (fairseq's files derived "
                         "from its vocab.json, merges.txt: the ids are its tokenizer's; "
                         "fairseq-hier-bart-files writes the matching dict.txt)")
-    p.add_argument("--max-source-positions", type=int, default=1024,
+    p.add_argument("--max-source-positions", type=ranged(int, 3), default=1024,
                    help="source tokens incl. every BOS and the EOS (004: 3072 arXiv/PubMed, "
                         "1024 CNN/DM and XSum)")
-    p.add_argument("--max-target-positions", type=int, default=1024,
+    p.add_argument("--max-target-positions", type=ranged(int, 2), default=1024,
                    help="target tokens incl. EOS (004: 512 arXiv/PubMed, 256 CNN/DM and XSum)")
     p.add_argument("--speakers", action="store_true",
                    help="dialogues: write PREFIX.segments (speaker index per turn) for "
                         "--segment-embeddings")
     p.add_argument("--filler-words", default=None,
                    help="qmsum: file of meaningless words to drop (one per line, # comments)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes")
+    p.add_argument("--workers", type=positive_int, default=1, help="worker processes")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
     return p
 
@@ -74,12 +75,12 @@ def gpt2_files(args, scratch: str):
     files = (args.gpt2_encoder_json, args.gpt2_vocab_bpe)
     if args.bart_dir is not None:
         if any(files):
-            raise ValueError("--bart-dir replaces --gpt2-encoder-json/--gpt2-vocab-bpe: give "
-                             "one or the other")
+            raise HierError("--bart-dir replaces --gpt2-encoder-json/--gpt2-vocab-bpe: give "
+                            "one or the other")
         return gpt2_bpe_files(args.bart_dir, scratch)
     if not all(files):
-        raise ValueError("BART's BPE files are needed: --bart-dir DIR, or both "
-                         "--gpt2-encoder-json and --gpt2-vocab-bpe")
+        raise HierError("BART's BPE files are needed: --bart-dir DIR, or both "
+                        "--gpt2-encoder-json and --gpt2-vocab-bpe")
     return files
 
 
@@ -99,21 +100,25 @@ def encode_split(args, encoder_json: str, vocab_bpe: str) -> Counter:
     if args.format == "qmsum" and args.filler_words:
         kwargs["filler_words"] = readers.load_filler_words(args.filler_words)
     elif args.filler_words:
-        raise ValueError("--filler-words applies to --format qmsum only")
+        raise HierError("--filler-words applies to --format qmsum only")
     encoder = SentenceBOSEncoder(encoder_json, vocab_bpe, args.max_source_positions,
                                  args.max_target_positions, speakers=args.speakers)
     records = readers.READERS[args.format](args.input, **kwargs)
     examples = encode_records(encoder, records, workers=args.workers,
                               progress=not args.no_progress_bar)
     markup = Counter()
-    totals = write_split(examples, args.output_prefix, args.speakers, markup=markup)
+    # the files read (source_target: INPUT.source and INPUT.target) are never overwritten
+    inputs = [args.input, f"{args.input}.source", f"{args.input}.target", encoder_json,
+              vocab_bpe, args.filler_words]
+    totals = write_split(examples, args.output_prefix, args.speakers, markup=markup,
+                         inputs=inputs)
     logger.info(f"read {args.input}: {readers.format_stats(stats)}")
     for line in skipped[:20]:
         logger.info(f"skipped {line}")
     if len(skipped) > 20:
         logger.info(f"... and {len(skipped) - 20} more skipped records")
     if totals["examples"] == 0:
-        raise ValueError(f"{args.input}: no example left to write")
+        raise HierError(f"{args.input}: no example left to write")
     logger.info(f"wrote {args.output_prefix}.*: "
                 f"{format_totals(totals, args.max_source_positions, args.max_target_positions)}")
     if markup:
@@ -126,6 +131,7 @@ def encode_split(args, encoder_json: str, vocab_bpe: str) -> Counter:
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
     return run_command("fairseq-hier-sentence-bos", run, get_parser().parse_args(argv))
+
 
 if __name__ == "__main__":
     sys.exit(cli_main())

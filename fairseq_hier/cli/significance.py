@@ -26,11 +26,12 @@ them. Last line: the results as JSON (also written to ``--json``).
 
 import argparse
 import json
-import os
 import sys
 from typing import Dict, List, Optional
 
-from fairseq_hier.cli.common import run_command
+from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.errors import HierError
+from fairseq_hier.io import atomic_outputs
 
 PROG = "fairseq-hier-significance"
 ALPHA = 0.05
@@ -45,9 +46,9 @@ def read_systems(specs: List[str]):
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
-            raise ValueError(f"bad system {spec!r}: expected NAME=PATH (e.g. PHT=pht/test.hyp)")
+            raise HierError(f"bad system {spec!r}: expected NAME=PATH (e.g. PHT=pht/test.hyp)")
         if name in systems:
-            raise ValueError(f"two systems named {name!r} ({paths[name]} and {path})")
+            raise HierError(f"two systems named {name!r} ({paths[name]} and {path})")
         systems[name], paths[name] = read_lines(path), path
     return systems, paths
 
@@ -58,10 +59,10 @@ def split_inputs(metric: str, inputs: List[str]):
     first = next((k for k, item in enumerate(inputs) if "=" in item), len(inputs))
     ref_files, specs = inputs[:first], inputs[first:]
     if not ref_files:
-        raise ValueError("give the reference file(s) first, then the systems as NAME=PATH")
+        raise HierError("give the reference file(s) first, then the systems as NAME=PATH")
     if len(ref_files) > 1 and metric != "rouge":
-        raise ValueError(f"one reference file for {metric} (got {len(ref_files)}: "
-                         f"{', '.join(ref_files)})")
+        raise HierError(f"one reference file for {metric} (got {len(ref_files)}: "
+                        f"{', '.join(ref_files)})")
     return ref_files, specs
 
 
@@ -74,10 +75,10 @@ def read_inputs(args):
     ref_lines = [read_lines(path) for path in ref_files]
     systems, paths = read_systems(specs)
     if len(systems) < 2:
-        raise ValueError("give at least two systems, NAME=PATH each (the first is the baseline)")
+        raise HierError("give at least two systems, NAME=PATH each (the first is the baseline)")
     for path, lines in [*zip(ref_files, ref_lines), *((paths[n], s) for n, s in systems.items())]:
         if not lines:
-            raise ValueError(f"{path} is empty: one document per line is expected")
+            raise HierError(f"{path} is empty: one document per line is expected")
     for path, lines in zip(ref_files[1:], ref_lines[1:]):
         check_parallel(ref_files[0], ref_lines[0], path, lines)
     for name, lines in systems.items():
@@ -125,53 +126,55 @@ def bleu_table(result: dict) -> str:
     return table(rows)
 
 
-def run(args) -> dict:
+def test(args) -> dict:
+    """Run the test; print its table and note; return the results."""
     from fairseq_hier.analysis import significance as sig
 
     refs, systems, ref_name = read_inputs(args)
     baseline = next(iter(systems))
-    try:
-        if args.metric == "rouge":
-            result = sig.rouge_significance(
-                refs, systems, baseline, args.samples, args.seed, args.eos,
-                stemming=not args.no_stemming, fallback=args.fallback, ref_name=ref_name)
-            text = rouge_table(result)
-            scorer = ("official ROUGE-1.5.5" if result["official"]
-                      else "rouge-score FALLBACK, NOT ROUGE-1.5.5")
-            note = (f"ROUGE F x 100 ({scorer}): plain mean of per-document F; deltas on those "
-                    f"means")
-        else:
-            result = sig.bleu_significance(
-                refs, systems, baseline, args.tgt_lang, args.samples, args.seed, args.tokenize,
-                ref_name=ref_name)
-            text = bleu_table(result)
-            note = f"document BLEU, signature {result['signature']}"
-    except RuntimeError as e:  # ROUGE-1.5.5 failed
-        raise ValueError(str(e).replace("\n", " | ")) from None
+    if args.metric == "rouge":
+        result = sig.rouge_significance(
+            refs, systems, baseline, args.samples, args.seed, args.eos,
+            stemming=not args.no_stemming, fallback=args.fallback, ref_name=ref_name)
+        text = rouge_table(result)
+        scorer = ("official ROUGE-1.5.5" if result["official"]
+                  else "rouge-score FALLBACK, NOT ROUGE-1.5.5")
+        note = (f"ROUGE F x 100 ({scorer}): plain mean of per-document F; deltas on those "
+                f"means")
+    else:
+        result = sig.bleu_significance(
+            refs, systems, baseline, args.tgt_lang, args.samples, args.seed, args.tokenize,
+            ref_name=ref_name)
+        text = bleu_table(result)
+        note = f"document BLEU, signature {result['signature']}"
     print(text)
     print(f"{result['documents']} documents, {result['samples']} paired resamples (seed "
           f"{result['seed']}); {note}; p: one-sided, share of resamples in which the system does "
           f"not beat {baseline}; * p < {ALPHA}")
-    line = sig.dumps(result)
-    if args.json:
-        folder = os.path.dirname(os.path.abspath(args.json))
-        os.makedirs(folder, exist_ok=True)
-        try:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(result, f, indent=1)
-                f.write("\n")
-        except OSError as e:
-            raise ValueError(f"cannot write {args.json}: {e.strerror or e}") from None
-    print(line)
+    return result
+
+
+def run(args) -> dict:
+    from fairseq_hier.analysis import significance as sig  # lazy: --help stays light
+
+    if args.json:  # refused before the test when it is one of the inputs; written whole
+        ref_files, specs = split_inputs(args.metric, args.inputs)
+        inputs = [*ref_files, *(spec.partition("=")[2] for spec in specs)]
+        with atomic_outputs([args.json], inputs=inputs) as (f,):
+            result = test(args)
+            json.dump(result, f, indent=1)
+            f.write("\n")
+    else:
+        result = test(args)
+    print(sig.dumps(result))
     return result
 
 
 def build_parser() -> argparse.ArgumentParser:
     from sacrebleu.metrics import BLEU
 
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__.split("\n\n", 1)[1])
+    p = command_parser(PROG, __doc__)
+    p.epilog = __doc__.split("\n\n", 1)[1]
     sub = p.add_subparsers(dest="metric", required=True, metavar="{rouge,bleu}")
     for metric, inputs_help, seed_default in (
             ("rouge", "the reference summaries, one per line (several files: several references "
@@ -181,7 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "NAME=PATH, the first the baseline", "12345 (sacreBLEU's; not 0)")):
         s = sub.add_parser(metric, help=f"paired bootstrap on {metric.upper()}")
         s.add_argument("inputs", nargs="+", metavar="REFS [...] NAME=PATH", help=inputs_help)
-        s.add_argument("--samples", type=int, default=1000, help="bootstrap resamples (1000)")
+        s.add_argument("--samples", type=positive_int, default=1000,
+                       help="bootstrap resamples (1000)")
         s.add_argument("--seed", type=int, default=None, help=f"resampling seed (default "
                                                               f"{seed_default})")
         s.add_argument("--json", default=None, help="also write the full results (with the "
@@ -202,10 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.samples < 1:
-        parser.error(f"--samples must be >= 1, got {args.samples}")
-    return run_command(PROG, run, args)
+    return run_command(PROG, run, parser.parse_args(argv))
 
 
 if __name__ == "__main__":

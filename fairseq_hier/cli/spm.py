@@ -31,13 +31,15 @@ import collections
 import logging
 import os
 import sys
+import tempfile
 from typing import Iterator, List, Sequence
 
 from tqdm import tqdm
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, count, positive_int, ranged, run_command
 from fairseq_hier.data.readers import numbered_lines
-from fairseq_hier.io import atomic_outputs
+from fairseq_hier.errors import HierError
+from fairseq_hier.io import atomic_outputs, staged_outputs
 
 PROG = "fairseq-hier-spm"
 logger = logging.getLogger("fairseq_hier.spm")
@@ -91,18 +93,33 @@ class _Feed:
 def train(args) -> None:
     import sentencepiece as spm
 
-    if args.vocab_size < 1:
-        raise ValueError(f"--vocab-size must be positive, got {args.vocab_size}")
     for path in args.input:
         if not os.path.isfile(path):
-            raise ValueError(f"--input {path}: no such file")
-    folder = os.path.dirname(os.path.abspath(args.model_prefix))
-    os.makedirs(folder, exist_ok=True)
+            raise HierError(f"--input {path}: no such file")
+    outputs = [f"{args.model_prefix}.model", f"{args.model_prefix}.vocab"]
+    # sentencepiece writes PREFIX.model and .vocab itself: into a scratch folder beside them,
+    # then moved into place together (never over an input)
+    with staged_outputs(outputs, inputs=args.input) as staged, \
+            tempfile.TemporaryDirectory(prefix=".spm.", dir=os.path.dirname(staged[0])) as scratch:
+        prefix = os.path.join(scratch, "spm")
+        _train(args, prefix)
+        for tmp, ext in zip(staged, (".model", ".vocab")):
+            os.replace(prefix + ext, tmp)
+    sp = spm.SentencePieceProcessor(model_file=outputs[0])
+    size = sp.get_piece_size()
+    note = (f" (fewer than --vocab-size {args.vocab_size}: the corpus has no more pieces)"
+            if size < args.vocab_size else "")
+    logger.info(f"wrote {args.model_prefix}.model and .vocab: {size} pieces{note}")
+
+
+def _train(args, model_prefix: str) -> None:
+    import sentencepiece as spm
+
     feed = _Feed(training_sentences(args.input, args.separator))
     try:
         spm.SentencePieceTrainer.train(
             sentence_iterator=feed,
-            model_prefix=args.model_prefix, vocab_size=args.vocab_size,
+            model_prefix=model_prefix, vocab_size=args.vocab_size,
             model_type=args.model_type, character_coverage=args.character_coverage,
             normalization_rule_name="identity", split_by_whitespace=True,
             hard_vocab_limit=False, input_sentence_size=args.input_sentence_size,
@@ -112,17 +129,12 @@ def train(args) -> None:
         if feed.error is not None:  # ours, raised while sentencepiece read the text
             raise feed.error from None
         if feed.count == 0:
-            raise ValueError(f"no text to train on in {', '.join(args.input)} (every line is "
-                             f"empty or holds only separators)") from None
+            raise HierError(f"no text to train on in {', '.join(args.input)} (every line is "
+                            f"empty or holds only separators)") from None
         # "INTERNAL: src/trainer_interface.cc(638) [check] Vocabulary size is smaller ..."
         reason = str(e).strip().splitlines()[0].split("] ", 1)[-1]
-        raise ValueError(f"sentencepiece could not train --vocab-size {args.vocab_size} on "
-                         f"{', '.join(args.input)}: {reason}") from None
-    sp = spm.SentencePieceProcessor(model_file=f"{args.model_prefix}.model")
-    size = sp.get_piece_size()
-    note = (f" (fewer than --vocab-size {args.vocab_size}: the corpus has no more pieces)"
-            if size < args.vocab_size else "")
-    logger.info(f"wrote {args.model_prefix}.model and .vocab: {size} pieces{note}")
+        raise HierError(f"sentencepiece could not train --vocab-size {args.vocab_size} on "
+                        f"{', '.join(args.input)}: {reason}") from None
 
 
 def encode_lines(sp, lines: Sequence[str], separator: str, where: str = "line",
@@ -133,9 +145,9 @@ def encode_lines(sp, lines: Sequence[str], separator: str, where: str = "line",
     for k, line_segs in enumerate(segs):
         bad = next((t for seg in line_segs for t in seg if WORD_MARKER in t), None)
         if bad is not None:
-            raise ValueError(f"{where}:{first_line + k}: token {bad!r} holds U+2581, "
-                             f"sentencepiece's word marker (its pieces would start a word inside "
-                             f"the token; fairseq-hier-mds-to-raw replaces it by '_')")
+            raise HierError(f"{where}:{first_line + k}: token {bad!r} holds U+2581, "
+                            f"sentencepiece's word marker (its pieces would start a word inside "
+                            f"the token; fairseq-hier-mds-to-raw replaces it by '_')")
     flat = [" ".join(seg) for line_segs in segs for seg in line_segs]
     pieces = iter(sp.encode(flat, out_type=str))
     out = []
@@ -146,8 +158,8 @@ def encode_lines(sp, lines: Sequence[str], separator: str, where: str = "line",
                 tokens.append(separator)
             seg_pieces = next(pieces)
             if separator in seg_pieces:
-                raise ValueError(f"{where}:{first_line + k}: segment {i} encodes to a piece "
-                                 f"equal to the separator {separator!r}")
+                raise HierError(f"{where}:{first_line + k}: segment {i} encodes to a piece "
+                                f"equal to the separator {separator!r}")
             tokens.extend(seg_pieces)
         out.append(" ".join(tokens))
     return out
@@ -157,16 +169,16 @@ def encode(args) -> None:
     import sentencepiece as spm
 
     if not os.path.isfile(args.model):
-        raise ValueError(f"--model {args.model}: no such file")
+        raise HierError(f"--model {args.model}: no such file")
     try:
         sp = spm.SentencePieceProcessor(model_file=args.model)
     except (OSError, RuntimeError) as e:
-        raise ValueError(f"--model {args.model}: not a sentencepiece model "
-                         f"({str(e).strip().splitlines()[0]})") from None
+        raise HierError(f"--model {args.model}: not a sentencepiece model "
+                        f"({str(e).strip().splitlines()[0]})") from None
     counts = collections.Counter()
     if not os.path.isfile(args.input):
-        raise ValueError(f"--input {args.input}: no such file")
-    with atomic_outputs([args.output]) as (out,):
+        raise HierError(f"--input {args.input}: no such file")
+    with atomic_outputs([args.output], inputs=[args.input, args.model]) as (out,):
         bar = tqdm(desc=f"encode {os.path.basename(args.input)}", unit=" lines",
                    disable=args.no_progress_bar)
         lines = (line for _, line in numbered_lines(args.input))
@@ -203,17 +215,18 @@ def get_parser() -> argparse.ArgumentParser:
     t.add_argument("--input", required=True, nargs="+", metavar="F",
                    help="tokenised text (PARSED/train.tok; targets too for a joined vocabulary)")
     t.add_argument("--model-prefix", required=True, metavar="P", help="writes P.model, P.vocab")
-    t.add_argument("--vocab-size", required=True, type=int, metavar="N",
+    t.add_argument("--vocab-size", required=True, type=positive_int, metavar="N",
                    help="pieces wanted (fewer on a small corpus)")
     t.add_argument("--model-type", default="unigram", choices=("unigram", "bpe"),
                    help="sentencepiece's algorithm (default unigram, sentencepiece's default)")
-    t.add_argument("--character-coverage", type=float, default=0.9995,
+    t.add_argument("--character-coverage", type=ranged(float, 0, 1, low_open=True),
+                   default=0.9995,
                    help="share of characters covered by the model (sentencepiece's default "
                         "0.9995; the rest come out as themselves and become <unk> in fairseq)")
-    t.add_argument("--input-sentence-size", type=int, default=10_000_000, metavar="N",
+    t.add_argument("--input-sentence-size", type=count, default=10_000_000, metavar="N",
                    help="train on a random sample of N chunks (0: all; default 10M)")
     t.add_argument("--separator", default="<P>", help="separator left out of the training text")
-    t.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+    t.add_argument("--threads", type=positive_int, default=os.cpu_count() or 1,
                    help="sentencepiece trainer threads (default: all cores)")
     t.add_argument("--verbose", action="store_true", help="sentencepiece's own progress log")
     t.set_defaults(func=train)

@@ -11,9 +11,12 @@ Inputs (any mix, in the order given; a directory's files in name order, hidden o
   (Multi-News's separator; a file without one is a single document); a document's paragraphs or
   sentences are its lines, as the recipe's pipeline reads them.
 
-Output: one summary per line on stdout or ``-o FILE``, in input order; with ``--output-dir``,
-``DIR/NAME.summary`` per cluster file and ``DIR/NAME.summaries`` (one line per example) per
-jsonl file. A progress bar counts the files read and the examples decoded (``--no-progress-bar``).
+Lines end at ``\n`` (or ``\r\n``) only: a U+2028 or form feed inside a JSON string or a
+sentence does not split it. Output: one summary per line on stdout or ``-o FILE``, in input
+order; with ``--output-dir``, ``DIR/NAME.summary`` per cluster file and ``DIR/NAME.summaries``
+(one line per example) per jsonl file. Output files are checked before the model is loaded (an
+output that is one of the inputs is refused) and written together once every summary is made.
+A progress bar counts the files read and the examples decoded (``--no-progress-bar``).
 ``--generation`` overrides the recipe's decoding options (fairseq-generate syntax); ``--cpu``
 stays off the GPU; ``--batch-size`` examples per batch (default 8).
 
@@ -27,7 +30,9 @@ import os
 import sys
 from typing import List, Optional, Tuple
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.errors import HierError
+from fairseq_hier.io import OutputSet
 
 PROG = "fairseq-hier-summarize"
 DOCUMENT_SEPARATOR = "|||||"
@@ -38,19 +43,29 @@ def read_text(path: str) -> str:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise ValueError(f"{path}: cannot read ({e.strerror})") from None
+        raise HierError(f"{path}: cannot read ({e.strerror})") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        raise ValueError(f"{path}:{line}: not UTF-8 (byte {e.start}: {data[e.start:e.start + 1]!r})"
-                         ) from None
+        raise HierError(f"{path}:{line}: not UTF-8 (byte {e.start}: {data[e.start:e.start + 1]!r})"
+                        ) from None
+
+
+def text_lines(text: str) -> List[str]:
+    """The lines of a file's text, without their ends: only ``\n`` (and ``\r\n``) end a line,
+    unlike ``str.splitlines``, which also splits at U+2028, U+0085, form feeds ... that valid
+    JSON strings and sentences may hold."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the final line end
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 def cluster_documents(text: str) -> List[str]:
     """A cluster file's documents: the text between ``|||||`` lines."""
     docs, current = [], []
-    for line in text.splitlines():
+    for line in text_lines(text):
         if line.strip() == DOCUMENT_SEPARATOR:
             docs.append("\n".join(current))
             current = []
@@ -70,11 +85,11 @@ def read_inputs(paths: List[str], progress: bool):
             names = sorted(n for n in os.listdir(path) if not n.startswith("."))
             files += [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
             if not names:
-                raise ValueError(f"{path}: empty directory")
+                raise HierError(f"{path}: empty directory")
         elif os.path.isfile(path):
             files.append(path)
         else:
-            raise ValueError(f"{path}: no such file or directory")
+            raise HierError(f"{path}: no such file or directory")
     bar = None
     if progress:
         from tqdm import tqdm
@@ -85,23 +100,23 @@ def read_inputs(paths: List[str], progress: bool):
         text = read_text(path)
         if path.endswith(".jsonl"):
             examples = []
-            for number, line in enumerate(text.splitlines(), start=1):
+            for number, line in enumerate(text_lines(text), start=1):
                 if not line.strip():
                     continue
                 try:
                     obj = json.loads(line)
                 except ValueError as e:
-                    raise ValueError(f"{path}:{number}: not JSON ({e})") from None
+                    raise HierError(f"{path}:{number}: not JSON ({e})") from None
                 where = f"{path}:{number}"
                 if isinstance(obj, list):
                     obj = {"documents": obj}
                 if not isinstance(obj, dict):
-                    raise ValueError(f'{where}: expected {{"title": str, "documents": [str, ...]}}')
+                    raise HierError(f'{where}: expected {{"title": str, "documents": [str, ...]}}')
                 from fairseq_hier.inference.summarizer import as_example
 
                 examples.append(as_example(obj, where))
             if not examples:
-                raise ValueError(f"{path}: no example")
+                raise HierError(f"{path}: no example")
         else:
             examples = [RawExample(cluster_documents(text), None, path)]
         out.append((path, examples))
@@ -112,6 +127,15 @@ def read_inputs(paths: List[str], progress: bool):
     return out
 
 
+def output_paths(args, files: List[str]) -> List[str]:
+    """The files written: ``-o``'s, or one per input file under ``--output-dir``."""
+    if args.output_dir:
+        return [os.path.join(args.output_dir, os.path.basename(path)
+                             + (".summaries" if path.endswith(".jsonl") else ".summary"))
+                for path in files]
+    return [args.output] if args.output else []
+
+
 def run(args) -> None:
     inputs = read_inputs(args.inputs, not args.no_progress_bar)
     from fairseq_hier.inference.summarizer import HierSummarizer, check_documents
@@ -119,30 +143,26 @@ def run(args) -> None:
     for _, examples in inputs:  # every input checked before a model is loaded
         for example in examples:
             check_documents(example)
-
-    summarizer = HierSummarizer.from_pretrained(
-        args.checkpoint, args.checkpoint_file, generation=args.generation, cpu=args.cpu,
-        batch_size=args.batch_size)
-    examples = [x for _, xs in inputs for x in xs]
-    summaries = iter(summarizer.summarize(examples, progress=not args.no_progress_bar))
-    per_file = [(path, [next(summaries) for _ in xs]) for path, xs in inputs]
+    files = [path for path, _ in inputs]
+    # outputs checked (an input, a folder, twice the same name) before the model is loaded
+    with OutputSet(output_paths(args, files), inputs=files) as outputs:
+        summarizer = HierSummarizer.from_pretrained(
+            args.checkpoint, args.checkpoint_file, generation=args.generation, cpu=args.cpu,
+            batch_size=args.batch_size, trust_checkpoint=args.trust_checkpoint)
+        examples = [x for _, xs in inputs for x in xs]
+        summaries = iter(summarizer.summarize(examples, progress=not args.no_progress_bar))
+        per_file = [[next(summaries) + "\n" for _ in xs] for _, xs in inputs]
+        if not outputs.paths:  # stdout
+            for texts in per_file:
+                sys.stdout.writelines(texts)
+            return
+        chunks = per_file if args.output_dir else [[t for texts in per_file for t in texts]]
+        for staged, texts in zip(outputs.staged, chunks):
+            with open(staged, "w", encoding="utf-8", newline="\n") as f:
+                f.writelines(texts)
     if args.output_dir:
-        os.makedirs(args.output_dir, exist_ok=True)
-        for path, texts in per_file:
-            suffix = ".summaries" if path.endswith(".jsonl") else ".summary"
-            with open(os.path.join(args.output_dir, os.path.basename(path) + suffix), "w",
-                      encoding="utf-8") as f:
-                f.write("".join(t + "\n" for t in texts))
         print(f"{PROG}: {len(examples)} summaries of {len(per_file)} files in {args.output_dir}",
               file=sys.stderr)
-        return
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-    try:
-        for _, texts in per_file:
-            out.write("".join(t + "\n" for t in texts))
-    finally:
-        if args.output:
-            out.close()
 
 
 def get_parser():
@@ -158,8 +178,13 @@ def get_parser():
     p.add_argument("--checkpoint-file", help="checkpoint file name inside CHECKPOINT_DIR")
     p.add_argument("--generation", default="", help="fairseq-generate options over the "
                                                     "recipe's, e.g. \"--beam 3 --lenpen 1.2\"")
-    p.add_argument("--batch-size", type=int, default=None, help="examples per batch (default 8)")
+    p.add_argument("--batch-size", type=positive_int, default=None,
+                   help="examples per batch (default 8)")
     p.add_argument("--cpu", action="store_true", help="do not use the GPU")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="load a checkpoint that holds objects beyond weights and options "
+                        "(torch.load(weights_only=False): it may run code; only for files you "
+                        "trust)")
     p.add_argument("--no-progress-bar", action="store_true", help="no progress bars")
     return p
 

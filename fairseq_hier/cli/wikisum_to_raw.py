@@ -35,7 +35,6 @@ failed run is not mistaken for a finished one by ``prepare.sh``.
         --out-dir wikisum_raw
 """
 
-import argparse
 import glob
 import logging
 import os
@@ -46,6 +45,10 @@ from typing import List, Optional, Tuple
 
 from tqdm import tqdm
 
+from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.errors import HierError
+from fairseq_hier.io import atomic_outputs
+
 logger = logging.getLogger("fairseq_hier.wikisum_to_raw")
 PROG = "fairseq-hier-wikisum-to-raw"
 SPLITS = ("train", "valid", "test")
@@ -55,7 +58,7 @@ TITLE_PLACEMENTS = ("first", "every")
 MAX_LISTED_ERRORS = 100  # per split; the rest are counted
 
 
-class RecordError(ValueError):
+class RecordError(HierError):
     """A malformed record (or shard): the message says what is wrong, the caller where."""
 
 
@@ -125,27 +128,28 @@ class Converter:
         import sentencepiece as spm
 
         if not os.path.isfile(spm_path):
-            raise FileNotFoundError(f"--spm {spm_path}: no such file")
+            raise HierError(f"--spm {spm_path}: no such file")
         try:
             self.sp = spm.SentencePieceProcessor(model_file=spm_path)
         except (OSError, RuntimeError) as e:
-            raise ValueError(f"--spm {spm_path}: not a sentencepiece model "
-                             f"({str(e).splitlines()[0]})") from None
+            raise HierError(f"--spm {spm_path}: not a sentencepiece model "
+                            f"({str(e).splitlines()[0]})") from None
+        self.spm_path = spm_path
         self.separator = separator
         if title_placement not in TITLE_PLACEMENTS:
-            raise ValueError(f"--title-placement must be one of {TITLE_PLACEMENTS}, got "
-                             f"{title_placement!r}")
+            raise HierError(f"--title-placement must be one of {TITLE_PLACEMENTS}, got "
+                            f"{title_placement!r}")
         self.title_placement = title_placement
         ids = {p: self.sp.piece_to_id(p) for p in ("<T>", "<S>", "</S>", "<P>", "<Q>")}
         missing = [p for p, i in ids.items() if self.sp.id_to_piece(i) != p]
         if missing:
-            raise ValueError(f"{spm_path}: sentencepiece model lacks the special pieces {missing}; "
-                             f"is it hiersumm's spm9998_3.model?")
+            raise HierError(f"{spm_path}: sentencepiece model lacks the special pieces {missing}; "
+                            f"is it hiersumm's spm9998_3.model?")
         self.eot, self.bos, self.eos = ids["<T>"], ids["<S>"], ids["</S>"]
         self.sep_id = self.sp.piece_to_id(separator)
         if self.sp.id_to_piece(self.sep_id) != separator:  # piece_to_id gives <unk>'s id
-            raise ValueError(f"--paragraph-separator {separator!r} is not a piece of {spm_path} "
-                             f"(hiersumm's model has <P>)")
+            raise HierError(f"--paragraph-separator {separator!r} is not a piece of {spm_path} "
+                            f"(hiersumm's model has <P>)")
         self.vocab_size = self.sp.get_piece_size()
         self.counts = Counter()
 
@@ -206,41 +210,32 @@ class Converter:
         line) after listing every malformed shard/record; then nothing is written."""
         paths = shard_paths(prefix, split)
         if not paths:
-            raise FileNotFoundError(f"no shards {prefix}.{split}.N.pt (nor {prefix}.{split}.pt)")
+            raise HierError(f"no shards {prefix}.{split}.N.pt (nor {prefix}.{split}.pt)")
         names = [os.path.join(out_dir, f"{split}.{ext}") for ext in ("src", "tgt", "ref")]
-        tmp_names = [f"{name}.partial" for name in names]
         errors, written = 0, 0
-        try:
-            with open(tmp_names[0], "w", encoding="utf-8") as fs, \
-                    open(tmp_names[1], "w", encoding="utf-8") as ft, \
-                    open(tmp_names[2], "w", encoding="utf-8") as fr:
-                for path in tqdm(paths, desc=f"{split} shards", unit="shard"):
+        # the three files appear together once the whole split has converted, or not at all
+        with atomic_outputs(names, inputs=[*paths, self.spm_path]) as (fs, ft, fr):
+            for path in tqdm(paths, desc=f"{split} shards", unit="shard"):
+                try:
+                    shard = load_shard(path)
+                except RecordError as e:
+                    errors += 1
+                    self._report(errors, f"{path}: {e}")
+                    continue
+                for k, ex in enumerate(shard):
                     try:
-                        shard = load_shard(path)
+                        lines = self.convert_example(ex, f"{path} example {k}")
                     except RecordError as e:
                         errors += 1
-                        self._report(errors, f"{path}: {e}")
+                        self._report(errors, f"{path} example {k}: {e}")
                         continue
-                    for k, ex in enumerate(shard):
-                        try:
-                            lines = self.convert_example(ex, f"{path} example {k}")
-                        except RecordError as e:
-                            errors += 1
-                            self._report(errors, f"{path} example {k}: {e}")
-                            continue
-                        if lines and not errors:
-                            for f, line in zip((fs, ft, fr), lines):
-                                f.write(line + "\n")
-                            written += 1
+                    if lines and not errors:
+                        for f, line in zip((fs, ft, fr), lines):
+                            f.write(line + "\n")
+                        written += 1
             if errors:
-                raise ValueError(f"{errors} malformed shard(s)/record(s) in the {split} split of "
-                                 f"{prefix} (listed above); no {split} files written")
-            for tmp, name in zip(tmp_names, names):
-                os.replace(tmp, name)
-        finally:
-            for tmp in tmp_names:
-                if os.path.exists(tmp):
-                    os.remove(tmp)
+                raise HierError(f"{errors} malformed shard(s)/record(s) in the {split} split of "
+                                f"{prefix} (listed above); no {split} files written")
         logger.info(f"[{split}] {written} examples written from {len(paths)} shard(s)")
         return written
 
@@ -270,7 +265,7 @@ class Converter:
     def write_dict(self, path):
         """Every piece of the model (minus fairseq's own specials) as a fairseq dictionary."""
         n = self.sp.get_piece_size()
-        with open(path, "w", encoding="utf-8") as f:
+        with atomic_outputs([path], inputs=[self.spm_path]) as (f,):
             for i in range(n):
                 piece = self.sp.id_to_piece(i)
                 if piece not in FAIRSEQ_SPECIALS:
@@ -295,10 +290,17 @@ def load_shard(path):
     return data
 
 
-def cli_main(argv=None):
-    logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
-                        level=logging.INFO)
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
+def run(args) -> None:
+    conv = Converter(args.spm, args.paragraph_separator, args.title_placement)
+    for split in args.splits:
+        conv.convert_split(args.data_prefix, split, args.out_dir)
+    conv.write_dict(os.path.join(args.out_dir, "dict.txt"))
+    for what, n in sorted(conv.counts.items()):
+        logger.info(f"{what}: {n}")
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    parser = command_parser(PROG, __doc__)
     parser.add_argument("--data-prefix", required=True,
                         help="shard prefix, e.g. ranked_abs3_fast_b40/WIKI (reads "
                              "PREFIX.SPLIT.N.pt, else PREFIX.SPLIT.pt)")
@@ -312,18 +314,8 @@ def cli_main(argv=None):
                         help="first: the title once, as the first segment (the papers' text; the "
                              "task puts it before paragraph 1); every: keep 'title <T>' in front "
                              "of every paragraph as the shards have it (the authors' code)")
-    args = parser.parse_args(argv)
-    try:
-        os.makedirs(args.out_dir, exist_ok=True)
-        conv = Converter(args.spm, args.paragraph_separator, args.title_placement)
-        for split in args.splits:
-            conv.convert_split(args.data_prefix, split, args.out_dir)
-        conv.write_dict(os.path.join(args.out_dir, "dict.txt"))
-    except (ValueError, OSError) as e:
-        sys.exit(f"{PROG}: error: {e}")
-    for what, n in sorted(conv.counts.items()):
-        logger.info(f"{what}: {n}")
+    return run_command(PROG, run, parser.parse_args(argv))
 
 
 if __name__ == "__main__":
-    cli_main()
+    sys.exit(cli_main())

@@ -26,6 +26,8 @@ from fairseq import metrics
 from fairseq.criterions import FairseqCriterion, register_criterion
 from fairseq.dataclass import FairseqDataclass
 
+from ..errors import check_range
+
 
 @dataclass
 class AttentionMSEConfig(FairseqDataclass):
@@ -44,7 +46,7 @@ class AttentionMSECriterion(FairseqCriterion):
 
     def __init__(self, task, mse_scale: float = 1.0):
         super().__init__(task)
-        self.mse_scale = mse_scale
+        self.mse_scale = check_range("--mse-scale", mse_scale, 0, low_open=True)
 
     def forward(self, model, sample, reduce=True):
         """-> (loss, sample_size, logging_output); with reduce=False, loss is ``B x P``."""

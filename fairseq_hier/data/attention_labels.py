@@ -19,11 +19,14 @@ over exactly the paragraphs the decoder could attend to).
 
 import json
 import os
-from typing import Dict
+from typing import Dict, Iterable
 
 import numpy as np
 import torch
 from fairseq.data.indexed_dataset import MMapIndexedDataset, MMapIndexedDatasetBuilder
+
+from ..errors import HierError
+from ..io import StagedWriter, write_text
 
 META = "meta.json"
 FEATURES, LABELS = "phi", "eta"
@@ -45,38 +48,52 @@ class FloatIndexedDataset(MMapIndexedDataset):
         return torch.from_numpy(array.astype(np.float32))
 
 
-class AttentionLabelWriter:
-    """Writes one split: ``add(phi, eta)`` per example, in example order, then ``finalize()``."""
+class AttentionLabelWriter(StagedWriter):
+    """Writes one split: ``add(phi, eta)`` per example, in example order, then ``finalize()``.
 
-    def __init__(self, directory: str, split: str, embed_dim: int):
-        os.makedirs(directory, exist_ok=True)
+    The four files are written under temporary names and moved into place together by
+    ``finalize()`` (:class:`fairseq_hier.io.StagedWriter`): an interrupted run leaves none of
+    them; as a context manager, an exception removes them."""
+
+    def __init__(self, directory: str, split: str, embed_dim: int, inputs: Iterable[str] = ()):
         self.directory, self.split, self.embed_dim = directory, split, embed_dim
+        self.prefixes = {kind: split_prefix(directory, split, kind) for kind in (FEATURES, LABELS)}
+        super().__init__([prefix + ext for prefix in self.prefixes.values()
+                          for ext in (".bin", ".idx")], inputs)
         self.count = 0
         self._builders = {
-            FEATURES: MMapIndexedDatasetBuilder(split_prefix(directory, split, FEATURES) + ".bin",
+            FEATURES: MMapIndexedDatasetBuilder(self.staged[self.prefixes[FEATURES] + ".bin"],
                                                 dtype=np.uint16),
-            LABELS: MMapIndexedDatasetBuilder(split_prefix(directory, split, LABELS) + ".bin",
+            LABELS: MMapIndexedDatasetBuilder(self.staged[self.prefixes[LABELS] + ".bin"],
                                               dtype=np.float64),
         }
 
     def add(self, phi: torch.Tensor, eta: torch.Tensor):
         """phi: ``P x C``; eta: ``P`` (sums to 1)."""
         if phi.dim() != 2 or phi.size(1) != self.embed_dim or eta.shape != phi.shape[:1]:
-            raise ValueError(f"example {self.count}: expected phi P x {self.embed_dim} and eta P, "
-                             f"got {tuple(phi.shape)} and {tuple(eta.shape)}")
+            raise HierError(f"example {self.count}: expected phi P x {self.embed_dim} and eta P, "
+                            f"got {tuple(phi.shape)} and {tuple(eta.shape)}")
         bits = phi.detach().to("cpu", torch.float16).numpy().view(np.uint16).reshape(-1)
         self._builders[FEATURES].add_item(torch.from_numpy(bits.astype(np.int32)))
         self._builders[LABELS].add_item(eta.detach().to("cpu", torch.float64))
         self.count += 1
 
-    def finalize(self):
+    def finish(self) -> None:
         for kind, builder in self._builders.items():
-            builder.finalize(split_prefix(self.directory, self.split, kind) + ".idx")
+            builder.finalize(self.staged[self.prefixes[kind] + ".idx"])
+
+    def release(self) -> None:
+        for builder in self._builders.values():
+            if not builder._data_file.closed:
+                builder._data_file.close()
+
+    def finalize(self) -> None:
+        """Complete the split's files and move them into place."""
+        self.close()
 
 
 def write_meta(directory: str, meta: Dict):
-    with open(os.path.join(directory, META), "w") as f:
-        json.dump(meta, f, indent=2, sort_keys=True)
+    write_text(os.path.join(directory, META), json.dumps(meta, indent=2, sort_keys=True))
 
 
 def read_meta(directory: str) -> Dict:
@@ -100,12 +117,12 @@ def load_split(directory: str, split: str):
     phi, eta = datasets
     c = int(meta["embed_dim"])
     if len(phi) != len(eta):
-        raise ValueError(f"{directory}: {split}.phi has {len(phi)} examples, {split}.eta {len(eta)}")
+        raise HierError(f"{directory}: {split}.phi has {len(phi)} examples, {split}.eta {len(eta)}")
     phi_sizes, num_paragraphs = np.asarray(phi.sizes), np.asarray(eta.sizes)
     bad = np.flatnonzero(phi_sizes != num_paragraphs * c)
     if len(bad):
         i = int(bad[0])
-        raise ValueError(f"{directory}: split '{split}', example {i}: Phi has {phi_sizes[i]} "
-                         f"values, expected P x C = {num_paragraphs[i]} x {c} ({len(bad)} such "
-                         f"examples)")
+        raise HierError(f"{directory}: split '{split}', example {i}: Phi has {phi_sizes[i]} "
+                        f"values, expected P x C = {num_paragraphs[i]} x {c} ({len(bad)} such "
+                        f"examples)")
     return phi, eta, c

@@ -20,6 +20,7 @@ import torch
 from torch.nn.utils.rnn import pad_sequence
 
 from .sized_dataset import SizedDataset
+from ..errors import HierError
 
 
 class AttentionPredictionDataset(SizedDataset):
@@ -44,9 +45,9 @@ class AttentionPredictionDataset(SizedDataset):
         self._sizes = np.asarray(eta.sizes, dtype=np.int64)  # P_i
         empty = np.flatnonzero(self._sizes == 0)
         if len(empty):
-            raise ValueError(f"{path}: split '{split}' has {len(empty)} examples without "
-                             f"paragraphs (first: example {int(empty[0])}); eta cannot sum to 1 "
-                             f"over none")
+            raise HierError(f"{path}: split '{split}' has {len(empty)} examples without "
+                            f"paragraphs (first: example {int(empty[0])}); eta cannot sum to 1 "
+                            f"over none")
 
     def __getitem__(self, index):
         # P*C -> P x C

@@ -34,9 +34,10 @@ import json
 import logging
 import os
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
-from ..io import atomic_outputs
+from ..io import atomic_outputs, read_lines
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -98,12 +99,33 @@ def read_json_object(path: str, what: str = "a JSON object") -> dict:
         with open(path, encoding="utf-8") as f:
             value = json.load(f)
     except OSError as e:
-        raise ValueError(f"{path}: cannot read ({e.strerror or e})") from None
+        raise HierError(f"{path}: cannot read ({e.strerror or e})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{path}: not a JSON file ({e})") from None
+        raise HierError(f"{path}: not a JSON file ({e})") from None
     if not isinstance(value, dict):
-        raise ValueError(f"{path}: expected {what}, got a {type(value).__name__}")
+        raise HierError(f"{path}: expected {what}, got a {type(value).__name__}")
     return value
+
+
+def check_gpt2_files(encoder_json: Optional[str], vocab_bpe: Optional[str]) -> None:
+    """``encoder.json``: a JSON object, BPE token -> integer id >= 0; ``vocab.bpe``: a
+    ``#version`` line, then ``LEFT RIGHT`` merges. HierError naming the file (and line)."""
+    if encoder_json and "://" not in encoder_json:  # fairseq downloads URLs itself
+        encoder = read_json_object(encoder_json, "a GPT-2 encoder.json (a JSON object BPE token "
+                                                 "-> id)")
+        if not encoder:
+            raise HierError(f"{encoder_json}: expected a GPT-2 encoder.json (a JSON object BPE "
+                            f"token -> id), got an empty object")
+        for token, i in encoder.items():
+            if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+                raise HierError(f"{encoder_json}: not a GPT-2 encoder.json (token {token!r} has "
+                                f"id {i!r}, expected an integer >= 0)")
+    if vocab_bpe and "://" not in vocab_bpe:
+        lines = read_lines(vocab_bpe)  # HierError for a file that cannot be read / is not UTF-8
+        for lineno, line in enumerate(lines[1:], 2):  # line 1: "#version: 0.2"
+            if line and len(line.split()) != 2:
+                raise HierError(f"{vocab_bpe}:{lineno}: not a GPT-2 vocab.bpe line (expected "
+                                f"'LEFT RIGHT', a merge of two symbols), got {line[:60]!r}")
 
 
 def read_vocab(path: str) -> Dict[str, int]:
@@ -111,7 +133,7 @@ def read_vocab(path: str) -> Dict[str, int]:
     vocab = read_json_object(path, "a JSON object (token -> id)")
     for token, i in vocab.items():
         if isinstance(i, bool) or not isinstance(i, int) or i < 0:
-            raise ValueError(f"{path}: token {token!r} has id {i!r} (expected an integer >= 0)")
+            raise HierError(f"{path}: token {token!r} has id {i!r} (expected an integer >= 0)")
     return vocab
 
 
@@ -121,9 +143,9 @@ def read_merges(path: str) -> List[Tuple[str, str]]:
         with open(path, encoding="utf-8") as f:
             lines = f.read().split("\n")
     except OSError as e:
-        raise ValueError(f"{path}: cannot read ({e.strerror or e})") from None
+        raise HierError(f"{path}: cannot read ({e.strerror or e})") from None
     except UnicodeDecodeError as e:
-        raise ValueError(f"{path}: not UTF-8 ({e})") from None
+        raise HierError(f"{path}: not UTF-8 ({e})") from None
     if lines and lines[-1] == "":
         lines.pop()  # the final newline
     merges = []
@@ -132,8 +154,8 @@ def read_merges(path: str) -> List[Tuple[str, str]]:
             continue
         parts = line.split(" ")
         if len(parts) != 2 or not all(parts):
-            raise ValueError(f"{path}:{lineno}: expected two symbols separated by one space, "
-                             f"got {line!r}")
+            raise HierError(f"{path}:{lineno}: expected two symbols separated by one space, "
+                            f"got {line!r}")
         merges.append((parts[0], parts[1]))
     return merges
 
@@ -143,20 +165,20 @@ def _rows(vocab: Dict[str, int], path: str, vocab_size: Optional[int]) -> Dict[i
     rows: Dict[int, str] = {}
     for token, i in vocab.items():
         if i in rows:
-            raise ValueError(f"{path}: {rows[i]!r} and {token!r} share id {i}")
+            raise HierError(f"{path}: {rows[i]!r} and {token!r} share id {i}")
         rows[i] = token
     for index, special in enumerate(SPECIALS):
         if vocab.get(special) != index:
             where = f"has id {vocab[special]}" if special in vocab else "is missing"
-            raise ValueError(f"{path}: {special!r} {where}; fairseq's dictionary has it at {index}")
+            raise HierError(f"{path}: {special!r} {where}; fairseq's dictionary has it at {index}")
     last = max(rows)
     if vocab_size is not None and last >= vocab_size:
-        raise ValueError(f"{path}: {rows[last]!r} has id {last}, outside config.json's "
-                         f"vocab_size {vocab_size}")
+        raise HierError(f"{path}: {rows[last]!r} has id {last}, outside config.json's "
+                        f"vocab_size {vocab_size}")
     end = vocab_size - 1 if vocab_size is not None else last
     if MASK in vocab and vocab[MASK] != end:
-        raise ValueError(f"{path}: {MASK!r} has id {vocab[MASK]}, not the last id {end}: BART's "
-                         f"tasks add <mask> after dict.txt's symbols")
+        raise HierError(f"{path}: {MASK!r} has id {vocab[MASK]}, not the last id {end}: BART's "
+                        f"tasks add <mask> after dict.txt's symbols")
     return rows
 
 
@@ -172,13 +194,13 @@ def derive(vocab: Dict[str, int], merges: List[Tuple[str, str]], vocab_path: str
     rows = _rows(vocab, vocab_path, vocab_size)
     missing = [c for c in bytes_to_unicode().values() if c not in vocab]
     if missing:
-        raise ValueError(f"{vocab_path}: no token for the byte symbol {missing[0]!r} "
-                         f"({len(missing)} of GPT-2's 256 missing; its byte-level BPE needs all)")
+        raise HierError(f"{vocab_path}: no token for the byte symbol {missing[0]!r} "
+                        f"({len(missing)} of GPT-2's 256 missing; its byte-level BPE needs all)")
     for lineno, (left, right) in enumerate(merges, start=1):
         for part in (left, right, left + right):
             if part not in vocab:
-                raise ValueError(f"{merges_path}: merge {lineno} ({left!r} {right!r}) needs "
-                                 f"{part!r}, which {os.path.basename(vocab_path)} lacks")
+                raise HierError(f"{merges_path}: merge {lineno} ({left!r} {right!r}) needs "
+                                f"{part!r}, which {os.path.basename(vocab_path)} lacks")
     mask = vocab.get(MASK)
     end = (vocab_size if vocab_size is not None else max(rows) + 1) - (mask is not None)
     symbols, holes = [], 0
@@ -202,7 +224,7 @@ def read_vocab_size(folder: str) -> Optional[int]:
     if size is None:
         return None
     if isinstance(size, bool) or not isinstance(size, int) or size <= len(SPECIALS):
-        raise ValueError(f"{path}: vocab_size is {size!r} (expected an integer > 4)")
+        raise HierError(f"{path}: vocab_size is {size!r} (expected an integer > 4)")
     return size
 
 
@@ -211,19 +233,18 @@ def derive_from_dir(folder: str) -> BartFiles:
     present, ``config.json``'s ``vocab_size``)."""
     for name in ("vocab.json", "merges.txt"):
         if not os.path.isfile(os.path.join(folder, name)):
-            raise ValueError(f"{folder}: no {name} (a Hugging Face BART directory holds "
-                             f"vocab.json and merges.txt)")
+            raise HierError(f"{folder}: no {name} (a Hugging Face BART directory holds "
+                            f"vocab.json and merges.txt)")
     vocab_path, merges_path = os.path.join(folder, "vocab.json"), os.path.join(folder, "merges.txt")
     return derive(read_vocab(vocab_path), read_merges(merges_path), vocab_path, merges_path,
                   read_vocab_size(folder))
 
 
-def write(files: BartFiles, out_dir: str) -> List[str]:
-    """Writes ``encoder.json``, ``vocab.bpe`` and ``dict.txt`` into ``out_dir`` (all or none,
-    ``dict.txt`` renamed into place last: a recipe takes it as the mark of the step); returns
-    their paths."""
+def write(files: BartFiles, out_dir: str, inputs: Iterable[str] = ()) -> List[str]:
+    """Writes ``encoder.json``, ``vocab.bpe`` and ``dict.txt`` into ``out_dir`` (all or none;
+    none may be one of ``inputs``); returns their paths."""
     paths = [os.path.join(out_dir, name) for name in FILES]
-    with atomic_outputs(paths) as (encoder_json, vocab_bpe, dict_txt):
+    with atomic_outputs(paths, inputs) as (encoder_json, vocab_bpe, dict_txt):
         for symbol in files.symbols:
             dict_txt.write(f"{symbol} {0 if symbol.startswith('madeupword') else 1}\n")
         json.dump(files.encoder, encoder_json)  # ASCII escapes: fairseq reads it in any locale
@@ -234,7 +255,8 @@ def write(files: BartFiles, out_dir: str) -> List[str]:
 def write_from_dir(folder: str, out_dir: str) -> BartFiles:
     """Derives and writes the files of a Hugging Face BART directory; logs what was read."""
     files = derive_from_dir(folder)
-    write(files, out_dir)
+    write(files, out_dir, inputs=[os.path.join(folder, name) for name in
+                                  ("vocab.json", "merges.txt", "config.json")])
     logger.info(f"{folder}: vocab.json and merges.txt -> {out_dir}/{{{','.join(FILES)}}}: "
                 f"{files.describe()}")
     return files
@@ -247,7 +269,7 @@ def gpt2_bpe_files(bart_dir: str, scratch: str) -> Tuple[str, str]:
     if all(os.path.isfile(p) for p in fairseq_files):
         return fairseq_files[0], fairseq_files[1]
     if not is_hf_tokenizer_dir(bart_dir):
-        raise ValueError(f"{bart_dir}: neither fairseq's BART files (encoder.json, vocab.bpe) "
-                         f"nor Hugging Face's (vocab.json, merges.txt)")
+        raise HierError(f"{bart_dir}: neither fairseq's BART files (encoder.json, vocab.bpe) "
+                        f"nor Hugging Face's (vocab.json, merges.txt)")
     write_from_dir(bart_dir, scratch)
     return os.path.join(scratch, "encoder.json"), os.path.join(scratch, "vocab.bpe")

@@ -58,6 +58,7 @@ from typing import Iterator, List, Optional, Sequence, TextIO, Tuple
 import numpy as np
 
 from ..io import StagedWriter
+from ..errors import HierError
 
 NOT_A_WORD = -32768
 CONTINUATION = 32767
@@ -95,27 +96,27 @@ class _Sentence:
         where = f"{path}:{lineno}"
         if "." in wid:  # empty node (enhanced dependencies): no surface token, no basic arc
             if not re.fullmatch(r"[0-9]+\.[0-9]+", wid):
-                raise ValueError(f"{where}: empty node ID '{wid}' is not N.M")
+                raise HierError(f"{where}: empty node ID '{wid}' is not N.M")
             return
         expected = len(self.word_head) + 1
         if "-" in wid:
             first, _, last = wid.partition("-")
             if not (first.isdigit() and last.isdigit()) or int(first) != expected \
                     or int(last) < int(first) or self.range_end >= expected:
-                raise ValueError(f"{where}: multiword token ID '{wid}' where a range starting "
-                                 f"at word {expected} was expected")
+                raise HierError(f"{where}: multiword token ID '{wid}' where a range starting "
+                                f"at word {expected} was expected")
             self.forms.append(cols[1])
             self.range_end = int(last)
             return
         if not wid.isdigit() or int(wid) != expected:
-            raise ValueError(f"{where}: ID '{wid}' where word {expected} was expected (IDs are "
-                             f"N, N-M for a multiword token or N.M for an empty node)")
+            raise HierError(f"{where}: ID '{wid}' where word {expected} was expected (IDs are "
+                            f"N, N-M for a multiword token or N.M for an empty node)")
         try:
             head = int(cols[6])
         except ValueError:
-            raise ValueError(f"{where}: HEAD '{cols[6]}' is not an integer") from None
+            raise HierError(f"{where}: HEAD '{cols[6]}' is not an integer") from None
         if head == expected:
-            raise ValueError(f"{where}: HEAD {head} is the word itself")
+            raise HierError(f"{where}: HEAD {head} is the word itself")
         if expected > self.range_end:  # an ordinary word is its own surface token
             self.forms.append(cols[1])
         self.word_token.append(len(self.forms) - 1)
@@ -126,12 +127,12 @@ class _Sentence:
         """(tokens, heads of the tokens as indices within the example, -1 for a root)."""
         n = len(self.word_head)
         if self.range_end > n:
-            raise ValueError(f"{path}:{lineno}: the sentence ends at word {n} inside the "
-                             f"multiword token ending at word {self.range_end}")
+            raise HierError(f"{path}:{lineno}: the sentence ends at word {n} inside the "
+                            f"multiword token ending at word {self.range_end}")
         for head, line in zip(self.word_head, self.word_line):
             if not 0 <= head <= n:
-                raise ValueError(f"{path}:{line}: HEAD {head} is outside the sentence (its "
-                                 f"words are 1..{n}, 0 for the root)")
+                raise HierError(f"{path}:{line}: HEAD {head} is outside the sentence (its "
+                                f"words are 1..{n}, 0 for the root)")
         # a token's arc is that of its syntactic word whose head lies outside the token (the
         # root if one of them is the root): the words of "du" (de + le) point at the same noun
         heads: List[Optional[int]] = [None] * len(self.forms)
@@ -143,8 +144,8 @@ class _Sentence:
         # a token whose words only point at one another holds no tree's root: a cycle
         for token, head in enumerate(heads):
             if head is None:
-                raise ValueError(f"{path}:{self.word_line[self.word_token.index(token)]}: the "
-                                 f"token '{self.forms[token]}' has no head outside itself")
+                raise HierError(f"{path}:{self.word_line[self.word_token.index(token)]}: the "
+                                f"token '{self.forms[token]}' has no head outside itself")
         return self.forms, heads
 
 
@@ -176,20 +177,20 @@ def read_conllu(path: str) -> Iterator[ParsedExample]:
             continue
         if line.startswith("#"):
             if sentence is not None:
-                raise ValueError(f"{path}:{lineno}: comment line inside a sentence (a blank "
-                                 f"line must end the sentence before it)")
+                raise HierError(f"{path}:{lineno}: comment line inside a sentence (a blank "
+                                f"line must end the sentence before it)")
             if line[1:].lstrip().startswith("newdoc"):
                 if example is not None:
                     yield example
                 example = ParsedExample(line=lineno)
             continue
         if example is None:
-            raise ValueError(f"{path}:{lineno}: a sentence before the first '# newdoc' line "
-                             f"(each example must start with '# newdoc')")
+            raise HierError(f"{path}:{lineno}: a sentence before the first '# newdoc' line "
+                            f"(each example must start with '# newdoc')")
         cols = line.split("\t")
         if len(cols) != 10:
-            raise ValueError(f"{path}:{lineno}: expected 10 tab-separated columns (ID FORM "
-                             f"LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC), got {len(cols)}")
+            raise HierError(f"{path}:{lineno}: expected 10 tab-separated columns (ID FORM "
+                            f"LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC), got {len(cols)}")
         if sentence is None:
             sentence = _Sentence()
         sentence.add(path, lineno, cols)
@@ -291,8 +292,8 @@ def source_words(pieces: Sequence[str], subword: str,
     """``(words, piece_word)``: the words of a source line rebuilt from its whitespace tokens
     (module docstring), and per token the index of its word (int64, -1 for a separator)."""
     if subword not in SUBWORD_SCHEMES:
-        raise ValueError(f"unknown subword scheme '{subword}' (expected one of "
-                         f"{', '.join(SUBWORD_SCHEMES)})")
+        raise HierError(f"unknown subword scheme '{subword}' (expected one of "
+                        f"{', '.join(SUBWORD_SCHEMES)})")
     words: List[str] = []
     piece_word = np.full(len(pieces), -1, dtype=np.int64)
     parts: List[str] = []  # pieces of the open word
@@ -370,13 +371,13 @@ def project_heads(piece_word: np.ndarray, heads: Sequence[int], example: int = 0
     n = len(piece_word)
     words = int(piece_word.max()) + 1 if n else 0
     if len(heads) != words:
-        raise ValueError(f"example {example}: {len(heads)} heads for {words} words")
+        raise HierError(f"example {example}: {len(heads)} heads for {words} words")
     offsets = np.where(heads >= 0, heads - np.arange(words), 0)  # 0: root
     too_far = np.flatnonzero(np.abs(offsets) > MAX_OFFSET)
     if len(too_far):
         w = int(too_far[0])
-        raise ValueError(f"example {example}: word {w + 1} is {int(offsets[w])} words from its "
-                         f"head, beyond the int16 codes' +-{MAX_OFFSET}")
+        raise HierError(f"example {example}: word {w + 1} is {int(offsets[w])} words from its "
+                        f"head, beyond the int16 codes' +-{MAX_OFFSET}")
     codes = np.full(n + 1, NOT_A_WORD, dtype=np.int16)
     is_word = piece_word >= 0
     previous = np.concatenate([[-1], piece_word[:-1]])
@@ -395,11 +396,11 @@ def decode(codes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     first = valid & (codes != CONTINUATION)
     word = np.where(valid, np.cumsum(first) - 1, -1)  # (M,)
     if np.any(valid & (word < 0)):
-        raise ValueError("a CONTINUATION code before the first word of the example")
+        raise HierError("a CONTINUATION code before the first word of the example")
     offsets = codes[first].astype(np.int64)  # (W,)
     word_head = np.where(offsets == 0, -1, np.arange(len(offsets)) + offsets)  # (W,)
     if np.any(word_head >= len(offsets)) or np.any(word_head < -1):
-        raise ValueError(f"a head outside the example's {len(offsets)} words")
+        raise HierError(f"a head outside the example's {len(offsets)} words")
     head = np.where(valid, word_head[np.maximum(word, 0)] if len(offsets) else -1, -1)
     return word, head
 
@@ -411,18 +412,18 @@ def parse_files(prefix: str) -> Tuple[str, str]:
 
 class DependencyWriter(StagedWriter):
     """Streams the codes of a split to ``PREFIX.{bin,idx}`` through fairseq's
-    ``MMapIndexedDatasetBuilder`` (dtype int16). The two files are written under ``.tmp`` names
-    and renamed by ``close()``, so an interrupted run leaves nothing that passes for finished
-    output; as a context manager, an exception removes the ``.tmp`` files."""
+    ``MMapIndexedDatasetBuilder`` (dtype int16). The two files are written under temporary names
+    and moved into place by ``close()`` (:class:`fairseq_hier.io.StagedWriter`), so an
+    interrupted run leaves nothing that passes for finished output; as a context manager, an
+    exception removes them."""
 
-    def __init__(self, prefix: str):
+    def __init__(self, prefix: str, inputs=()):
         from fairseq.data.indexed_dataset import MMapIndexedDatasetBuilder
 
         self.prefix = prefix
         self.files = parse_files(prefix)
-        os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
-        self._builder = MMapIndexedDatasetBuilder(self.files[0] + ".tmp", dtype=np.int16)
-        self._closed = False
+        super().__init__(self.files, inputs)
+        self._builder = MMapIndexedDatasetBuilder(self.staged[self.files[0]], dtype=np.int16)
         self.examples = 0
 
     def add(self, codes: np.ndarray) -> None:
@@ -432,23 +433,12 @@ class DependencyWriter(StagedWriter):
         self._builder.add_item(torch.from_numpy(np.ascontiguousarray(codes, dtype=np.int16)))
         self.examples += 1
 
-    def close(self) -> None:
-        """Finish both files (idempotent)."""
-        if self._closed:
-            return
-        self._builder.finalize(self.files[1] + ".tmp")
-        self._closed = True
-        for path in self.files:
-            os.replace(path + ".tmp", path)
+    def finish(self) -> None:
+        self._builder.finalize(self.staged[self.files[1]])
 
-    def abort(self) -> None:
-        """Remove the unfinished files."""
-        if not self._closed:
+    def release(self) -> None:
+        if not self._builder._data_file.closed:
             self._builder._data_file.close()
-            self._closed = True
-        for path in self.files:
-            if os.path.exists(path + ".tmp"):
-                os.remove(path + ".tmp")
 
 
 class DependencyParses:
@@ -469,8 +459,8 @@ class DependencyParses:
                 f"--output-prefix {prefix}")
         self._data = MMapIndexedDataset(prefix)
         if self._data._index.dtype != np.int16:
-            raise ValueError(f"{prefix}.idx holds {np.dtype(self._data._index.dtype).name} "
-                             f"arrays, not the int16 codes that {COMMAND} writes")
+            raise HierError(f"{prefix}.idx holds {np.dtype(self._data._index.dtype).name} "
+                            f"arrays, not the int16 codes that {COMMAND} writes")
 
     def __len__(self) -> int:
         return len(self._data)
@@ -496,13 +486,13 @@ class DependencyParses:
         source_sizes = np.asarray(source_sizes, dtype=np.int64)
         rerun = f"rerun {COMMAND} on the source you binarized"
         if len(source_sizes) != len(self):
-            raise ValueError(f"dependency parse does not match the source: {self.prefix}.idx "
-                             f"has {len(self)} examples, {source_path} has {len(source_sizes)} "
-                             f"({rerun})")
+            raise HierError(f"dependency parse does not match the source: {self.prefix}.idx "
+                            f"has {len(self)} examples, {source_path} has {len(source_sizes)} "
+                            f"({rerun})")
         wrong = np.flatnonzero(np.asarray(self.sizes, dtype=np.int64) != source_sizes)
         if len(wrong):
             i = int(wrong[0])
-            raise ValueError(f"dependency parse does not match the source: {self.prefix}.idx "
-                             f"example {i + 1} (line {i + 1}): {int(self.sizes[i])} codes in the "
-                             f"parse, {int(source_sizes[i])} tokens in {source_path} "
-                             f"({len(wrong)} of {len(source_sizes)} examples differ); {rerun}")
+            raise HierError(f"dependency parse does not match the source: {self.prefix}.idx "
+                            f"example {i + 1} (line {i + 1}): {int(self.sizes[i])} codes in the "
+                            f"parse, {int(source_sizes[i])} tokens in {source_path} "
+                            f"({len(wrong)} of {len(source_sizes)} examples differ); {rerun}")

@@ -18,6 +18,13 @@ that alone exceeds the limit on either side becomes its own chunk, and the side(
 are truncated to it (the source keeps its BOS): counted and located in the log, never dropped;
 references for scoring come from the untruncated raw files, so the cut costs BLEU visibly.
 
+BPE (:func:`apply_bpe`): the joint codes of ``fastbpe learnbpe N FILES``, one merge a line,
+``LEFT RIGHT COUNT`` separated by single spaces, UTF-8, every line ended by ``\n``, counts
+non-increasing (learnbpe writes the merges in the order it picks them, most frequent pair first).
+fastBPE itself checks nothing: random bytes crash the process, an empty file or a folder leaves
+the text un-BPE'd, a cut file loses merges silently; :func:`check_codes` refuses each, naming the
+file and line, before fastBPE reads the codes.
+
 Files written for a split ``OUT`` (one line per chunk, in document order):
 
 - ``OUT.{src}``: the chunk's source sentences, each opened by ``<s>`` (fairseq's BOS symbol, a
@@ -30,8 +37,11 @@ Files written for a split ``OUT`` (one line per chunk, in document order):
 
 import logging
 import os
+import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, List, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Sequence, Tuple
+
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -55,8 +65,8 @@ def tokenizer(lang: str) -> Callable[[str], str]:
         jieba.initialize()
         return lambda s: " ".join(w for w in jieba.cut(s.strip()) if w.strip())
     if lang not in MOSES_LANGS:
-        raise ValueError(f"no tokenizer for language {lang!r}: Moses (sacremoses) for "
-                         f"{', '.join(MOSES_LANGS)}, jieba for zh")
+        raise HierError(f"no tokenizer for language {lang!r}: Moses (sacremoses) for "
+                        f"{', '.join(MOSES_LANGS)}, jieba for zh")
     from sacremoses import MosesPunctNormalizer, MosesTokenizer
 
     normalizer, moses = MosesPunctNormalizer(lang=lang), MosesTokenizer(lang=lang)
@@ -82,6 +92,63 @@ def remove_bpe(text: str) -> str:
     return (text + " ").replace(BPE_CONTINUATION, "").rstrip()
 
 
+# ----------------------------------------------------------------------------- fastBPE
+CODES_LINE = re.compile(r"([^ \n]+) ([^ \n]+) ([0-9]+)")
+LEARN_HINT = "learn them with: fastbpe learnbpe 40000 train.tok.SRC train.tok.TGT > CODES"
+_checked_codes: Dict[str, Tuple[int, int]] = {}  # path -> (size, mtime) of codes found good
+
+
+def check_codes(path: str) -> None:
+    """Raise :class:`HierError` naming ``path`` (and the line) unless it holds fastBPE codes as
+    ``fastbpe learnbpe`` writes them (module doc): a folder, an empty file, a line that is not
+    ``LEFT RIGHT COUNT`` or not UTF-8, a count above the line before, a last line without its
+    line end (a cut file)."""
+    if os.path.isdir(path):
+        raise HierError(f"{path}: is a folder, not fastBPE codes ({LEARN_HINT})")
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        raise HierError(f"{path} not found ({LEARN_HINT})") from None
+    except OSError as e:
+        raise HierError(f"cannot read {path}: {e.strerror or e}") from None
+    with f:
+        stamp = os.fstat(f.fileno())
+        if _checked_codes.get(path) == (stamp.st_size, stamp.st_mtime_ns):
+            return
+        lineno, previous = 0, None
+        for lineno, raw in enumerate(f, 1):
+            try:
+                line = raw.rstrip(b"\n").decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise HierError(f"{path}:{lineno}: not UTF-8 ({e.reason} at byte {e.start} of "
+                                f"the line): not fastBPE codes") from None
+            match = CODES_LINE.fullmatch(line)
+            if match is None:
+                raise HierError(f"{path}:{lineno}: not a fastBPE codes line (expected 'LEFT RIGHT "
+                                f"COUNT', single spaces), got {line[:60]!r}")
+            if not raw.endswith(b"\n"):
+                raise HierError(f"{path}:{lineno}: the last line has no line end: the codes file "
+                                f"is cut (fastbpe learnbpe ends every line)")
+            count = int(match.group(3))
+            if previous is not None and count > previous:
+                raise HierError(f"{path}:{lineno}: count {count} is above the line before's "
+                                f"{previous}: fastbpe learnbpe writes its merges by decreasing "
+                                f"count (are two codes files joined?)")
+            previous = count
+    if lineno == 0:
+        raise HierError(f"{path}: empty file, not fastBPE codes ({LEARN_HINT})")
+    _checked_codes[path] = (stamp.st_size, stamp.st_mtime_ns)
+
+
+def apply_bpe(codes: str, sentences: List[str]) -> List[str]:
+    """fastBPE's segmentation of whitespace-tokenised sentences with the codes ``codes``
+    (checked first: :func:`check_codes`)."""
+    check_codes(codes)
+    import fastBPE  # lazy: a compiled extension only the BPE steps need
+
+    return fastBPE.fastBPE(codes).apply(sentences)
+
+
 # ----------------------------------------------------------------------------- chunking
 def chunk_spans(src_lengths: Sequence[int], tgt_lengths: Sequence[int],
                 limit: int) -> Tuple[List[Tuple[int, int]], List[int]]:
@@ -96,7 +163,7 @@ def chunk_spans(src_lengths: Sequence[int], tgt_lengths: Sequence[int],
         limit on a side (each is its own chunk, to be truncated).
     """
     if limit < 2:
-        raise ValueError(f"--max-chunk-tokens must be at least 2 (a BOS and a token), got {limit}")
+        raise HierError(f"--max-chunk-tokens must be at least 2 (a BOS and a token), got {limit}")
     spans: List[Tuple[int, int]] = []
     overlong: List[int] = []
     first, src_used, tgt_used = 0, 0, 0
@@ -132,33 +199,33 @@ def read_chunk_map(path: str, expected: int = None) -> List[ChunkRow]:
     lines) chunk indices 0, 1, ... and sentence spans that tile 0..n-1. ValueError naming the file
     and line otherwise, or if it has not ``expected`` lines (the binarized examples)."""
     if not os.path.exists(path):
-        raise ValueError(f"{path} not found (the chunk map fairseq-hier-doc-chunk writes; copy it "
-                         f"next to the binarized data)")
+        raise HierError(f"{path} not found (the chunk map fairseq-hier-doc-chunk writes; copy it "
+                        f"next to the binarized data)")
     rows: List[ChunkRow] = []
     finished = set()
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, start=1):
             fields = line.rstrip("\n").split("\t")
             if len(fields) != 4 or not all(x.isdigit() for x in fields[1:]) or not fields[0]:
-                raise ValueError(f"{path}:{n}: expected docid<TAB>chunk<TAB>first<TAB>last, got "
-                                 f"{line.rstrip()!r}")
+                raise HierError(f"{path}:{n}: expected docid<TAB>chunk<TAB>first<TAB>last, got "
+                                f"{line.rstrip()!r}")
             row = ChunkRow(fields[0], *map(int, fields[1:]))
             prev = rows[-1] if rows else None
             if prev is not None and prev.docid != row.docid:
                 finished.add(prev.docid)
             if row.docid in finished:
-                raise ValueError(f"{path}:{n}: document {row.docid!r} continues after another "
-                                 f"document began (its chunks must be contiguous)")
+                raise HierError(f"{path}:{n}: document {row.docid!r} continues after another "
+                                f"document began (its chunks must be contiguous)")
             same = prev is not None and prev.docid == row.docid
             want_chunk, want_first = (prev.chunk + 1, prev.last + 1) if same else (0, 0)
             if row.chunk != want_chunk or row.first != want_first or row.last < row.first:
-                raise ValueError(f"{path}:{n}: document {row.docid!r} chunk {row.chunk} covers "
-                                 f"sentences {row.first}-{row.last}; expected chunk {want_chunk} "
-                                 f"starting at sentence {want_first}")
+                raise HierError(f"{path}:{n}: document {row.docid!r} chunk {row.chunk} covers "
+                                f"sentences {row.first}-{row.last}; expected chunk {want_chunk} "
+                                f"starting at sentence {want_first}")
             rows.append(row)
     if expected is not None and len(rows) != expected:
-        raise ValueError(f"{path} has {len(rows)} chunks, the binarized split has {expected} "
-                         f"examples")
+        raise HierError(f"{path} has {len(rows)} chunks, the binarized split has {expected} "
+                        f"examples")
     return rows
 
 
@@ -180,7 +247,7 @@ def reassemble(rows: Sequence[ChunkRow], chunk_texts: Sequence[str]) -> List[Tup
     The chunk <-> document alignment comes from the map alone, so a chunk's hypothesis may hold
     more or fewer sentences than its source span."""
     if len(chunk_texts) != len(rows):
-        raise ValueError(f"{len(chunk_texts)} chunk outputs for {len(rows)} chunks in the map")
+        raise HierError(f"{len(chunk_texts)} chunk outputs for {len(rows)} chunks in the map")
     return [(docid, " ".join(t for t in (chunk_texts[i].strip() for i in chunks) if t))
             for docid, chunks, _ in documents_of(rows)]
 
@@ -189,18 +256,21 @@ def split_source_chunk(line: str) -> List[str]:
     """A source chunk line -> its sentences (the text after each ``<s>``)."""
     parts = f" {line.strip()} ".split(f" {BOS} ")
     if parts[0].strip():
-        raise ValueError(f"a source chunk must open with {BOS}: {line[:60]!r}")
+        raise HierError(f"a source chunk must open with {BOS}: {line[:60]!r}")
     return [p.strip() for p in parts[1:]]
 
 
 def write_chunks(out: str, src: str, tgt: str, chunks: Iterable[Tuple[ChunkRow, List[str],
-                                                                       List[str]]]) -> int:
+                                                                       List[str]]],
+                 inputs: Iterable[str] = ()) -> int:
     """Write ``OUT.{src,tgt,chunks}`` from ``(row, source sentences, target sentences)`` (BPE'd
-    token strings, already cut to the limit); renamed from ``.tmp`` names when complete."""
+    token strings, already cut to the limit), together once complete; none may be one of
+    ``inputs`` (:func:`fairseq_hier.io.atomic_outputs`)."""
     from ..io import atomic_outputs
 
     n = 0
-    with atomic_outputs((f"{out}.{src}", f"{out}.{tgt}", f"{out}.chunks")) as (fs, ft, fm):
+    with atomic_outputs((f"{out}.{src}", f"{out}.{tgt}", f"{out}.chunks"),
+                        inputs) as (fs, ft, fm):
         for row, source, target in chunks:
             fs.write(" ".join(f"{BOS} {s}" for s in source) + "\n")
             ft.write(" ".join(target) + "\n")

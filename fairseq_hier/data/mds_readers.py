@@ -63,6 +63,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 from fairseq_hier.data.markup import t_sentences
 from fairseq_hier.data.readers import (ReaderError, _check_object, _json_lines, _typed, collapse,
                                         numbered_lines)
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -270,7 +271,7 @@ def input_paths(dataset: str, input_dir: str, split: str) -> Tuple[str, ...]:
         return (_first_file(input_dir, [f"{name}.jsonl", f"{name}.jsonl.gz"],
                             f"WCEP's {split} split"),)
     else:
-        raise ValueError(f"unknown dataset {dataset!r} (expected one of {', '.join(DATASETS)})")
+        raise HierError(f"unknown dataset {dataset!r} (expected one of {', '.join(DATASETS)})")
     return source, _first_file(input_dir, targets, f"{dataset}'s {split} targets")
 
 
@@ -294,7 +295,7 @@ def read_split(dataset: str, input_dir: str, split: str, *, stats: collections.C
     if dataset == "wcep":
         return read_wcep(*paths, with_titles=with_titles, **options)
     if with_titles:
-        raise ValueError(f"--with-titles applies to wcep only ({dataset} has no article titles)")
+        raise HierError(f"--with-titles applies to wcep only ({dataset} has no article titles)")
     reader = read_multi_news if dataset == "multi_news" else read_multi_news_preprocessed
     return reader(*paths, **options)
 

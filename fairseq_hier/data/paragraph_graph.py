@@ -34,6 +34,7 @@ from typing import Optional
 import numpy as np
 
 from ..io import StagedWriter
+from ..errors import HierError
 
 SUFFIXES = ("sizes", "offsets", "values")
 COMMAND = "fairseq-hier-graph"
@@ -62,17 +63,18 @@ class ParagraphGraphWriter(StagedWriter):
 
     ``add(matrix)`` appends one example's ``P x P`` matrix to the values file at once (only the
     sizes, 4 bytes per example, stay in memory); ``close()`` writes the sizes and offsets and
-    renames the three files from their ``.tmp`` names, so an interrupted run leaves no file that
-    would pass for finished graphs. As a context manager, an exception removes the ``.tmp`` files.
+    moves the three files into place (:class:`fairseq_hier.io.StagedWriter`), so an interrupted
+    run leaves no file that would pass for finished graphs. As a context manager, an exception
+    removes them.
     """
 
-    def __init__(self, prefix: str):
+    def __init__(self, prefix: str, inputs=()):
         self.prefix = prefix
         self.files = graph_files(prefix)
-        os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
+        super().__init__(list(self.files.values()), inputs)
         self._sizes = array("i")
         self._count = 0  # values written
-        self._values = open(self.files["values"] + ".tmp", "wb")
+        self._values = open(self.staged[self.files["values"]], "wb")
         self._header = _npy_header(np.float16, 0)
         self._values.write(self._header)
 
@@ -80,8 +82,8 @@ class ParagraphGraphWriter(StagedWriter):
         """Append the next example's graph, a square ``P x P`` matrix (P >= 1)."""
         matrix = np.asarray(matrix)
         if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or matrix.shape[0] == 0:
-            raise ValueError(f"graph {len(self._sizes) + 1}: a paragraph graph must be a "
-                             f"non-empty square P x P matrix, got shape {matrix.shape}")
+            raise HierError(f"graph {len(self._sizes) + 1}: a paragraph graph must be a "
+                            f"non-empty square P x P matrix, got shape {matrix.shape}")
         self._values.write(np.ascontiguousarray(matrix, dtype="<f2").tobytes())
         self._sizes.append(matrix.shape[0])
         self._count += matrix.size
@@ -89,10 +91,7 @@ class ParagraphGraphWriter(StagedWriter):
     def __len__(self) -> int:
         return len(self._sizes)
 
-    def close(self) -> None:
-        """Finish the three files (idempotent)."""
-        if self._values.closed:
-            return
+    def finish(self) -> None:
         header = _npy_header(np.float16, self._count)
         if len(header) != len(self._header):  # cannot happen with numpy's growth padding
             raise RuntimeError(f"npy header grew from {len(self._header)} to {len(header)} bytes")
@@ -104,18 +103,12 @@ class ParagraphGraphWriter(StagedWriter):
         offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
         np.cumsum(sizes.astype(np.int64) ** 2, out=offsets[1:])
         for name, arr in (("sizes", sizes.astype("<i4")), ("offsets", offsets.astype("<i8"))):
-            with open(self.files[name] + ".tmp", "wb") as f:
+            with open(self.staged[self.files[name]], "wb") as f:
                 np.save(f, arr)
-        for path in self.files.values():
-            os.replace(path + ".tmp", path)
 
-    def abort(self) -> None:
-        """Remove the unfinished files."""
+    def release(self) -> None:
         if not self._values.closed:
             self._values.close()
-        for path in self.files.values():
-            if os.path.exists(path + ".tmp"):
-                os.remove(path + ".tmp")
 
 
 def write_paragraph_graphs(prefix: str, matrices) -> int:
@@ -149,7 +142,7 @@ class ParagraphGraphs:
         expected = np.concatenate([[0], np.cumsum(np.asarray(self.sizes, dtype=np.int64) ** 2)])
         if (len(self.offsets) != len(self.sizes) + 1 or not np.array_equal(self.offsets, expected)
                 or len(self.values) != expected[-1]):
-            raise ValueError(
+            raise HierError(
                 f"inconsistent paragraph graph files at {prefix}: {len(self.sizes)} sizes, "
                 f"{len(self.offsets)} offsets (expected {len(self.sizes) + 1}, the cumulative "
                 f"P^2), {len(self.values)} values (expected {expected[-1]}); write them again "
@@ -183,13 +176,13 @@ class ParagraphGraphs:
         rewrite = (f"write the graphs again from the split's raw source with {COMMAND} "
                    f"--output-prefix {self.prefix}")
         if len(expected_sizes) != len(self.sizes):
-            raise ValueError(
+            raise HierError(
                 f"paragraph graphs do not match the data: {self.prefix}.sizes.npy has "
                 f"{len(self.sizes)} examples, {data_path} has {len(expected_sizes)}; {rewrite}")
         wrong = np.flatnonzero(np.asarray(self.sizes, dtype=np.int64) != expected_sizes)
         if len(wrong):
             i = int(wrong[0])
-            raise ValueError(
+            raise HierError(
                 f"paragraph graphs do not match the data: the example on line {i + 1} has "
                 f"{int(self.sizes[i])} graph nodes in {self.prefix}.sizes.npy but "
                 f"{int(expected_sizes[i])} paragraphs in {data_path} ({len(wrong)} of "
@@ -231,8 +224,8 @@ class InferenceGraphs:
     def check(self, expected_sizes: np.ndarray, data_path: str) -> None:
         wrong = np.flatnonzero(self.sizes != np.asarray(expected_sizes, dtype=np.int64))
         if len(wrong):  # the builder and the dataset split paragraphs by one rule: a bug if not
-            raise ValueError(f"{data_path}: line {int(wrong[0]) + 1}: {int(self.sizes[wrong[0]])} "
-                             f"graph nodes for {int(expected_sizes[wrong[0]])} paragraphs")
+            raise HierError(f"{data_path}: line {int(wrong[0]) + 1}: {int(self.sizes[wrong[0]])} "
+                            f"graph nodes for {int(expected_sizes[wrong[0]])} paragraphs")
 
     def remember(self, dataset) -> None:
         """Index the kept paragraph rows of every example of ``dataset`` (the inference

@@ -198,12 +198,13 @@ def _first_value_of(key: np.ndarray, value: np.ndarray, valid: np.ndarray, size:
     return first
 
 
-def summarize_errors(errors: List[str], path: str, limit: int = 10) -> str:
-    """Format per-example errors as one message naming the file and 1-based line numbers."""
+def summarize_errors(errors: List[str], path: str, limit: int = 10, first_line: int = 1) -> str:
+    """Format per-example errors as one message naming the file and line numbers (example 0 is
+    line ``first_line``)."""
     by_kind: Dict[str, List[int]] = {}
     for i, e in enumerate(errors):
         if e:
-            by_kind.setdefault(e, []).append(i + 1)
+            by_kind.setdefault(e, []).append(i + first_line)
     parts = []
     for kind, lines in by_kind.items():
         shown = ", ".join(str(x) for x in lines[:limit])

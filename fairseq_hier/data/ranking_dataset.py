@@ -50,6 +50,7 @@ from ..io import read_lines
 from .hierarchical_dataset import token_buffer, token_chunks
 from .paragraphs import split_lines
 from .sized_dataset import SizedDataset
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -136,11 +137,11 @@ class ParagraphLabels:
             try:
                 row = np.array(line.split(), dtype=np.float64)
             except ValueError as e:
-                raise ValueError(f"{path}:{number}: labels must be numbers ({e})") from None
+                raise HierError(f"{path}:{number}: labels must be numbers ({e})") from None
             bad = ~np.isfinite(row) | (row < 0) | (row > 1)
             if bad.any():
-                raise ValueError(f"{path}:{number}: label {line.split()[int(np.argmax(bad))]} of "
-                                 f"paragraph {int(np.argmax(bad)) + 1} is outside [0, 1]")
+                raise HierError(f"{path}:{number}: label {line.split()[int(np.argmax(bad))]} of "
+                                f"paragraph {int(np.argmax(bad)) + 1} is outside [0, 1]")
             counts.append(len(row))
             values.append(row.astype(np.float32))
         self.counts = np.asarray(counts, dtype=np.int64)  # N
@@ -156,15 +157,15 @@ class ParagraphLabels:
     def check(self, num_paragraphs: np.ndarray, split: str, src_path: str) -> None:
         """Same number of examples, and of paragraphs in every example, as the source."""
         if len(self) != len(num_paragraphs):
-            raise ValueError(f"split '{split}': {self.path} has {len(self)} lines, {src_path} has "
-                             f"{len(num_paragraphs)} examples (one label line per example)")
+            raise HierError(f"split '{split}': {self.path} has {len(self)} lines, {src_path} has "
+                            f"{len(num_paragraphs)} examples (one label line per example)")
         wrong = np.flatnonzero(self.counts != num_paragraphs)
         if len(wrong):
             i = int(wrong[0])
-            raise ValueError(f"split '{split}': {self.path}:{i + 1}: {self.counts[i]} labels for "
-                             f"{num_paragraphs[i]} non-empty paragraphs in example {i + 1} of "
-                             f"{src_path} ({len(wrong)} lines disagree; were the labels made "
-                             f"from this source with the same --paragraph-separator?)")
+            raise HierError(f"split '{split}': {self.path}:{i + 1}: {self.counts[i]} labels for "
+                            f"{num_paragraphs[i]} non-empty paragraphs in example {i + 1} of "
+                            f"{src_path} ({len(wrong)} lines disagree; were the labels made "
+                            f"from this source with the same --paragraph-separator?)")
 
 
 # ------------------------------------------------------------------------------------ batches
@@ -259,9 +260,9 @@ class ParagraphRankingDataset(SizedDataset):
             errors.extend(seg.error)
         if any(errors):
             first = next(i for i, e in enumerate(errors) if e)
-            raise ValueError(f"split '{self.split}': {src_path} example {first + 1} (line "
-                             f"{first + 1} of the raw source): {errors[first]} "
-                             f"({sum(map(bool, errors))} invalid examples)")
+            raise HierError(f"split '{self.split}': {src_path} example {first + 1} (line "
+                            f"{first + 1} of the raw source): {errors[first]} "
+                            f"({sum(map(bool, errors))} invalid examples)")
         cut = self.num_paragraphs - kept
         # padded cost of an example in the batch: P x L paragraph slots plus its title
         self._sizes = kept * max_len + title_len  # padded cost: what --max-tokens limits

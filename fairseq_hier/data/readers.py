@@ -101,6 +101,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple
 
+from fairseq_hier.errors import HierError
 from fairseq_hier.data.markup import t_sentences
 from fairseq_hier.io import check_parallel, read_lines
 
@@ -126,7 +127,7 @@ _END_CHARS = frozenset(".?!\u2026")
 _DIALOGUE_LINE_END = re.compile(r"\r?\n")
 
 
-class ReaderError(ValueError):
+class ReaderError(HierError):
     """A malformed file or record; the message is one line ``"path:line: what is wrong"``."""
 
 

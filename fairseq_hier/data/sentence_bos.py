@@ -47,6 +47,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from .markup import markup_counts
+from ..errors import HierError
+from .bart_files import check_gpt2_files
 
 logger = logging.getLogger(__name__)
 
@@ -122,9 +124,10 @@ class SentenceBOSEncoder:
                  max_target_positions: int, speakers: bool = False):
         for path, flag in ((encoder_json, "--gpt2-encoder-json"), (vocab_bpe, "--gpt2-vocab-bpe")):
             if not os.path.isfile(path):
-                raise ValueError(f"{flag} {path}: no such file")
+                raise HierError(f"{flag} {path}: no such file")
+        check_gpt2_files(encoder_json, vocab_bpe)
         if max_source_positions < 3 or max_target_positions < 2:
-            raise ValueError("--max-source-positions must be >= 3 and --max-target-positions >= 2")
+            raise HierError("--max-source-positions must be >= 3 and --max-target-positions >= 2")
         self.encoder_json, self.vocab_bpe = encoder_json, vocab_bpe
         self.max_source_positions = max_source_positions
         self.max_target_positions = max_target_positions
@@ -197,11 +200,11 @@ class SentenceBOSEncoder:
             sentences = self.split(record.text or "")
             stats["split_by_pysbd"] += 1
         if not sentences:
-            raise ValueError(f"{record.where}: the source has no sentence")
+            raise HierError(f"{record.where}: the source has no sentence")
         if self.speakers:
             if record.speakers is None or len(record.speakers) != len(sentences):
-                raise ValueError(f"{record.where}: --speakers needs one speaker per turn (the "
-                                 f"dialogue readers samsum/qmsum give them)")
+                raise HierError(f"{record.where}: --speakers needs one speaker per turn (the "
+                                f"dialogue readers samsum/qmsum give them)")
             return sentences, list(record.speakers)
         return sentences, None
 
@@ -247,16 +250,17 @@ def encode_records(encoder: SentenceBOSEncoder, records: Iterable, workers: int 
 
 
 def write_split(examples: Iterable[Encoded], prefix: str, speakers: bool,
-                markup: Optional[Counter] = None) -> Counter:
-    """Write the split's files (module docstring); returns the summed statistics. ``markup``,
-    when given, counts every tag-like token written to ``PREFIX.ref``
+                markup: Optional[Counter] = None, inputs: Iterable[str] = ()) -> Counter:
+    """Write the split's files (module docstring), all together once complete (none may be one
+    of ``inputs``: :func:`fairseq_hier.io.atomic_outputs`); returns the summed statistics.
+    ``markup``, when given, counts every tag-like token written to ``PREFIX.ref``
     (:func:`~fairseq_hier.data.markup.markup_counts`), and ``references_with_markup`` in the
     statistics the references holding one."""
     from ..io import atomic_outputs
 
     suffixes = [s for s in SUFFIXES if speakers or s != "segments"]
     totals = Counter()
-    with atomic_outputs([f"{prefix}.{s}" for s in suffixes]) as handles:
+    with atomic_outputs([f"{prefix}.{s}" for s in suffixes], inputs) as handles:
         files = dict(zip(suffixes, handles))
         for ex in examples:
             files["source"].write(ex.source + "\n")

@@ -25,6 +25,7 @@ import torch
 from fairseq.data import BaseWrapperDataset
 
 from .hierarchical_dataset import token_buffer, token_chunks
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 HINT = "(fairseq-hier-sentence-bos writes it; copy it next to the binarized data)"
@@ -34,7 +35,7 @@ def _lines(path: str) -> List[str]:
     from ..io import read_lines
 
     if not os.path.exists(path):
-        raise ValueError(f"{path} not found {HINT}")
+        raise HierError(f"{path} not found {HINT}")
     return read_lines(path)
 
 
@@ -42,12 +43,12 @@ def read_sentence_counts(path: str, expected: int) -> np.ndarray:
     """``{split}.sentences``: one non-negative integer per line, ``expected`` lines."""
     lines = _lines(path)
     if len(lines) != expected:
-        raise ValueError(f"{path} has {len(lines)} lines, the binarized source has {expected} "
-                         f"examples")
+        raise HierError(f"{path} has {len(lines)} lines, the binarized source has {expected} "
+                        f"examples")
     counts = np.zeros(expected, np.int64)
     for i, line in enumerate(lines):
         if not line.strip().isdigit():
-            raise ValueError(f"{path}:{i + 1}: expected a sentence count, got {line!r}")
+            raise HierError(f"{path}:{i + 1}: expected a sentence count, got {line!r}")
         counts[i] = int(line)
     return counts
 
@@ -56,16 +57,16 @@ def read_segments(path: str, counts: np.ndarray) -> List[np.ndarray]:
     """``{split}.segments``: per line one speaker index per sentence (``counts[i]`` of them)."""
     lines = _lines(path)
     if len(lines) != len(counts):
-        raise ValueError(f"{path} has {len(lines)} lines, the binarized source has {len(counts)} "
-                         f"examples")
+        raise HierError(f"{path} has {len(lines)} lines, the binarized source has {len(counts)} "
+                        f"examples")
     out = []
     for i, line in enumerate(lines):
         fields = line.split()
         if not all(f.isdigit() for f in fields):
-            raise ValueError(f"{path}:{i + 1}: expected non-negative speaker indices, got {line!r}")
+            raise HierError(f"{path}:{i + 1}: expected non-negative speaker indices, got {line!r}")
         if len(fields) != counts[i]:
-            raise ValueError(f"{path}:{i + 1}: {len(fields)} speaker indices for "
-                             f"{counts[i]} sentences")
+            raise HierError(f"{path}:{i + 1}: {len(fields)} speaker indices for "
+                            f"{counts[i]} sentences")
         out.append(np.asarray([int(f) for f in fields], np.int64))
     return out
 
@@ -101,9 +102,9 @@ def check_sentences(src, bos: int, counts: np.ndarray, max_source_positions: int
             more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
             problems.append(f"{len(bad)} example(s) with {name}: {shown}{more}")
     if problems:
-        raise ValueError(f"{src_path}: " + " | ".join(problems) + "; every sentence must open "
-                         f"with BOS ({cut_by}) and sources must be cut at sentence boundaries "
-                         "there, not by --truncate-source")
+        raise HierError(f"{src_path}: " + " | ".join(problems) + "; every sentence must open "
+                        f"with BOS ({cut_by}) and sources must be cut at sentence boundaries "
+                        "there, not by --truncate-source")
     logger.info(f"{src_path}: {n} examples, {int(bos_counts.sum())} sentences (BOS), "
                 f"{int(bos_counts.max()) if n else 0} at most; all match {counts_path}")
 

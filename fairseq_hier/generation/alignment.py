@@ -34,6 +34,7 @@ from typing import Optional
 
 import torch
 from torch import Tensor
+from ..errors import HierError
 
 STRATEGIES = ("attalign", "strcov", "extprob")
 
@@ -77,8 +78,8 @@ class AlignmentTracker:
     def start(self, present: Tensor, target: Optional[Tensor]):
         """present: ``B x P`` bool; target: ``B x P`` distribution over present paragraphs or None."""
         if target is not None and target.shape != present.shape:
-            raise ValueError(f"alignment target has shape {tuple(target.shape)}, the source has "
-                             f"{tuple(present.shape)} (batch x paragraphs)")
+            raise HierError(f"alignment target has shape {tuple(target.shape)}, the source has "
+                            f"{tuple(present.shape)} (batch x paragraphs)")
         self.present, self.target = present, target
         self.attention_sum = self.coverage_sum = None
         self.steps = 0

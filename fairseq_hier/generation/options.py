@@ -11,6 +11,7 @@ import torch
 from fairseq import checkpoint_utils
 
 from .ranker_scores import RankerScores
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -24,8 +25,8 @@ def _load_predictor(path: str, like: torch.nn.Module, embed_dim: int) -> torch.n
     predictor = models[0]
     input_dim = getattr(predictor, "input_dim", None)
     if input_dim is not None and input_dim != embed_dim:
-        raise ValueError(f"--align-predictor {path} reads {input_dim}-dim paragraph embeddings, "
-                         f"the summarisation model's are {embed_dim}-dim")
+        raise HierError(f"--align-predictor {path} reads {input_dim}-dim paragraph embeddings, "
+                        f"the summarisation model's are {embed_dim}-dim")
     reference = next(like.parameters())
     return predictor.to(device=reference.device, dtype=reference.dtype).eval()
 
@@ -42,28 +43,28 @@ def alignment_generator_kwargs(task, models, args) -> Optional[Dict]:
     if not wanted and not hierarchical:
         return None
     if not hierarchical and (cfg.attention_alignment or cfg.align_keep_paragraphs):
-        raise ValueError("--attention-alignment / --align-keep-paragraphs need a hierarchical "
-                         "model (pht, vht): they use its paragraph attention")
+        raise HierError("--attention-alignment / --align-keep-paragraphs need a hierarchical "
+                        "model (pht, vht): they use its paragraph attention")
     if print_alignment and not hierarchical:
-        raise ValueError("--print-alignment together with --block-previous-tokens needs a "
-                         "hierarchical model (fairseq's alignment generator handles flat ones)")
+        raise HierError("--print-alignment together with --block-previous-tokens needs a "
+                        "hierarchical model (fairseq's alignment generator handles flat ones)")
     strategy = str(cfg.align_strategy) if cfg.attention_alignment else None
     if cfg.align_epsilon <= 0:
-        raise ValueError(f"--align-epsilon must be > 0, got {cfg.align_epsilon}")
+        raise HierError(f"--align-epsilon must be > 0, got {cfg.align_epsilon}")
     if cfg.align_keep_paragraphs < 0:
-        raise ValueError(f"--align-keep-paragraphs must be >= 0, got {cfg.align_keep_paragraphs}")
+        raise HierError(f"--align-keep-paragraphs must be >= 0, got {cfg.align_keep_paragraphs}")
 
     predictor = ranker = None
     needs_predictor = strategy == "attalign" or (cfg.align_keep_paragraphs and strategy != "extprob")
     if needs_predictor:
         if not cfg.align_predictor:
-            raise ValueError("--align-predictor PATH is required by --align-strategy attalign and "
-                             "by --align-keep-paragraphs (except with --align-strategy extprob)")
+            raise HierError("--align-predictor PATH is required by --align-strategy attalign and "
+                            "by --align-keep-paragraphs (except with --align-strategy extprob)")
         embed_dim = models[0].encoder.rank_encoding.embed_dim
         predictor = _load_predictor(cfg.align_predictor, models[0], embed_dim)
     if strategy == "extprob":
         if not cfg.align_ranker_scores:
-            raise ValueError("--align-strategy extprob needs --align-ranker-scores FILE")
+            raise HierError("--align-strategy extprob needs --align-ranker-scores FILE")
         ranker = RankerScores(cfg.align_ranker_scores)
         for split, dataset in task.datasets.items():  # fairseq-generate has loaded gen_subset
             ranker.check(dataset.num_paragraphs, split)

@@ -18,6 +18,7 @@ import torch
 from torch import Tensor
 
 from ..io import read_lines
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -32,29 +33,29 @@ class RankerScores:
             try:
                 values = np.array([float(v) for v in line.split()], dtype=np.float64)
             except ValueError as e:
-                raise ValueError(f"{path}:{number}: ranker scores must be numbers ({e})") from None
+                raise HierError(f"{path}:{number}: ranker scores must be numbers ({e})") from None
             if len(values) == 0:
-                raise ValueError(f"{path}:{number}: no ranker score on this line")
+                raise HierError(f"{path}:{number}: no ranker score on this line")
             if not np.all(np.isfinite(values)) or np.any(values < 0):
-                raise ValueError(f"{path}:{number}: ranker scores must be finite and non-negative, "
-                                 f"got {line.strip()[:80]!r}")
+                raise HierError(f"{path}:{number}: ranker scores must be finite and non-negative, "
+                                f"got {line.strip()[:80]!r}")
             self.scores.append(values)
 
     def check(self, num_paragraphs: np.ndarray, split: str):
         """Validate against a dataset's kept paragraph counts (one per example) before decoding."""
         if len(self.scores) != len(num_paragraphs):
-            raise ValueError(f"{self.path} has {len(self.scores)} lines, split '{split}' has "
-                             f"{len(num_paragraphs)} examples")
+            raise HierError(f"{self.path} has {len(self.scores)} lines, split '{split}' has "
+                            f"{len(num_paragraphs)} examples")
         have = np.array([len(s) for s in self.scores])
         short = np.flatnonzero(have < num_paragraphs)
         if len(short):
             i = int(short[0])
-            raise ValueError(f"{self.path}:{i + 1}: {have[i]} ranker scores for {num_paragraphs[i]} "
-                             f"kept paragraphs ({len(short)} lines too short)")
+            raise HierError(f"{self.path}:{i + 1}: {have[i]} ranker scores for {num_paragraphs[i]} "
+                            f"kept paragraphs ({len(short)} lines too short)")
         zero = [i for i, n in enumerate(num_paragraphs) if not self.scores[i][:n].sum() > 0]
         if zero:
-            raise ValueError(f"{self.path}:{zero[0] + 1}: the scores of the kept paragraphs are all "
-                             f"zero; they cannot be normalised ({len(zero)} lines)")
+            raise HierError(f"{self.path}:{zero[0] + 1}: the scores of the kept paragraphs are all "
+                            f"zero; they cannot be normalised ({len(zero)} lines)")
         extra = int((have > num_paragraphs).sum())
         logger.info(f"ranker scores {self.path}: {len(have)} lines; {extra} list more paragraphs "
                     f"than the task keeps (cut paragraphs, ignored)")
@@ -66,10 +67,10 @@ class RankerScores:
         for row, (i, n) in enumerate(zip(ids.tolist(), counts)):  # per example, like a collater
             if i >= len(self.scores) or len(self.scores[i]) < n:
                 got = len(self.scores[i]) if i < len(self.scores) else 0
-                raise ValueError(f"{self.path}:{i + 1}: {got} ranker scores for {n} paragraphs")
+                raise HierError(f"{self.path}:{i + 1}: {got} ranker scores for {n} paragraphs")
             out[row, :n] = torch.from_numpy(self.scores[i][:n])
         total = out.sum(-1, keepdim=True)
         if not bool((total > 0).all()):
             bad = int(ids[(total.squeeze(-1) <= 0)][0])
-            raise ValueError(f"{self.path}:{bad + 1}: kept paragraphs all have score 0")
+            raise HierError(f"{self.path}:{bad + 1}: kept paragraphs all have score 0")
         return (out / total).to(present.device, torch.float32)

@@ -21,7 +21,7 @@ step the ``N_i`` weights separated by commas (each step sums to 1)::
 
     A-7\t0.912301,0.050000,0.037699 0.100000,0.800000,0.100000 ...
 
-:func:`fairseq_hier.cli.heatmap.parse_sentence_alignment` reads that payload back (``T x N_i``
+:func:`fairseq_hier.report.sentence_heatmap.parse_sentence_alignment` reads that payload back (``T x N_i``
 floats) without importing torch or fairseq.
 """
 
@@ -31,6 +31,7 @@ import torch
 from fairseq.sequence_generator import EnsembleModel, SequenceGenerator
 
 from fairseq_hier.models.hat import HATDecoder, sentence_positions
+from ..errors import HierError
 
 
 def format_sentence_alignment(attention) -> List[List[str]]:
@@ -46,8 +47,8 @@ def _hat_decoders(models) -> List[HATDecoder]:
     for model in (models.models if isinstance(models, EnsembleModel) else models):
         decoder = getattr(model, "decoder", None)
         if not isinstance(decoder, HATDecoder):
-            raise ValueError(f"SentenceAttentionSequenceGenerator needs a HAT model (hat, "
-                             f"hat_transformer), got {type(model).__name__}")
+            raise HierError(f"SentenceAttentionSequenceGenerator needs a HAT model (hat, "
+                            f"hat_transformer), got {type(model).__name__}")
         decoders.append(decoder)
     return decoders
 
@@ -72,8 +73,8 @@ class SentenceAttentionSequenceGenerator(SequenceGenerator):
         for decoder in decoders:
             n = len(decoder.layers)
             if not -n <= sentence_attention_layer < n:
-                raise ValueError(f"sentence attention layer {sentence_attention_layer} does not "
-                                 f"exist: the decoder has {n} layers (0..{n - 1} or -{n}..-1)")
+                raise HierError(f"sentence attention layer {sentence_attention_layer} does not "
+                                f"exist: the decoder has {n} layers (0..{n - 1} or -{n}..-1)")
             decoder.sentence_attention_layer = sentence_attention_layer
             decoder.sentence_attention_as_attn = True
         super().__init__(models, tgt_dict, **kwargs)
@@ -96,8 +97,8 @@ class SentenceAttentionSequenceGenerator(SequenceGenerator):
     def _present_rows(attention: torch.Tensor, present: torch.Tensor) -> torch.Tensor:
         """``N x T`` -> ``N_i x T``: the rows of the example's present sentences."""
         if attention.dim() != 2 or attention.size(0) != present.numel():
-            raise ValueError(f"a hypothesis' attention has shape {tuple(attention.shape)}, "
-                             f"expected {present.numel()} sentences x T steps (is the decoder's "
-                             f"sentence_attention_as_attn set?)")
+            raise HierError(f"a hypothesis' attention has shape {tuple(attention.shape)}, "
+                            f"expected {present.numel()} sentences x T steps (is the decoder's "
+                            f"sentence_attention_as_attn set?)")
         return attention[present.to(attention.device)]
 

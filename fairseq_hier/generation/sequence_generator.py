@@ -51,6 +51,7 @@ from torch import Tensor
 
 from ..modules.masking import masked_fill_scores
 from .alignment import AlignmentTracker
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -138,11 +139,11 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
                     else TrackingEnsembleModel(models, self.tracker, self._alignment_target))
         if live_beams:
             if strategy is None:
-                raise ValueError("--align-live-beams needs --attention-alignment")
+                raise HierError("--align-live-beams needs --attention-alignment")
             if kwargs.get("search_strategy") is not None and \
                     type(kwargs["search_strategy"]) is not search.BeamSearch:
-                raise ValueError("--align-live-beams works with beam search only (not with "
-                                 "sampling, diverse or constrained search)")
+                raise HierError("--align-live-beams works with beam search only (not with "
+                                "sampling, diverse or constrained search)")
             kwargs["search_strategy"] = AlignedBeamSearch(tgt_dict, self._beam_bias)
         super().__init__(ensemble, tgt_dict, **kwargs)
         self.strategy, self.beta, self.epsilon = strategy, beta, epsilon
@@ -217,8 +218,8 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
         if self.strategy is not None or self.keep_paragraphs:
             src_tokens = sample["net_input"]["src_tokens"]
             if src_tokens.dim() != 3:
-                raise ValueError("attention alignment needs a hierarchical model (B x P x L "
-                                 "sources)")
+                raise HierError("attention alignment needs a hierarchical model (B x P x L "
+                                "sources)")
             present = src_tokens.ne(self.pad).any(-1)  # B x P
             if self.strategy == "extprob":
                 self._batch_target = self.ranker_scores.batch(sample["id"], present)

@@ -12,7 +12,7 @@ The record's options are the prepare step's (``examples/doc_mt_common/prepare.sh
 encode (``RawExample.documents``: exactly one document, one sentence per non-blank line, as the
 raw layout of :mod:`fairseq_hier.data.documents`): every sentence through
 :func:`~fairseq_hier.data.doc_chunks.tokenizer` (Moses or jieba), the recorded joint fastBPE codes
-(:func:`fairseq_hier.cli.doc_chunk.apply_bpe`), then :func:`~fairseq_hier.data.doc_chunks.
+(:func:`fairseq_hier.data.doc_chunks.apply_bpe`, which checks the codes first), then :func:`~fairseq_hier.data.doc_chunks.
 chunk_spans` and one ``<s>``-marked line per chunk. At inference there is no target: chunks are
 cut by the source side alone (target lengths 0), so they equal the prepare step's whenever the
 source side bound its cut, and are never larger than ``max_chunk_tokens``. A sentence longer
@@ -80,8 +80,7 @@ class DocChunksPipeline(Pipeline):
         return [self._tokenize(s) for s in raw]
 
     def encode(self, example: RawExample) -> List[str]:
-        from ..cli.doc_chunk import apply_bpe
-        from ..data.doc_chunks import BOS, SPECIAL_SYMBOLS, chunk_spans
+        from ..data.doc_chunks import BOS, SPECIAL_SYMBOLS, apply_bpe, chunk_spans
 
         bpe = [s.split() for s in apply_bpe(self.assets.path("bpe.codes"),
                                             self.sentences(example))]

@@ -17,11 +17,12 @@ import collections
 import logging
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple, Type
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
 
-class InputError(ValueError):
+class InputError(HierError):
     """Bad raw input (one line naming the example or file)."""
 
 
@@ -74,7 +75,7 @@ PIPELINES: Dict[str, Type[Pipeline]] = {}
 
 def register_pipeline(cls: Type[Pipeline]) -> Type[Pipeline]:
     if cls.name in PIPELINES:
-        raise ValueError(f"pipeline {cls.name!r} registered twice")
+        raise HierError(f"pipeline {cls.name!r} registered twice")
     PIPELINES[cls.name] = cls
     return cls
 

@@ -16,7 +16,10 @@ Written next to the binarized data (the recipes call it right after ``fairseq-pr
 
 ``pipeline`` names a :class:`~fairseq_hier.inference.pipelines.Pipeline`; its ``OPTIONS`` and
 ``ASSETS`` are checked here, so a wrong record fails at preprocessing time, not at inference.
-``generation`` holds the recipe's tuned ``fairseq-generate`` options (overridable at inference).
+``generation`` holds the recipe's tuned ``fairseq-generate`` options (overridable at inference);
+:func:`write_record` parses them with fairseq-interactive's own parser, as the summarizer will,
+and checks their ranges (:func:`check_generation`). The record and its assets are written
+together or not at all (:class:`fairseq_hier.io.OutputSet`).
 
 Our tasks put the record, the bytes of its assets and the data-bin's dictionaries into their
 checkpoint state (:func:`record_state`, saved by fairseq as ``task_state`` in every checkpoint),
@@ -30,13 +33,16 @@ import os
 import shutil
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..errors import HierError
+from ..io import staged_outputs
+
 RECORD_FILE = "hier_preprocess.json"
 ASSETS_DIR = "hier_assets"
 STATE_KEY = "hier_preprocess"  # key in the task's checkpoint state
 FORMAT = 1
 
 
-class RecordError(ValueError):
+class RecordError(HierError):
     """A missing or malformed preprocessing record (one-line message)."""
 
 
@@ -98,10 +104,40 @@ def check_record(record: dict, where: str) -> dict:
     return record
 
 
+def check_generation(data_bin: str, task: str, generation: Sequence[str]) -> None:
+    """Parse a record's ``generation`` options with fairseq-interactive's parser for ``task``
+    (the one the summarizer parses them with) and check the decoding options' ranges
+    (:func:`fairseq_hier.generation.checks.check_generation_options`). :class:`RecordError`
+    naming the option: an unknown one, a malformed value, ``--beam -3``."""
+    # fairseq is imported only here: reading a record (and --help) stays light
+    from fairseq import options as fairseq_options
+
+    from .. import register
+    from ..generation.checks import check_generation_options
+
+    register()  # our tasks' options, as --user-dir would add them
+
+    def error(message: str):
+        raise RecordError(f"--generation {' '.join(generation)!r}: {message}")
+
+    parser = fairseq_options.get_generation_parser(interactive=True, default_task=task)
+    parser.error = error  # argparse's errors (a bad value or choice) exit the process otherwise
+    args, unknown = fairseq_options.parse_args_and_arch(
+        parser, [data_bin, "--task", task, *generation], parse_known=True)
+    if unknown:
+        error(f"unknown option(s) {' '.join(unknown)} (fairseq-generate's options and task "
+              f"{task}'s are expected)")
+    try:
+        check_generation_options(args)
+    except HierError as e:
+        error(str(e))
+
+
 def write_record(data_bin: str, task: str, pipeline: str, options: Optional[dict] = None,
                  assets: Optional[Dict[str, str]] = None,
                  generation: Sequence[str] = ()) -> str:
-    """Check and write ``DATA_BIN/hier_preprocess.json``, copying the assets beside it."""
+    """Check and write ``DATA_BIN/hier_preprocess.json``, copying the assets beside it; the
+    record and the copies appear together once all are written."""
     if not os.path.isdir(data_bin):
         raise RecordError(f"{data_bin}: no such data-bin directory (run fairseq-preprocess first)")
     assets = dict(assets or {})
@@ -114,18 +150,22 @@ def write_record(data_bin: str, task: str, pipeline: str, options: Optional[dict
               "assets": {n: {"file": f"{ASSETS_DIR}/{n}", "sha256": _sha256(p)}
                          for n, p in assets.items()},
               "generation": list(generation)}
-    check_record(record, os.path.join(data_bin, RECORD_FILE))
-    folder = os.path.join(data_bin, ASSETS_DIR)
-    os.makedirs(folder, exist_ok=True)
-    for name, src in assets.items():
-        dst = os.path.join(folder, name)
-        if not (os.path.exists(dst) and os.path.samefile(src, dst)):
-            shutil.copyfile(src, dst)
     path = os.path.join(data_bin, RECORD_FILE)
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        json.dump(record, f, indent=1, ensure_ascii=False)
-    os.replace(path + ".tmp", path)
+    check_record(record, path)
+    check_generation(data_bin, task, record["generation"])
+    # an asset already in place (DATA_BIN/hier_assets/NAME given as its own source) stays
+    copies = {os.path.join(data_bin, ASSETS_DIR, name): src for name, src in assets.items()
+              if not _same_file(src, os.path.join(data_bin, ASSETS_DIR, name))}
+    with staged_outputs([*copies, path], inputs=copies.values()) as staged:
+        for tmp, src in zip(staged, copies.values()):
+            shutil.copyfile(src, tmp)
+        with open(staged[-1], "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1, ensure_ascii=False)
     return path
+
+
+def _same_file(a: str, b: str) -> bool:
+    return os.path.exists(b) and os.path.samefile(a, b)
 
 
 def read_record(folder: str) -> Optional[dict]:
@@ -170,13 +210,18 @@ def record_state(data_bin: str) -> Optional[dict]:
 def restore(state: dict, folder: str) -> Tuple[dict, Assets]:
     """Write a checkpoint's record state into ``folder`` (record, assets, dictionaries)."""
     record = state["record"]
-    for rel, data in state["files"].items():
-        path = os.path.join(folder, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(data)
-    with open(os.path.join(folder, RECORD_FILE), "w", encoding="utf-8") as f:
-        json.dump(record, f, indent=1, ensure_ascii=False)
+    for rel in state["files"]:  # names from a checkpoint: they stay inside ``folder``
+        if (not isinstance(rel, str) or os.path.isabs(rel)
+                or os.path.normpath(rel).split(os.sep)[0] in ("..", "")):
+            raise RecordError(f"its preprocessing record holds the file {rel!r}, a path outside "
+                              "the record's folder")
+    files = {os.path.join(folder, rel): data for rel, data in state["files"].items()}
+    with staged_outputs([*files, os.path.join(folder, RECORD_FILE)]) as staged:
+        for tmp, data in zip(staged, files.values()):
+            with open(tmp, "wb") as f:
+                f.write(data)
+        with open(staged[-1], "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1, ensure_ascii=False)
     for name, a in record["assets"].items():
         if _sha256(os.path.join(folder, a["file"])) != a["sha256"]:
             raise RecordError(f"asset {name} of the checkpoint's record does not match its sha256")

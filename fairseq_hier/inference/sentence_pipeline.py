@@ -97,6 +97,7 @@ class SentenceBOSPipeline(Pipeline):
     def __init__(self, options: dict, assets):
         super().__init__(options, assets)
         self._encoder = self._decoder = None
+        self._bpe_checked = False  # the GPT-2 BPE assets are checked once, when first needed
         self._fillers = frozenset()
         if self.options["filler_words"]:
             from ..data.readers import load_filler_words
@@ -110,10 +111,20 @@ class SentenceBOSPipeline(Pipeline):
         if self._encoder is None:
             from ..data.sentence_bos import SentenceBOSEncoder
 
+            self.check_bpe_files()
             self._encoder = SentenceBOSEncoder(
                 self.assets.path("encoder.json"), self.assets.path("vocab.bpe"),
                 self.options["max_source_positions"], max_target_positions=2)
         return self._encoder
+
+    def check_bpe_files(self) -> None:
+        """The assets ``encoder.json`` / ``vocab.bpe`` are GPT-2 BPE files (one line naming the
+        file otherwise, before fairseq's loader reads them)."""
+        from ..data.bart_files import check_gpt2_files
+
+        if not self._bpe_checked:
+            check_gpt2_files(self.assets.path("encoder.json"), self.assets.path("vocab.bpe"))
+            self._bpe_checked = True
 
     # ------------------------------------------------------------------ steps
     def record(self, text: str, where: str):
@@ -182,6 +193,7 @@ class SentenceBOSPipeline(Pipeline):
         if self._decoder is None:
             from fairseq.data.encoders.gpt2_bpe import GPT2BPE, GPT2BPEConfig
 
+            self.check_bpe_files()
             self._decoder = GPT2BPE(GPT2BPEConfig(
                 gpt2_encoder_json=self.assets.path("encoder.json"),
                 gpt2_vocab_bpe=self.assets.path("vocab.bpe")))

@@ -16,22 +16,35 @@ What it does, in order:
    :class:`~fairseq_hier.inference.record.RecordError`;
 2. builds the task from the checkpoint's own task options (paragraph cuts, layout, ...) and the
    generator from the record's tuned ``fairseq-generate`` options, then the caller's overrides
-   (``generation=["--beam", "3"]`` or keyword arguments ``beam=3``);
+   (``generation=["--beam", "3"]`` or keyword arguments ``beam=3``), parsed by fairseq's own
+   parser and checked (:func:`fairseq_hier.generation.checks.check_generation_options`): an
+   unknown option or a value out of range is a one-line :class:`~fairseq_hier.errors.HierError`
+   (a ``ValueError``), never fairseq's ``SystemExit``;
 3. per example: the pipeline's ``encode`` (raw documents -> the task's raw lines, exactly as the
    recipe made them), the task's ``build_dataset_for_inference`` and batches, ``inference_step``,
    the best hypothesis, the pipeline's ``decode``. This is fairseq-interactive's path on the same
-   lines, so the two agree token for token.
+   lines, so the two agree token for token. ``summarize(..., beam=3)`` and ``generate(...,
+   beam=3)`` decode that one call with other decoding options (the fields of fairseq's
+   ``GenerationConfig``: ``beam``, ``lenpen``, ``max_len_b``, ``no_repeat_ngram_size``, ...).
+
+Checkpoints are loaded safely (:mod:`fairseq_hier.safe_loading`): a checkpoint that would run
+code on loading is refused in one line unless ``trust_checkpoint=True``, and so is a file that is
+not a checkpoint of a task the summarizer decodes.
 
 Runs on the GPU when there is one (``cpu=True`` to stay on the CPU); ``--fp16`` / ``--bf16`` in
 ``generation`` cast the model. ``progress=True`` shows a tqdm bar over examples.
 """
 
+import copy
 import logging
 import os
 import shlex
 import tempfile
 from typing import Iterable, List, Optional, Sequence, Union
 
+from ..errors import HierError
+from ..generation.checks import check_generation_options
+from ..safe_loading import checkpoint_task_and_arch, describe_checkpoint, trusting
 from .pipelines import PIPELINES, InputError, RawExample
 from .record import STATE_KEY, Assets, RecordError, read_record, restore
 
@@ -88,7 +101,10 @@ def _load_record(path: str, state: dict, folder: str):
     ``hier_preprocess.json`` beside it."""
     kept = (state.get("task_state") or {}).get(STATE_KEY)
     if kept is not None:
-        record, assets = restore(kept, folder)
+        try:
+            record, assets = restore(kept, folder)
+        except RecordError as e:
+            raise RecordError(f"checkpoint {path}: {e}") from None
         return record, assets, folder
     beside = os.path.dirname(os.path.abspath(path))
     record = read_record(beside)
@@ -100,13 +116,91 @@ def _load_record(path: str, state: dict, folder: str):
     return record, Assets.of(record, beside), beside
 
 
+def decoded_tasks() -> List[str]:
+    """The tasks whose checkpoints the summarizer decodes (those of the pipelines)."""
+    return sorted({task for pipeline in PIPELINES.values() for task in pipeline.TASKS})
+
+
+def check_summarizable(state: dict, path: str) -> None:
+    """Refuse a checkpoint of a task the summarizer does not decode (a paragraph ranker, an
+    attention predictor, a pretrained BART), naming what it holds."""
+    task, _ = checkpoint_task_and_arch(state)
+    if task not in decoded_tasks():
+        raise HierError(f"checkpoint {path} holds {describe_checkpoint(state)}; the summarizer "
+                        f"decodes checkpoints of {', '.join(decoded_tasks())}")
+
+
+def as_flags(options: dict) -> List[str]:
+    """Keyword arguments -> fairseq command-line options: ``beam=3`` -> ``--beam 3``,
+    ``fp16=True`` -> ``--fp16``; False and None give nothing."""
+    flags = []
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            flags.append(flag)
+        elif value is not False and value is not None:
+            flags += [flag, str(value)]
+    return flags
+
+
+def generation_fields() -> List[str]:
+    """The decoding options of fairseq's ``GenerationConfig`` (what summarize() takes)."""
+    from fairseq.dataclass.configs import GenerationConfig
+
+    return [name for name in GenerationConfig.__dataclass_fields__ if not name.startswith("_")]
+
+
+def checked(gen, where: str):
+    """:func:`check_generation_options`, its error prefixed with the call it came from."""
+    try:
+        check_generation_options(gen)
+    except HierError as e:
+        raise HierError(f"{where}: {e}") from None
+    return gen
+
+
+class _ParseError(HierError):
+    pass
+
+
+def _raise_parse_error(message):
+    raise _ParseError(message)
+
+
+def parse_generation_options(task: str, argv: List[str], origin: dict, where: str):
+    """fairseq-interactive's parser (with ``task``'s options) on ``argv``: the namespace. An
+    unknown option or a bad value is a one-line HierError naming it (``origin`` maps a flag to
+    the keyword argument it came from) instead of argparse's SystemExit."""
+    from fairseq import options
+
+    parser = options.get_generation_parser(interactive=True, default_task=task)
+    parser.error = _raise_parse_error  # argparse would print usage and exit
+    try:
+        args, extra = options.parse_args_and_arch(parser, argv, parse_known=True)
+    except _ParseError as e:
+        raise HierError(f"{where}: {e}") from None
+    unknown = [origin.get(a, a) for a in extra if a.startswith("-")]
+    if unknown:
+        raise HierError(f"{where}: unknown option{'s' if len(unknown) > 1 else ''} "
+                        f"{', '.join(unknown)} (fairseq-generate with task {task} has no "
+                        f"{'such options' if len(unknown) > 1 else 'such option'})")
+    if extra:
+        raise HierError(f"{where}: unexpected argument{'s' if len(extra) > 1 else ''} "
+                        f"{' '.join(extra)}")
+    return args
+
+
 class HierSummarizer:
     """See the module docstring."""
 
-    def __init__(self, cfg, task, models, generator, pipeline, record, workdir=None):
+    def __init__(self, cfg, task, models, generator, pipeline, record, workdir=None, argv=(),
+                 trust_checkpoint: bool = False):
         self.cfg, self.task, self.models = cfg, task, models
         self.generator, self.pipeline, self.record = generator, pipeline, record
         self._workdir = workdir  # the TemporaryDirectory of the restored record (kept alive)
+        self._argv = list(argv)  # the options the generator was built from (per-call overrides)
+        # the pipeline may load a checkpoint later (the ranker of rank=ranker, on first use)
+        self.trust_checkpoint = trust_checkpoint
         import torch
 
         self.device = next(models[0].parameters()).device
@@ -116,45 +210,57 @@ class HierSummarizer:
     @classmethod
     def from_pretrained(cls, checkpoint_dir: str, checkpoint_file: Optional[str] = None,
                         generation: Union[str, Sequence[str], None] = None, cpu: bool = False,
-                        batch_size: Optional[int] = None, **kwargs) -> "HierSummarizer":
+                        batch_size: Optional[int] = None, trust_checkpoint: bool = False,
+                        **kwargs) -> "HierSummarizer":
         """Load a checkpoint (see the module docstring). ``generation``: fairseq-generate
         options over the record's (a string or a list); keyword arguments are more of them
-        (``beam=3`` is ``--beam 3``, ``no_repeat_ngram_size=0``, ``fp16=True``)."""
+        (``beam=3`` is ``--beam 3``, ``no_repeat_ngram_size=0``, ``fp16=True``): an unknown one,
+        or a value out of range, raises :class:`~fairseq_hier.errors.HierError` naming it.
+        ``trust_checkpoint=True`` loads a checkpoint that holds globals outside the safe
+        loader's allow list (it may run code: only for files you trust)."""
+        with trusting(trust_checkpoint):
+            return cls._from_pretrained(checkpoint_dir, checkpoint_file, generation, cpu,
+                                        batch_size, trust_checkpoint, kwargs)
+
+    @classmethod
+    def _from_pretrained(cls, checkpoint_dir, checkpoint_file, generation, cpu, batch_size,
+                         trust_checkpoint, kwargs) -> "HierSummarizer":
         import fairseq_hier
 
         fairseq_hier.register()
-        from fairseq import checkpoint_utils, options, utils
+        from fairseq import checkpoint_utils
         from fairseq.dataclass.utils import convert_namespace_to_omegaconf
+
+        where = "HierSummarizer.from_pretrained"
+        try:
+            extra = shlex.split(generation) if isinstance(generation, str) \
+                else [str(a) for a in generation or []]
+        except ValueError as e:  # an unbalanced quote
+            raise HierError(f"{where}: generation={generation!r}: {e}") from None
+        origin = {"--" + k.replace("_", "-"): k for k in kwargs}  # flag -> keyword, for errors
+        extra += as_flags(kwargs)
+        if batch_size is not None:
+            extra += ["--batch-size", str(batch_size)]
+        if cpu:
+            extra.append("--cpu")
 
         path = find_checkpoint(checkpoint_dir, checkpoint_file)
         state = checkpoint_utils.load_checkpoint_to_cpu(path)
+        check_summarizable(state, path)
         workdir = tempfile.TemporaryDirectory(prefix="hier_summarizer_")
         record, assets, data = _load_record(path, state, workdir.name)
         saved_task = state["cfg"]["task"]._name if state.get("cfg") else None
         if saved_task != record["task"]:
             raise RecordError(f"{path}: trained with task {saved_task}, but its preprocessing "
                               f"record is for {record['task']}")
-        extra = shlex.split(generation) if isinstance(generation, str) else list(generation or [])
-        for key, value in kwargs.items():
-            flag = "--" + key.replace("_", "-")
-            if value is True:
-                extra.append(flag)
-            elif value is not False and value is not None:
-                extra += [flag, str(value)]
-        if batch_size is not None:
-            extra += ["--batch-size", str(batch_size)]
-        if cpu:
-            extra.append("--cpu")
 
         # the record's options, then the caller's: parsed by fairseq-interactive's own parser
-        def parse(argv):  # a fresh parser each time: parse_args_and_arch adds to it
-            parser = options.get_generation_parser(interactive=True, default_task=record["task"])
-            return options.parse_args_and_arch(parser, argv)
-
         head = [data, "--user-dir", os.path.dirname(fairseq_hier.__file__), "--task",
                 record["task"], "--path", path]
-        args = parse(head + record["generation"] + extra)
-        defaults = parse(head)
+        argv = head + record["generation"] + extra
+        args = parse_generation_options(record["task"], argv, origin, where)
+        defaults = parse_generation_options(record["task"], head, {}, where)
+        checked(args, where)
         cfg = convert_namespace_to_omegaconf(args)
         # task options given there (e.g. --block-previous-tokens) override the checkpoint's
         task_fields = set(state["cfg"]["task"].keys())
@@ -187,25 +293,53 @@ class HierSummarizer:
             cfg.dataset.batch_size = 8
         logger.info(f"{path}: task {record['task']}, pipeline {record['pipeline']}, generation "
                     f"{' '.join(record['generation'] + extra) or '(fairseq defaults)'}")
-        return cls(cfg, task, models, generator, pipeline, record, workdir)
+        return cls(cfg, task, models, generator, pipeline, record, workdir, argv,
+                   trust_checkpoint)
+
+    def _decoding(self, options: dict, where: str):
+        """(generator, generation config) of one call: the loaded ones, or with ``options``
+        (GenerationConfig fields) over them, parsed and checked as from_pretrained's."""
+        if not options:
+            return self.generator, self.cfg.generation
+        fields = generation_fields()
+        unknown = [k for k in options if k not in fields]
+        if unknown:
+            raise HierError(f"{where}: {', '.join(unknown)}: not a decoding option (fairseq's "
+                            f"GenerationConfig: {', '.join(fields[:8])}, ...); task and model "
+                            f"options go to HierSummarizer.from_pretrained")
+        origin = {"--" + k.replace("_", "-"): k for k in options}
+        args = parse_generation_options(self.record["task"], self._argv + as_flags(options),
+                                        origin, where)
+        gen = copy.deepcopy(self.cfg.generation)
+        for key in options:
+            setattr(gen, key, getattr(args, key))
+        checked(gen, where)
+        return self.task.build_generator(self.models, gen), gen
 
     # ------------------------------------------------------------------ decoding
-    def generate(self, lines: Sequence[str], progress: bool = False) -> List[List[dict]]:
+    def generate(self, lines: Sequence[str], progress: bool = False,
+                 **generation) -> List[List[dict]]:
         """Raw-format lines (what the recipe gave fairseq-preprocess) -> fairseq's hypotheses of
         each line (best first; ``tokens``, ``score``, ``positional_scores``, ``text`` = the
-        hypothesis string as fairseq-interactive's ``H-`` line)."""
+        hypothesis string as fairseq-interactive's ``H-`` line). Keyword arguments: decoding
+        options for this call (``beam=3``; see the module docstring)."""
+        decoding = self._decoding(generation, "generate()")
+        with trusting(self.trust_checkpoint):
+            return self._generate(lines, progress, decoding)
+
+    def _generate(self, lines, progress, decoding) -> List[List[dict]]:
         task = self.task
-        if hasattr(task, "_interactive_lines"):  # BOS tasks number input lines: per call here
-            task._interactive_lines = 0
+        if hasattr(task, "input_lines"):  # BOS tasks number input lines: per call here
+            task.input_lines.seen = 0
         tokens, lengths = task.get_interactive_tokens_and_lengths(list(lines), lambda x: x)
         if getattr(task, "use_parses", False):  # ParsingSum: the parse of these very lines
             with tempfile.TemporaryDirectory(prefix="hier_parse_") as folder:
                 parses = self._dependency_parses(lines, folder)
                 dataset = task.build_dataset_for_inference(tokens, lengths,
                                                            dependency_parses=parses)
-                return self._decode(dataset, len(lines), progress)
+                return self._decode(dataset, len(lines), progress, decoding)
         dataset = task.build_dataset_for_inference(tokens, lengths)
-        return self._decode(dataset, len(lines), progress)
+        return self._decode(dataset, len(lines), progress, decoding)
 
     def _dependency_parses(self, lines: Sequence[str], folder: str):
         """The dependency parse of ``lines`` (their CoNLL-U, kept by the pipeline's spaCy step)
@@ -231,10 +365,11 @@ class HierSummarizer:
             output_prefix=os.path.join(folder, "input.parse")))
         return DependencyParses(os.path.join(folder, "input.parse"))
 
-    def _decode(self, dataset, n: int, progress: bool) -> List[List[dict]]:
+    def _decode(self, dataset, n: int, progress: bool, decoding) -> List[List[dict]]:
         from fairseq import utils
 
         task, cfg = self.task, self.cfg
+        generator, generation = decoding
         max_positions = utils.resolve_max_positions(
             task.max_positions(), *[m.max_positions() for m in self.models])
         itr = task.get_batch_iterator(
@@ -246,15 +381,15 @@ class HierSummarizer:
             from tqdm import tqdm
 
             bar = tqdm(total=n, unit="input", desc="summarize")
-        strip = _symbols_to_strip(self.generator)
+        strip = _symbols_to_strip(generator)
         results: List[Optional[List[dict]]] = [None] * n
         for batch in itr:
             sample = utils.move_to_cuda(batch, self.device) if self.device.type == "cuda" else batch
             with self.torch.inference_mode():
-                hypos = task.inference_step(self.generator, self.models, sample)
+                hypos = task.inference_step(generator, self.models, sample)
             for i, example_hypos in zip(batch["id"].tolist(), hypos):
                 out = []
-                for h in example_hypos[: cfg.generation.nbest]:
+                for h in example_hypos[: generation.nbest]:
                     toks = h["tokens"].int().cpu()
                     out.append({"tokens": toks, "score": float(h["score"]),
                                 "positional_scores": h["positional_scores"].float().cpu(),
@@ -276,19 +411,25 @@ class HierSummarizer:
         for k, x in enumerate(examples, start=1):
             example = as_example(x, f"example {k}")
             check_documents(example)
-            out.append(self.pipeline.encode(example))
+            with trusting(self.trust_checkpoint):  # the pipeline's ranker loads on first use
+                out.append(self.pipeline.encode(example))
         for what, n in sorted(self.pipeline.counts.items()):
             logger.info(f"preprocessing: {n} {what}")
         self.pipeline.counts.clear()
         return out
 
-    def summarize(self, examples: Iterable[Example], progress: bool = False) -> List[str]:
-        """Raw examples -> one summary (translation, for document translation) each."""
+    def summarize(self, examples: Iterable[Example], progress: bool = False,
+                  **generation) -> List[str]:
+        """Raw examples -> one summary (translation, for document translation) each. Keyword
+        arguments: decoding options for this call (``beam=3``, ``lenpen=1.2``; the fields of
+        fairseq's ``GenerationConfig``), checked before anything is encoded."""
+        decoding = self._decoding(generation, "summarize()")
         if hasattr(self.pipeline, "conllu"):
             self.pipeline.conllu.clear()
         encoded = self.encode(examples)
         lines = [line for example_lines in encoded for line in example_lines]
-        hypos = iter(self.generate(lines, progress=progress))
+        with trusting(self.trust_checkpoint):
+            hypos = iter(self._generate(lines, progress, decoding))
         return [self.pipeline.decode([next(hypos)[0]["text"] for _ in example_lines])
                 for example_lines in encoded]
 

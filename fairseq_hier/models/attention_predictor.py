@@ -25,6 +25,8 @@ from torch import Tensor
 
 from ..modules.masking import masked_softmax
 from .checkpointing import ActivationCheckpointConfig, checkpoint_layer, checkpoints_activations
+from ..errors import HierError
+from .option_checks import check_model_options
 
 
 @dataclass
@@ -79,6 +81,7 @@ class AttentionPredictorModel(BaseFairseqModel):
 
     @classmethod
     def build_model(cls, cfg, task):
+        check_model_options(cfg, lowest={"encoder_layers": 0})  # 0 layers: a linear predictor
         return cls(cfg)
 
     def build_encoder_layer(self, cfg: TransformerConfig) -> nn.Module:
@@ -96,13 +99,13 @@ class AttentionPredictorModel(BaseFairseqModel):
             present ones (a row with no present paragraph is all 0)
         """
         if paragraph_embeddings.dim() != 3 or paragraph_embeddings.size(-1) != self.input_dim:
-            raise ValueError(f"attention predictor expects B x P x {self.input_dim} paragraph "
-                             f"embeddings (--input-dim {self.input_dim}), got shape "
-                             f"{tuple(paragraph_embeddings.shape)}")
+            raise HierError(f"attention predictor expects B x P x {self.input_dim} paragraph "
+                            f"embeddings (--input-dim {self.input_dim}), got shape "
+                            f"{tuple(paragraph_embeddings.shape)}")
         if paragraph_padding_mask.shape != paragraph_embeddings.shape[:2]:
-            raise ValueError(f"paragraph_padding_mask must be B x P = "
-                             f"{tuple(paragraph_embeddings.shape[:2])}, got "
-                             f"{tuple(paragraph_padding_mask.shape)}")
+            raise HierError(f"paragraph_padding_mask must be B x P = "
+                            f"{tuple(paragraph_embeddings.shape[:2])}, got "
+                            f"{tuple(paragraph_padding_mask.shape)}")
         mask = paragraph_padding_mask.bool()
         x = self._contextualise(paragraph_embeddings, mask)  # B x P x C
         logits = self.output_projection(x).squeeze(-1)  # B x P x 1 -> B x P

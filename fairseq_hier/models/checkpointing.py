@@ -31,6 +31,7 @@ import torch
 import torch.nn as nn
 from fairseq.dataclass import FairseqDataclass
 from torch.utils.checkpoint import checkpoint
+from ..errors import HierError
 
 
 @dataclass
@@ -66,7 +67,7 @@ def checkpoint_layer(layer: nn.Module, cfg, method: str = "forward") -> nn.Modul
     offload = bool(getattr(cfg, "offload_activations", False))
     marker = f"precheckpoint_{method}"  # fairseq's wrapper marks its layers precheckpoint_forward
     if hasattr(layer, marker):
-        raise ValueError(f"{type(layer).__name__}.{method} is already checkpointed")
+        raise HierError(f"{type(layer).__name__}.{method} is already checkpointed")
     original = getattr(layer, method)
     setattr(layer, marker, original)
     setattr(layer, method, functools.partial(_checkpointed_call, original, offload))

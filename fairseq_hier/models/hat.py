@@ -50,6 +50,8 @@ from fairseq.modules.transformer_layer import TransformerDecoderLayerBase, Trans
 
 from . import hf_bart
 from .checkpointing import checkpoint_layer, checkpoints_activations
+from ..errors import HierError
+from .option_checks import check_model_options
 
 logger = logging.getLogger(__name__)
 
@@ -68,8 +70,8 @@ def sentence_positions(src_tokens: Tensor, bos: int):
     # host reads (the check, N): once per batch, in the encoder; never per decoding step
     if bool((counts == 0).any()):
         row = int((counts == 0).nonzero()[0])
-        raise ValueError(f"HAT: source {row} of the batch has no BOS symbol ({bos}): every "
-                         f"sentence must open with one, inserted when preprocessing")
+        raise HierError(f"HAT: source {row} of the batch has no BOS symbol ({bos}): every "
+                        f"sentence must open with one, inserted when preprocessing")
     n = int(counts.max())
     # stable sort puts the BOS positions first, in source order: B x S -> B x N
     order = torch.sort((~is_bos).to(torch.int8), dim=1, stable=True).indices[:, :n]
@@ -105,10 +107,10 @@ class SegmentTransformerEncoder(TransformerEncoder):
         if self.embed_segments is None:
             return token_embeddings
         if src_segments is None:
-            raise ValueError(f"this model has {self.embed_segments.num_embeddings} segment "
-                             f"embeddings (--segment-embeddings) but the batch carries no "
-                             f"src_segments: the data-bin needs SPLIT.segments "
-                             f"(fairseq-hier-sentence-bos --speakers) and --task hat_summarization")
+            raise HierError(f"this model has {self.embed_segments.num_embeddings} segment "
+                            f"embeddings (--segment-embeddings) but the batch carries no "
+                            f"src_segments: the data-bin needs SPLIT.segments "
+                            f"(fairseq-hier-sentence-bos --speakers) and --task hat_summarization")
         if token_embeddings is None:
             token_embeddings = self.embed_tokens(src_tokens)
         # B x N speaker ids -> B x S, one per token, through each token's sentence
@@ -165,8 +167,8 @@ class HATDecoderLayer(TransformerDecoderLayerBase):
     def __init__(self, cfg, no_encoder_attn=False, add_bias_kv=False, add_zero_attn=False):
         super().__init__(cfg, no_encoder_attn, add_bias_kv, add_zero_attn)
         if self.normalize_before or self.encoder_attn is None:
-            raise ValueError("HAT decoder layers need post-norm layers with encoder attention "
-                             "(--decoder-normalize-before is not supported)")
+            raise HierError("HAT decoder layers need post-norm layers with encoder attention "
+                            "(--decoder-normalize-before is not supported)")
         # its own MultiheadAttention: fairseq keys incremental caches by module instance
         self.sentence_attn = self.build_encoder_attention(self.embed_dim, cfg)
         self.sentence_attn_layer_norm = LayerNorm(self.embed_dim, export=cfg.export)
@@ -236,12 +238,12 @@ class HATDecoder(TransformerDecoder):
                          alignment_layer: Optional[int] = None,
                          alignment_heads: Optional[int] = None):
         if encoder_out is None or "sentence_out" not in encoder_out:
-            raise ValueError("HATDecoder needs the encoder's sentence_out (a HATEncoder output)")
+            raise HierError("HATDecoder needs the encoder's sentence_out (a HATEncoder output)")
         contexts = []
         wanted = self.sentence_attention_layer % len(self.layers)
         if not -len(self.layers) <= self.sentence_attention_layer < len(self.layers):
-            raise ValueError(f"sentence attention layer {self.sentence_attention_layer} does not "
-                             f"exist: the decoder has {len(self.layers)} layers")
+            raise HierError(f"sentence attention layer {self.sentence_attention_layer} does not "
+                            f"exist: the decoder has {len(self.layers)} layers")
         for i, layer in enumerate(self.layers):
             context = {"sentence_out": encoder_out["sentence_out"][0],
                        "sentence_padding_mask": encoder_out["sentence_padding_mask"][0],
@@ -273,7 +275,7 @@ def extend_positions(table: Tensor, rows: int) -> Tensor:
     position i learnt. (The paper, 004 Sec. 4.1, initialised the additional positions at random;
     copying is the stated alternative, chosen because it keeps the pretrained locality.)"""
     if rows < table.size(0):
-        raise ValueError(f"cannot shrink a position table from {table.size(0)} to {rows} rows")
+        raise HierError(f"cannot shrink a position table from {table.size(0)} to {rows} rows")
     real = table[POSITION_OFFSET:]  # (R - 2) x C
     copies = -(-(rows - POSITION_OFFSET) // real.size(0))
     return torch.cat([table[:POSITION_OFFSET], real.repeat(copies, 1)[: rows - POSITION_OFFSET]])
@@ -309,6 +311,11 @@ class LongBARTModel(BARTModel):
                                  "(fairseq-hier-sentence-bos --speakers)")
 
     @classmethod
+    def build_model(cls, args, task):
+        check_model_options(args)
+        return super().build_model(args, task)
+
+    @classmethod
     def build_encoder(cls, args, src_dict, embed_tokens):
         return SegmentTransformerEncoder(args, src_dict, embed_tokens)
 
@@ -342,8 +349,8 @@ class LongBARTModel(BARTModel):
         missing = sorted(k for k in own if k not in state_dict and not self._is_new(k))
         unused = sorted(k for k in state_dict if k not in own)
         if missing or unused:
-            raise ValueError(f"checkpoint does not fit {type(self).__name__}: missing keys "
-                             f"{missing or 'none'}; unused keys {unused or 'none'}")
+            raise HierError(f"checkpoint does not fit {type(self).__name__}: missing keys "
+                            f"{missing or 'none'}; unused keys {unused or 'none'}")
         extended = []
         for key, value in own.items():
             if key not in state_dict or state_dict[key].shape == value.shape:
@@ -353,8 +360,8 @@ class LongBARTModel(BARTModel):
                 state_dict[key] = extend_positions(state_dict[key], value.size(0))
                 extended.append(f"{key} {old} -> {value.size(0)} rows")
             else:
-                raise ValueError(f"checkpoint key {key} has shape {tuple(state_dict[key].shape)}, "
-                                 f"the model {tuple(value.shape)}")
+                raise HierError(f"checkpoint key {key} has shape {tuple(state_dict[key].shape)}, "
+                                f"the model {tuple(value.shape)}")
         for key in new:
             state_dict[key] = own[key].clone()
         if new or extended:
@@ -365,7 +372,12 @@ class LongBARTModel(BARTModel):
 
 
 class HierarchicalBuilders:
-    """The two hooks that make a fairseq Transformer (or BART) a HAT."""
+    """The two hooks that make a fairseq Transformer (or BART) a HAT (and the option checks)."""
+
+    @classmethod
+    def build_model(cls, args, task):
+        check_model_options(args)
+        return super().build_model(args, task)
 
     @classmethod
     def build_encoder(cls, args, src_dict, embed_tokens):

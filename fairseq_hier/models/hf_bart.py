@@ -46,6 +46,7 @@ import torch
 from torch import Tensor
 
 from ..data.bart_files import read_json_object
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -156,7 +157,7 @@ def check_config(config: dict, args, num_embeddings: int, path: str) -> None:
                         f"fairseq-hier-bart-files derives dict.txt from this directory)")
     if problems:
         arch = getattr(args, "arch", "the model")
-        raise ValueError(f"{path} does not fit --arch {arch}: {'; '.join(problems)}")
+        raise HierError(f"{path} does not fit --arch {arch}: {'; '.join(problems)}")
 
 
 def read_weights(folder: str) -> Tuple[Dict[str, Tensor], str]:
@@ -174,14 +175,14 @@ def read_weights(folder: str) -> Tuple[Dict[str, Tensor], str]:
             # a plain dict of tensors: torch's safe loader suffices
             return dict(torch.load(path, map_location="cpu", weights_only=True)), path
         except ImportError:
-            raise ValueError(f"{path}: reading it needs the safetensors package "
-                             f"(scripts/install.sh installs it)") from None
+            raise HierError(f"{path}: reading it needs the safetensors package "
+                            f"(scripts/install.sh installs it)") from None
         except Exception as e:  # a damaged or foreign file: one line naming it
             first = str(e).splitlines()[0] if str(e) else ""
-            raise ValueError(f"{path}: not a readable weights file ({type(e).__name__}: "
-                             f"{first})") from None
-    raise ValueError(f"{folder}: no {' or '.join(WEIGHT_FILES)} (sharded checkpoints are not read: "
-                     f"save the model as one file)")
+            raise HierError(f"{path}: not a readable weights file ({type(e).__name__}: "
+                            f"{first})") from None
+    raise HierError(f"{folder}: no {' or '.join(WEIGHT_FILES)} (sharded checkpoints are not read: "
+                    f"save the model as one file)")
 
 
 def key_map(encoder_layers: int, decoder_layers: int) -> Dict[str, str]:
@@ -212,13 +213,13 @@ def _tied_embedding(tensors: Dict[str, Tensor], names: Dict[str, str], path: str
     """The one token-embedding table of the file (``EMBEDDINGS``, whichever are present)."""
     present = [k for k in EMBEDDINGS if k in tensors]
     if not present:
-        raise ValueError(f"{path}: no token embeddings (none of "
-                         f"{[names.get(k, k) for k in EMBEDDINGS]})")
+        raise HierError(f"{path}: no token embeddings (none of "
+                        f"{[names.get(k, k) for k in EMBEDDINGS]})")
     table = tensors[present[0]]
     for key in present[1:]:
         if tensors[key].shape != table.shape or not torch.equal(tensors[key], table):
-            raise ValueError(f"{path}: {names[key]} differs from {names[present[0]]}: fairseq's "
-                             f"BART ties its input and output embeddings (one table)")
+            raise HierError(f"{path}: {names[key]} differs from {names[present[0]]}: fairseq's "
+                            f"BART ties its input and output embeddings (one table)")
     return table
 
 
@@ -229,31 +230,31 @@ def fairseq_state_dict(tensors: Dict[str, Tensor], config: dict, path: str) -> D
     embedding = _tied_embedding(tensors, names, path)
     vocab_size, d_model = config["vocab_size"], config["d_model"]
     if tuple(embedding.shape) != (vocab_size, d_model):
-        raise ValueError(f"{path}: the token embeddings are {tuple(embedding.shape)}, config.json "
-                         f"says vocab_size {vocab_size} x d_model {d_model}")
+        raise HierError(f"{path}: the token embeddings are {tuple(embedding.shape)}, config.json "
+                        f"says vocab_size {vocab_size} x d_model {d_model}")
     bias = tensors.get("final_logits_bias")
     if bias is not None:
         if bias.numel() != vocab_size:
-            raise ValueError(f"{path}: final_logits_bias has {bias.numel()} values, vocab_size "
-                             f"is {vocab_size}")
+            raise HierError(f"{path}: final_logits_bias has {bias.numel()} values, vocab_size "
+                            f"is {vocab_size}")
         if bool(bias.ne(0).any()):
-            raise ValueError(f"{path}: final_logits_bias is not zero (max |bias| "
-                             f"{bias.abs().max().item():.3g}): fairseq's BART has no output bias")
+            raise HierError(f"{path}: final_logits_bias is not zero (max |bias| "
+                            f"{bias.abs().max().item():.3g}): fairseq's BART has no output bias")
     mapping = key_map(config["encoder_layers"], config["decoder_layers"])
     missing = sorted(names.get(k, f"model.{k}") for k in mapping if k not in tensors)
     unused = sorted(names[k] for k in tensors if k not in mapping and k not in EMBEDDINGS
                     and k != "final_logits_bias")
     if missing or unused:
-        raise ValueError(f"{path}: not a BART of config.json's sizes: missing keys "
-                         f"{_listed(missing) if missing else 'none'}; unused keys "
-                         f"{_listed(unused) if unused else 'none'}")
+        raise HierError(f"{path}: not a BART of config.json's sizes: missing keys "
+                        f"{_listed(missing) if missing else 'none'}; unused keys "
+                        f"{_listed(unused) if unused else 'none'}")
     rows = config["max_position_embeddings"] + POSITION_OFFSET
     for stack in ("encoder", "decoder"):
         table = tensors[f"{stack}.embed_positions.weight"]
         if table.size(0) != rows:
-            raise ValueError(f"{path}: {names[f'{stack}.embed_positions.weight']} has "
-                             f"{table.size(0)} rows, config.json's max_position_embeddings "
-                             f"{rows - POSITION_OFFSET} needs {rows} (offset {POSITION_OFFSET})")
+            raise HierError(f"{path}: {names[f'{stack}.embed_positions.weight']} has "
+                            f"{table.size(0)} rows, config.json's max_position_embeddings "
+                            f"{rows - POSITION_OFFSET} needs {rows} (offset {POSITION_OFFSET})")
     state = {"encoder.embed_tokens.weight": embedding, "decoder.embed_tokens.weight": embedding}
     state.update({fairseq_key: tensors[hf_key] for hf_key, fairseq_key in mapping.items()})
     # on the CPU whatever the default device, as fairseq registers its own (torch.Tensor([3]))
@@ -268,9 +269,9 @@ def read_checkpoint(folder: str, args, num_embeddings: int) -> dict:
     after :func:`check_config` against the model's ``args`` and dictionary size."""
     config_path = os.path.join(folder, "config.json")
     if not os.path.isfile(config_path):
-        raise ValueError(f"{folder} is a directory without config.json: a pretrained directory is "
-                         f"read in Hugging Face's layout (config.json, model.safetensors or "
-                         f"pytorch_model.bin); a fairseq BART is given by its model.pt file")
+        raise HierError(f"{folder} is a directory without config.json: a pretrained directory is "
+                        f"read in Hugging Face's layout (config.json, model.safetensors or "
+                        f"pytorch_model.bin); a fairseq BART is given by its model.pt file")
     config = read_config(config_path)
     check_config(config, args, num_embeddings, config_path)
     tensors, path = read_weights(folder)

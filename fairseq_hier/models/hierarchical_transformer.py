@@ -45,6 +45,8 @@ from ..modules.hierarchical_decoder_layer import (
 from ..modules.multihead_pooling import MultiHeadPooling
 from ..modules.rank_encoding import RankEncoding
 from .checkpointing import ActivationCheckpointConfig, checkpoint_layer, checkpoints_activations
+from ..errors import HierError
+from .option_checks import check_model_options
 
 logger = logging.getLogger(__name__)
 
@@ -135,8 +137,8 @@ class HierarchicalEncoder(FairseqEncoder):
     def forward(self, src_tokens: Tensor, src_lengths: Optional[Tensor] = None, **kwargs):
         """src_tokens: ``B x P x L`` paragraphs (absent paragraphs all padding)."""
         if src_tokens.dim() != 3:
-            raise ValueError(f"hierarchical encoder expects B x P x L src_tokens, got shape "
-                             f"{tuple(src_tokens.shape)} (is the task's --source-layout flat?)")
+            raise HierError(f"hierarchical encoder expects B x P x L src_tokens, got shape "
+                            f"{tuple(src_tokens.shape)} (is the task's --source-layout flat?)")
         b, p, l = src_tokens.shape
         padding_mask = src_tokens.eq(self.padding_idx)  # B x P x L
         present = ~padding_mask.all(-1)  # B x P
@@ -289,20 +291,21 @@ class HierarchicalTransformerModel(FairseqEncoderDecoderModel):
 
     @classmethod
     def build_model(cls, args, task):
+        check_model_options(args)
         hier_cfg = config_from_args(args)
         cfg = fairseq_transformer_config(hier_cfg)
         src_dict, tgt_dict = task.source_dictionary, task.target_dictionary
         c = hier_cfg.encoder_embed_dim
         if hier_cfg.decoder_embed_dim != c:
-            raise ValueError(f"--decoder-embed-dim ({hier_cfg.decoder_embed_dim}) must equal "
-                             f"--encoder-embed-dim ({c}) in hierarchical Transformers")
+            raise HierError(f"--decoder-embed-dim ({hier_cfg.decoder_embed_dim}) must equal "
+                            f"--encoder-embed-dim ({c}) in hierarchical Transformers")
         encoder_embed = Embedding(len(src_dict), c, src_dict.pad())
         if hier_cfg.untie_embeddings:
             decoder_embed = Embedding(len(tgt_dict), c, tgt_dict.pad())
         else:
             if src_dict != tgt_dict:
-                raise ValueError("shared embeddings need one dictionary: run fairseq-preprocess "
-                                 "with --joined-dictionary, or pass --untie-embeddings")
+                raise HierError("shared embeddings need one dictionary: run fairseq-preprocess "
+                                "with --joined-dictionary, or pass --untie-embeddings")
             decoder_embed = encoder_embed
         encoder = HierarchicalEncoder(cfg, src_dict, encoder_embed,
                                       hier_cfg.pooling_heads if cls.pooling else None)
@@ -360,10 +363,10 @@ class VHTModel(HierarchicalTransformerModel):
         super().upgrade_state_dict_named(state_dict, name)
         has_norm = any(".dynamic_layer_norm." in k for k in state_dict)
         if has_norm and self.decoder.layers[0].dynamic_layer_norm is None:
-            raise ValueError("this VHT checkpoint was trained with fairseq-hier 0.1's dynamic "
-                             "paragraph embedding LayerNorm(dropout(X_word + R)), which is no "
-                             "longer available; retrain it (--dynamic-paragraph-embedding paper, "
-                             "the default, or authors)")
+            raise HierError("this VHT checkpoint was trained with fairseq-hier 0.1's dynamic "
+                            "paragraph embedding LayerNorm(dropout(X_word + R)), which is no "
+                            "longer available; retrain it (--dynamic-paragraph-embedding paper, "
+                            "the default, or authors)")
 
 
 def fill_defaults(args, config_class) -> None:

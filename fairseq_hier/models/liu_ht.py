@@ -62,6 +62,8 @@ from ..modules.multihead_pooling import attention_pool
 from .checkpointing import ActivationCheckpointConfig, checkpoint_layer, checkpoints_activations
 from .hierarchical_transformer import config_from_args, fill_defaults
 from ..modules.rank_encoding import RankEncoding
+from ..errors import HierError
+from .option_checks import check_model_options
 
 logger = logging.getLogger(__name__)
 
@@ -122,12 +124,12 @@ def global_layer_indices(cfg: LiuHTConfig) -> List[int]:
     try:
         indices = sorted({int(i) for i in text.split(",") if i.strip()}) if text else []
     except ValueError:
-        raise ValueError(f"--global-layers must be comma-separated layer indices, got {text!r}")
+        raise HierError(f"--global-layers must be comma-separated layer indices, got {text!r}")
     bad = [i for i in indices if not 0 <= i < cfg.encoder_layers]
     if bad:
         last = cfg.encoder_layers - 1
-        raise ValueError(f"--global-layers {text}: indices {bad} are outside 0..{last}"
-                         f" (--encoder-layers {cfg.encoder_layers})")
+        raise HierError(f"--global-layers {text}: indices {bad} are outside 0..{last}"
+                        f" (--encoder-layers {cfg.encoder_layers})")
     return indices
 
 
@@ -180,11 +182,11 @@ class GlobalTransformerLayer(nn.Module):
                  activation_dropout: float, graph_head: Optional[int] = None):
         super().__init__()
         if embed_dim % num_heads != 0:
-            raise ValueError(f"embed_dim {embed_dim} must be divisible by --global-heads "
-                             f"{num_heads}")
+            raise HierError(f"embed_dim {embed_dim} must be divisible by --global-heads "
+                            f"{num_heads}")
         if graph_head is not None and not 0 <= graph_head < num_heads:
-            raise ValueError(f"--graph-head {graph_head} must be in 0..{num_heads - 1} "
-                             f"(--global-heads {num_heads})")
+            raise HierError(f"--graph-head {graph_head} must be in 0..{num_heads - 1} "
+                            f"(--global-heads {num_heads})")
         self.num_heads, self.head_dim = num_heads, embed_dim // num_heads
         self.graph_head = graph_head
         h, d = num_heads, self.head_dim
@@ -255,7 +257,7 @@ class LiuHTEncoder(FairseqEncoder):
         super().__init__(dictionary)
         c = cfg.encoder.embed_dim
         if c % 2:
-            raise ValueError(f"--encoder-embed-dim {c} must be even (split positional embedding)")
+            raise HierError(f"--encoder-embed-dim {c} must be even (split positional embedding)")
         self.padding_idx = embed_tokens.padding_idx
         self.embed_tokens = embed_tokens
         self.embed_scale = 1.0 if cfg.no_scale_embedding else c ** 0.5
@@ -268,8 +270,8 @@ class LiuHTEncoder(FairseqEncoder):
         graph_head = liu_cfg.graph_head if liu_cfg.graph_attention else None
         self.graph_attention = bool(liu_cfg.graph_attention)
         if self.graph_attention and not self.global_indices:
-            raise ValueError("graph-informed attention (--paragraph-graph) needs at least one "
-                             "global layer (--global-layers)")
+            raise HierError("graph-informed attention (--paragraph-graph) needs at least one "
+                            "global layer (--global-layers)")
         # --checkpoint-activations: every layer, local or global, recomputed in the backward pass
         self.layers = nn.ModuleList([checkpoint_layer(
             GlobalTransformerLayer(c, liu_cfg.global_heads, cfg.encoder.ffn_embed_dim, cfg.dropout,
@@ -287,11 +289,11 @@ class LiuHTEncoder(FairseqEncoder):
         """src_tokens: ``B x P x L`` paragraphs (absent ones all padding);
         paragraph_graph: ``B x P x P`` (needed when the model was built with a graph)."""
         if src_tokens.dim() != 3:
-            raise ValueError(f"liu_ht expects B x P x L src_tokens, got shape "
-                             f"{tuple(src_tokens.shape)} (is the task's --source-layout flat?)")
+            raise HierError(f"liu_ht expects B x P x L src_tokens, got shape "
+                            f"{tuple(src_tokens.shape)} (is the task's --source-layout flat?)")
         if self.graph_attention and paragraph_graph is None:
-            raise ValueError("this liu_ht model uses graph-informed attention: pass the task's "
-                             "--paragraph-graph KIND")
+            raise HierError("this liu_ht model uses graph-informed attention: pass the task's "
+                            "--paragraph-graph KIND")
         b, p, l = src_tokens.shape
         padding_mask = src_tokens.eq(self.padding_idx)  # B x P x L
         present = ~padding_mask.all(-1)  # B x P
@@ -370,16 +372,17 @@ class LiuHTModel(FairseqEncoderDecoderModel):
 
     @classmethod
     def build_model(cls, args, task):
+        check_model_options(args)
         liu_cfg = config_from_args(args, LiuHTConfig)
         cfg = fairseq_transformer_config(liu_cfg)
         src_dict, tgt_dict = task.source_dictionary, task.target_dictionary
         c = liu_cfg.encoder_embed_dim
         if liu_cfg.decoder_embed_dim != c:
-            raise ValueError(f"--decoder-embed-dim ({liu_cfg.decoder_embed_dim}) must equal "
-                             f"--encoder-embed-dim ({c}): liu_ht shares its embeddings")
+            raise HierError(f"--decoder-embed-dim ({liu_cfg.decoder_embed_dim}) must equal "
+                            f"--encoder-embed-dim ({c}): liu_ht shares its embeddings")
         if src_dict != tgt_dict:
-            raise ValueError("liu_ht shares source and target embeddings: run fairseq-preprocess "
-                             "with --joined-dictionary")
+            raise HierError("liu_ht shares source and target embeddings: run fairseq-preprocess "
+                            "with --joined-dictionary")
         embed = Embedding(len(src_dict), c, src_dict.pad())
         encoder = cls.build_encoder(cfg, liu_cfg, src_dict, embed)
         decoder = TransformerDecoderBase(cfg, tgt_dict, embed)  # output layer tied to embed

@@ -42,6 +42,8 @@ from torch import Tensor
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from ..modules.masking import masked_fill_scores
+from ..errors import HierError
+from .option_checks import check_model_options
 
 
 @dataclass
@@ -79,6 +81,7 @@ class ParagraphRankerModel(BaseFairseqModel):
 
     @classmethod
     def build_model(cls, cfg, task):
+        check_model_options(cfg)
         dictionary = task.source_dictionary
         return cls(cfg, cls.build_embedding(dictionary, cfg.embed_dim))
 
@@ -159,17 +162,17 @@ class ParagraphRankerModel(BaseFairseqModel):
     @staticmethod
     def _check_shapes(src_tokens, src_lengths, title_tokens, title_lengths) -> None:
         if src_tokens.dim() != 3:
-            raise ValueError(f"paragraph_ranker expects src_tokens B x P x L, got shape "
-                             f"{tuple(src_tokens.shape)}")
+            raise HierError(f"paragraph_ranker expects src_tokens B x P x L, got shape "
+                            f"{tuple(src_tokens.shape)}")
         if src_lengths.shape != src_tokens.shape[:2]:
-            raise ValueError(f"src_lengths must be B x P = {tuple(src_tokens.shape[:2])}, got "
-                             f"{tuple(src_lengths.shape)}")
+            raise HierError(f"src_lengths must be B x P = {tuple(src_tokens.shape[:2])}, got "
+                            f"{tuple(src_lengths.shape)}")
         if title_tokens.dim() != 2 or title_tokens.size(0) != src_tokens.size(0):
-            raise ValueError(f"title_tokens must be B x Lt with B = {src_tokens.size(0)}, got "
-                             f"{tuple(title_tokens.shape)}")
+            raise HierError(f"title_tokens must be B x Lt with B = {src_tokens.size(0)}, got "
+                            f"{tuple(title_tokens.shape)}")
         if title_lengths.shape != title_tokens.shape[:1]:
-            raise ValueError(f"title_lengths must be B = ({title_tokens.size(0)},), got "
-                             f"{tuple(title_lengths.shape)}")
+            raise HierError(f"title_lengths must be B = ({title_tokens.size(0)},), got "
+                            f"{tuple(title_lengths.shape)}")
 
     def max_positions(self):
         return None  # any number of paragraphs and tokens (LSTMs, no positional parameters)

@@ -67,6 +67,8 @@ from ..modules.masking import masked_fill_scores, masked_softmax
 from .checkpointing import checkpoint_layer
 from .hierarchical_transformer import config_from_args, fill_defaults
 from .liu_ht import LiuHTConfig, LiuHTEncoder, LiuHTModel
+from ..errors import HierError
+from .option_checks import check_model_options
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +116,7 @@ def dependency_links(query, key, diagonal: str = "word") -> Tensor:
     elif diagonal == "piece":
         m |= pq.eq(pk)
     elif diagonal != "none":
-        raise ValueError(f"--lga-diagonal must be one of {DIAGONALS}, got {diagonal!r}")
+        raise HierError(f"--lga-diagonal must be one of {DIAGONALS}, got {diagonal!r}")
     return m & real
 
 
@@ -147,7 +149,7 @@ def lga_coefficients(fusion: str, weight: float):
         return weight, 0.0, 0.0, 0.0
     if fusion == "gaussian":
         return 0.0, -2.0 / weight, 1.0 / weight, 1.0 / weight
-    raise ValueError(f"--lga-fusion must be one of {FUSIONS}, got {fusion!r}")
+    raise HierError(f"--lga-fusion must be one of {FUSIONS}, got {fusion!r}")
 
 
 def _attention_weights(q: Tensor, k: Tensor, keep: Tensor) -> Tensor:
@@ -314,14 +316,14 @@ class LinguisticGuidedAttention(MultiheadAttention):
                                    need_head_weights)
         if incremental_state is not None or attn_mask is not None or self.bias_k is not None \
                 or self.add_zero_attn or before_softmax:
-            raise ValueError("linguistic-guided attention is encoder self-attention only (no "
-                             "incremental state, attention mask, bias_kv or zero attention)")
+            raise HierError("linguistic-guided attention is encoder self-attention only (no "
+                            "incremental state, attention mask, bias_kv or zero attention)")
         s, b, c = query.shape
         h, d = self.num_heads, self.head_dim
         guide = self.guide
         if tuple(guide.words.shape) != (b, s):
-            raise ValueError(f"dependency ids of shape {tuple(guide.words.shape)} for a batch of "
-                             f"{b} x {s} pieces")
+            raise HierError(f"dependency ids of shape {tuple(guide.words.shape)} for a batch of "
+                            f"{b} x {s} pieces")
         # S x B x C -> B x H x S x D
         split = lambda x: x.view(s, b, h, d).permute(1, 2, 0, 3)  # noqa: E731
         q, k, v = split(self.q_proj(query)), split(self.k_proj(query)), split(self.v_proj(query))
@@ -409,17 +411,17 @@ def build_guide(lga: LGAConfig, src_words: Optional[Tensor], src_heads: Optional
     or ``B x P x L``), flattened to rows of the last dimension; ``rows`` (optional) selects the
     rows the encoder reads (``parsingsum_ht``: the present paragraphs)."""
     if src_words is None or src_heads is None:
-        raise ValueError("ParsingSum needs the dependency parse of the source: pass the task's "
-                         "--dependency-parse NAME (files SPLIT.parse.NAME.{bin,idx} written by "
-                         "fairseq-hier-deps)")
+        raise HierError("ParsingSum needs the dependency parse of the source: pass the task's "
+                        "--dependency-parse NAME (files SPLIT.parse.NAME.{bin,idx} written by "
+                        "fairseq-hier-deps)")
     if tuple(src_words.shape) != tuple(shape) or tuple(src_heads.shape) != tuple(shape):
-        raise ValueError(f"src_words {tuple(src_words.shape)} / src_heads "
-                         f"{tuple(src_heads.shape)} do not match the source pieces {tuple(shape)}")
+        raise HierError(f"src_words {tuple(src_words.shape)} / src_heads "
+                        f"{tuple(src_heads.shape)} do not match the source pieces {tuple(shape)}")
     fusion, diagonal = str(lga.lga_fusion), str(lga.lga_diagonal)
     weight = lga.lga_alpha if fusion == "alpha" else lga.lga_sigma
     if fusion == "gaussian" and weight <= 0:
-        raise ValueError(f"--lga-fusion gaussian divides by --lga-sigma: it must be > 0, got "
-                         f"{weight}")
+        raise HierError(f"--lga-fusion gaussian divides by --lga-sigma: it must be > 0, got "
+                        f"{weight}")
     words, heads = src_words.reshape(-1, shape[-1]), src_heads.reshape(-1, shape[-1])
     if rows is not None:
         words, heads = words.index_select(0, rows), heads.index_select(0, rows)
@@ -468,10 +470,15 @@ class ReadsDependencies:
 
     @classmethod
     def build_model(cls, args, task):
+        check_model_options(args)
+        lga = config_from_args(args, LGAConfig)
+        if str(lga.lga_fusion) == "gaussian" and lga.lga_sigma <= 0:
+            raise HierError(f"--lga-fusion gaussian divides by --lga-sigma: it must be > 0, got "
+                            f"{lga.lga_sigma}")
         model = super().build_model(args, task)
         # fairseq (and liu_ht) turn args into their configs, which drop our options, before they
         # call build_encoder: the encoder gets them here (no parameter depends on them)
-        model.encoder.lga = config_from_args(args, LGAConfig)
+        model.encoder.lga = lga
         return model
 
 
@@ -534,8 +541,8 @@ class ParsingSumHTEncoder(LiuHTEncoder):
                 src_heads: Optional[Tensor] = None, **kwargs):
         """src_tokens, src_words, src_heads: ``B x P x L``."""
         if src_tokens.dim() != 3:
-            raise ValueError(f"parsingsum_ht expects B x P x L src_tokens, got shape "
-                             f"{tuple(src_tokens.shape)} (is the task's --source-layout flat?)")
+            raise HierError(f"parsingsum_ht expects B x P x L src_tokens, got shape "
+                            f"{tuple(src_tokens.shape)} (is the task's --source-layout flat?)")
         # the rows liu_ht encodes: present paragraphs, example-major (LiuHTEncoder.forward)
         # N; nonzero() syncs with the host once per batch (encoder), as liu_ht's own does
         rows = src_tokens.ne(self.padding_idx).any(-1).view(-1).nonzero().squeeze(1)

@@ -29,6 +29,7 @@ from torch import Tensor
 
 from .paragraph_attention import ParagraphWordAttention
 from .rank_encoding import RankEncoding
+from ..errors import HierError
 
 IncrementalState = Optional[Dict[str, Dict[str, Optional[Tensor]]]]
 DYNAMIC_EMBEDDINGS = ("paper", "authors")
@@ -102,8 +103,8 @@ class VHTDecoderLayer(_HierarchicalDecoderLayer):
     def __init__(self, cfg, dynamic_embedding: str = "paper"):
         super().__init__(cfg)
         if dynamic_embedding not in DYNAMIC_EMBEDDINGS:
-            raise ValueError(f"dynamic_embedding must be one of {DYNAMIC_EMBEDDINGS}, "
-                             f"got {dynamic_embedding!r}")
+            raise HierError(f"dynamic_embedding must be one of {DYNAMIC_EMBEDDINGS}, "
+                            f"got {dynamic_embedding!r}")
         self.rank_encoding = RankEncoding(self.embed_dim)
         self.dynamic_layer_norm = None
         if dynamic_embedding == "authors":

@@ -25,6 +25,7 @@ from fairseq.modules import FairseqDropout, LayerNorm
 
 from .masking import masked_softmax
 from .recompute import rebuilt_for_backward
+from ..errors import HierError
 
 
 def attention_pool(scores: Optional[torch.Tensor], values: torch.Tensor,
@@ -78,7 +79,7 @@ class MultiHeadPooling(nn.Module):
                  activation_dropout: float = 0.0):
         super().__init__()
         if embed_dim % num_heads != 0:
-            raise ValueError(f"embed_dim {embed_dim} must be divisible by num_heads {num_heads}")
+            raise HierError(f"embed_dim {embed_dim} must be divisible by num_heads {num_heads}")
         self.num_heads, self.head_dim = num_heads, embed_dim // num_heads
         self.fused = True  # False: the written-out reference of attention_pool (tests)
         self.w1 = nn.Linear(embed_dim, embed_dim)  # Eq. 2

@@ -8,6 +8,7 @@ Modules, in reading order:
   logs.py     fairseq-train's log (``--log-format simple`` or ``json``) -> training curves
   scores.py   ROUGE / document-BLEU table with intervals and paired-bootstrap significance marks
   figures.py  matplotlib (Agg, no pyplot) curves and heatmaps -> PNG bytes
+  sentence_heatmap.py  HAT's sentence attention from fairseq-generate's A- lines, and its figure
   sections.py the report as a list of neutral blocks (headings, notes, tables, images)
   render.py   blocks -> HTML (images inlined as data: URIs) and Markdown (images as files)
 

@@ -4,13 +4,14 @@
 
 matplotlib's object API (``matplotlib.figure.Figure``, no pyplot: no global backend or state;
 PNGs go through the Agg canvas), imported inside the functions. HAT's sentence-attention
-heatmaps are drawn by :func:`fairseq_hier.cli.heatmap.draw_heatmap` (the ``fairseq-hier-heatmap``
-command's figure); paragraph attention (attention.json) by :func:`paragraph_heatmap_png`, which
-adds the gold paragraph distribution under the weights.
+heatmaps are :mod:`fairseq_hier.report.sentence_heatmap`'s figure (the one
+``fairseq-hier-heatmap`` draws); paragraph attention (attention.json) by
+:func:`paragraph_heatmap_png`, which adds the gold paragraph distribution under the weights.
 """
 
 import io
 from typing import Dict, List, Optional, Sequence, Tuple
+from ..errors import HierError
 
 MAX_STEPS = 60  # target steps drawn per heatmap: a longer summary is cut (said in its title)
 
@@ -19,7 +20,7 @@ def _figure(width: float, height: float, **kw):
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise ValueError("matplotlib is not installed (scripts/install.sh installs it)") from None
+        raise HierError("matplotlib is not installed (scripts/install.sh installs it)") from None
     return Figure(figsize=(width, height), dpi=100, layout="constrained", **kw)
 
 
@@ -85,13 +86,12 @@ def sentence_heatmap_png(generate_output: str, example_id: int, title: str,
     """HAT's sentence attention of one example of a ``fairseq-generate
     --print-sentence-attention`` output, drawn by fairseq-hier-heatmap's own functions; returns
     ``(png, steps drawn, steps in all)``."""
-    from fairseq_hier.cli.heatmap import draw_heatmap, gpt2_labels, read_example
+    from .sentence_heatmap import gpt2_labels, heatmap_figure, read_example
 
     tokens, weights = read_example(generate_output, example_id)
     labels = (tokens if encoder_json is None else gpt2_labels(tokens, encoder_json)) + ["</s>"]
-    out = io.BytesIO()
-    draw_heatmap(weights[:max_steps], labels[:max_steps], out, title)
-    return out.getvalue(), min(len(weights), max_steps), len(weights)
+    fig = heatmap_figure(weights[:max_steps], labels[:max_steps], title)
+    return _png(fig), min(len(weights), max_steps), len(weights)
 
 
 def attention_ids(generate_output: str) -> List[int]:

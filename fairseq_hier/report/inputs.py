@@ -43,9 +43,12 @@ from numbers import Number
 from typing import List, Optional
 
 from fairseq_hier.io import read_lines
+from ..errors import HierError
 
 HYP_FILES = ("test.hyp", "generate-test.txt")
 GENERATE = "generate-test.txt"
+# the files a report reads from a RUN_DIR (run.json only names the run)
+REPORTED_FILES = ("train.log", *HYP_FILES, "test.docs", "efficiency.json", "attention.json")
 
 
 def read_json(path: str) -> dict:
@@ -54,9 +57,9 @@ def read_json(path: str) -> dict:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        raise ValueError(f"{path}:{e.lineno}: not JSON ({e.msg} at column {e.colno})") from None
+        raise HierError(f"{path}:{e.lineno}: not JSON ({e.msg} at column {e.colno})") from None
     if not isinstance(value, dict):
-        raise ValueError(f"{path}: a JSON object is expected, got {type(value).__name__}")
+        raise HierError(f"{path}: a JSON object is expected, got {type(value).__name__}")
     return value
 
 
@@ -69,7 +72,7 @@ def _field(obj: dict, key: str, kind, path: str, where: str = "", optional: bool
     if not ok:
         label = {Number: "a number", str: "a string", dict: "an object", list: "a list",
                  int: "an integer", bool: "true or false"}[kind]
-        raise ValueError(f"{path}: {where}{key} must be {label}, got {value!r:.60}")
+        raise HierError(f"{path}: {where}{key} must be {label}, got {value!r:.60}")
     return value
 
 
@@ -79,7 +82,7 @@ def check_efficiency(data: dict, path: str) -> dict:
     for i, row in enumerate(rows):
         where = f"rows[{i}]."
         if not isinstance(row, dict):
-            raise ValueError(f"{path}: rows[{i}] must be an object")
+            raise HierError(f"{path}: rows[{i}] must be an object")
         _field(row, "arch", str, path, where)
         for key in ("params", "params_mb", "max_batch", "peak_mem_mb", "peak_batch",
                     "valid_seconds", "valid_examples"):
@@ -93,24 +96,24 @@ def check_efficiency(data: dict, path: str) -> dict:
 def check_heatmap(h: dict, path: str, i: int) -> dict:
     where = f"heatmaps[{i}]."
     if not isinstance(h, dict):
-        raise ValueError(f"{path}: heatmaps[{i}] must be an object")
+        raise HierError(f"{path}: heatmaps[{i}] must be an object")
     rows = _field(h, "rows", list, path, where)
     cols = _field(h, "cols", list, path, where)
     weights = _field(h, "weights", list, path, where)
     if not rows or not cols:
-        raise ValueError(f"{path}: {where}rows and cols must not be empty")
+        raise HierError(f"{path}: {where}rows and cols must not be empty")
     if len(weights) != len(rows):
-        raise ValueError(f"{path}: {where}weights has {len(weights)} rows, rows names "
-                         f"{len(rows)} (one per target token)")
+        raise HierError(f"{path}: {where}weights has {len(weights)} rows, rows names "
+                        f"{len(rows)} (one per target token)")
     for t, w in enumerate(weights):
         if (not isinstance(w, list) or len(w) != len(cols)
                 or not all(isinstance(x, Number) for x in w)):
-            raise ValueError(f"{path}: {where}weights[{t}] must be {len(cols)} numbers (one per "
-                             f"column of cols)")
+            raise HierError(f"{path}: {where}weights[{t}] must be {len(cols)} numbers (one per "
+                            f"column of cols)")
     gold = h.get("gold")
     if gold is not None and (not isinstance(gold, list) or len(gold) != len(cols)
                              or not all(isinstance(x, Number) for x in gold)):
-        raise ValueError(f"{path}: {where}gold must be {len(cols)} numbers (one per column)")
+        raise HierError(f"{path}: {where}gold must be {len(cols)} numbers (one per column)")
     return h
 
 
@@ -144,6 +147,11 @@ class Run:
         return self.file("train.log")
 
     @property
+    def is_empty(self) -> bool:
+        """True when the RUN_DIR holds none of the files the report reads."""
+        return not any(map(self.file, REPORTED_FILES))
+
+    @property
     def hyp_file(self) -> Optional[str]:
         return next((p for p in map(self.file, HYP_FILES) if p), None)
 
@@ -151,9 +159,9 @@ class Run:
         """The scored summaries: test.hyp's lines, else generate-test.txt's D- lines."""
         path = self.hyp_file
         if path is None:
-            raise ValueError(f"{self.path} has no {' or '.join(HYP_FILES)}")
+            raise HierError(f"{self.path} has no {' or '.join(HYP_FILES)}")
         if os.path.basename(path) == GENERATE:
-            from fairseq_hier.cli.hypotheses import read_hypotheses
+            from fairseq_hier.analysis.generate_log import read_hypotheses
 
             return read_hypotheses(path, kind="D")
         return read_lines(path)
@@ -162,7 +170,7 @@ class Run:
 def load_run(path: str) -> Run:
     """A RUN_DIR; ValueError if it is not a folder or one of its JSON files is malformed."""
     if not os.path.isdir(path):
-        raise ValueError(f"{path} is not a folder (a RUN_DIR: one trained system)")
+        raise HierError(f"{path} is not a folder (a RUN_DIR: one trained system)")
     folder = os.path.basename(os.path.normpath(path))
     name, arch = folder, folder
     meta_path = os.path.join(path, "run.json")
@@ -183,6 +191,6 @@ def load_runs(paths: List[str]) -> List[Run]:
     names = [r.name for r in runs]
     doubled = sorted({n for n in names if names.count(n) > 1})
     if doubled:
-        raise ValueError(f"two RUN_DIRs are named {doubled[0]!r}: give one a run.json "
-                         f"{{\"name\": ...}}")
+        raise HierError(f"two RUN_DIRs are named {doubled[0]!r}: give one a run.json "
+                        f"{{\"name\": ...}}")
     return runs

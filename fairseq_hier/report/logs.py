@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from fairseq_hier.io import iter_lines
+from ..errors import HierError
 
 # "[2026-11-24 09:52:27 | ]INFO | train_inner | payload": logger names of the progress bar's
 # records have no dots; module loggers (fairseq_cli.train, ...) do.
@@ -67,13 +68,13 @@ def _number(value, where: str, key: str) -> float:
     try:
         return float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{where}: {key} is {value!r}, not a number") from None
+        raise HierError(f"{where}: {key} is {value!r}, not a number") from None
 
 
 def _check(record: Dict[str, float], where: str, tag: str) -> Dict[str, float]:
     missing = [k for k in REQUIRED if k not in record]
     if missing:
-        raise ValueError(f"{where}: the {tag} record has no {' or '.join(missing)}")
+        raise HierError(f"{where}: the {tag} record has no {' or '.join(missing)}")
     return record
 
 
@@ -83,20 +84,20 @@ def parse_simple(tag: str, payload: str, where: str) -> Optional[Tuple[str, Dict
     if tag == "train_inner":
         m = INNER.match(payload)
         if not m:
-            raise ValueError(f"{where}: a train_inner record must read 'epoch N:  I / M "
-                             f"key=value, ...', got {payload[:60]!r}")
+            raise HierError(f"{where}: a train_inner record must read 'epoch N:  I / M "
+                            f"key=value, ...', got {payload[:60]!r}")
         record = {"epoch": float(m.group(1))}
         for item in m.group(4).split(", "):
             key, eq, value = item.partition("=")
             if not eq or not key:
-                raise ValueError(f"{where}: {item[:40]!r} is not key=value")
+                raise HierError(f"{where}: {item[:40]!r} is not key=value")
             record[key] = _number(value, where, key)
         return tag, _check(record, where, tag)
     m = SUMMARY.match(payload)
     if not m:
         if tag == "train":
-            raise ValueError(f"{where}: a train record must read 'epoch N | key value | ...', "
-                             f"got {payload[:60]!r}")
+            raise HierError(f"{where}: a train record must read 'epoch N | key value | ...', "
+                            f"got {payload[:60]!r}")
         return None
     items = m.group(2).split(" | ")
     kind = "train"
@@ -109,7 +110,7 @@ def parse_simple(tag: str, payload: str, where: str) -> Optional[Tuple[str, Dict
     for item in items:
         key, space, value = item.partition(" ")
         if not space or not key:
-            raise ValueError(f"{where}: {item[:40]!r} is not 'key value'")
+            raise HierError(f"{where}: {item[:40]!r} is not 'key value'")
         record[key] = _number(value, where, key)
     return kind, _check(record, where, tag)
 
@@ -119,10 +120,10 @@ def parse_json(tag: str, payload: str, where: str) -> Optional[Tuple[str, Dict[s
     try:
         stats = json.loads(payload)
     except json.JSONDecodeError as e:
-        raise ValueError(f"{where}: the {tag} record is not JSON ({e.msg} at column "
-                         f"{e.colno})") from None
+        raise HierError(f"{where}: the {tag} record is not JSON ({e.msg} at column "
+                        f"{e.colno})") from None
     if not isinstance(stats, dict):
-        raise ValueError(f"{where}: the {tag} record is not a JSON object")
+        raise HierError(f"{where}: the {tag} record is not a JSON object")
     prefix = "" if tag == "train_inner" else tag + "_"
     if tag not in ("train_inner", "train") and not any(k.startswith(prefix) for k in stats):
         return None  # some other JSON payload of a dotless logger

@@ -18,7 +18,10 @@ import html
 import os
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Union
+from typing import Iterable, List, Optional, Sequence, Union
+
+from ..errors import HierError
+from ..io import staged_outputs
 
 FILES_DIR = "report_files"
 
@@ -100,9 +103,9 @@ def _check_names(blocks: Sequence[Block]) -> None:
     names = [b.name for b in blocks if isinstance(b, Image)]
     for name in names:
         if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
-            raise ValueError(f"image name {name!r}: letters, digits, '-' and '_' only")
+            raise HierError(f"image name {name!r}: letters, digits, '-' and '_' only")
     if len(set(names)) != len(names):
-        raise ValueError("two images of the report have the same name")
+        raise HierError("two images of the report have the same name")
 
 
 def to_html(blocks: Sequence[Block], title: str) -> str:
@@ -171,25 +174,26 @@ def to_markdown(blocks: Sequence[Block], title: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def write_report(blocks: Sequence[Block], output_dir: str, title: str) -> List[str]:
-    """report.html, report.md and report_files/*.png under ``output_dir``; returns the paths
-    of the two documents. PNGs of an earlier report that this one does not write are removed
-    (report_files/ holds exactly the Markdown's images)."""
+def write_report(blocks: Sequence[Block], output_dir: str, title: str,
+                 inputs: Iterable[str] = ()) -> List[str]:
+    """report.html, report.md and report_files/*.png under ``output_dir``, moved into place
+    together (:class:`fairseq_hier.io.OutputSet`; none of them may be one of ``inputs``); returns
+    the paths of the two documents. PNGs of an earlier report that this one does not write are
+    then removed (report_files/ holds exactly the Markdown's images)."""
     _check_names(blocks)
     files = os.path.join(output_dir, FILES_DIR)
-    try:
-        os.makedirs(files, exist_ok=True)
-        images = {f"{b.name}.png": b.png for b in blocks if isinstance(b, Image)}
-        for stale in set(os.listdir(files)) - set(images):
-            if stale.endswith(".png"):
-                os.remove(os.path.join(files, stale))
-        for name, png in images.items():
-            with open(os.path.join(files, name), "wb") as f:
-                f.write(png)
-        paths = [os.path.join(output_dir, "report.html"), os.path.join(output_dir, "report.md")]
-        for path, text in zip(paths, (to_html(blocks, title), to_markdown(blocks, title))):
-            with open(path, "w", encoding="utf-8") as f:
+    images = {f"{b.name}.png": b.png for b in blocks if isinstance(b, Image)}
+    paths = [os.path.join(output_dir, "report.html"), os.path.join(output_dir, "report.md")]
+    texts = (to_html(blocks, title), to_markdown(blocks, title))
+    with staged_outputs([*paths, *(os.path.join(files, name) for name in images)],
+                        inputs) as staged:
+        for tmp, text in zip(staged, texts):
+            with open(tmp, "w", encoding="utf-8") as f:
                 f.write(text)
-    except OSError as e:
-        raise ValueError(f"cannot write the report under {output_dir}: {e.strerror or e}") from None
+        for tmp, png in zip(staged[len(paths):], images.values()):
+            with open(tmp, "wb") as f:
+                f.write(png)
+    for stale in set(os.listdir(files) if os.path.isdir(files) else ()) - set(images):
+        if stale.endswith(".png"):
+            os.remove(os.path.join(files, stale))
     return paths

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from fairseq_hier.io import read_lines
+from ..errors import HierError
 
 MARKS = ((0.01, "\u2021"), (0.05, "\u2020"))  # ‡, †: the smaller threshold first
 ROUGE_COLUMNS = (("rouge-1", "ROUGE-1"), ("rouge-2", "ROUGE-2"), ("rouge-l", "ROUGE-L"))
@@ -83,8 +84,8 @@ def _check_counts(refs: Sequence[str], systems: Dict[str, Sequence[str]], ref_na
                   sources: Dict[str, str]) -> None:
     for name, hyps in systems.items():
         if len(hyps) != len(refs):
-            raise ValueError(f"line counts differ: {ref_name} has {len(refs)} lines, "
-                             f"{sources.get(name, name)} has {len(hyps)} (one per line)")
+            raise HierError(f"line counts differ: {ref_name} has {len(refs)} lines, "
+                            f"{sources.get(name, name)} has {len(hyps)} (one per line)")
 
 
 def rouge_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: str,

@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Sequence
 
 from fairseq_hier.report.inputs import GENERATE, HYP_FILES, Run, read_json
 from fairseq_hier.report.render import Block, Code, Heading, Image, Note, Table, Text
+from ..errors import HierError
 
 EFFICIENCY_COMMAND = ("fairseq-hier-efficiency --archs {arch} --data DATA_BIN "
                       "--output {run}/efficiency.json")
@@ -77,8 +78,8 @@ def scores_section(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
         return blocks
     baseline = opt.baseline or scored[0].name
     if baseline not in [r.name for r in scored]:
-        raise ValueError(f"--baseline {baseline!r} is not a scored run (scored: "
-                         f"{_names(scored)})")
+        raise HierError(f"--baseline {baseline!r} is not a scored run (scored: "
+                        f"{_names(scored)})")
     if bleu:
         refs = scores.read_bleu_references(opt.reference)
         systems = {r.name: _read_docs(r) for r in scored}

@@ -20,6 +20,8 @@ from fairseq.tasks import FairseqTask, register_task
 
 from ..data.attention_labels import META, load_split, read_meta
 from ..data.attention_prediction_dataset import AttentionPredictionDataset
+from ..models.option_checks import check_model_options
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +45,7 @@ class AttentionPredictionTask(FairseqTask):
 
     def load_dataset(self, split, epoch=1, combine=False, **kwargs):
         if not self.cfg.data:
-            raise ValueError("attention_prediction: pass the label directory (the data argument)")
+            raise HierError("attention_prediction: pass the label directory (the data argument)")
         phi, eta, embed_dim = load_split(self.cfg.data, split)
         self.datasets[split] = AttentionPredictionDataset(
             phi, eta, embed_dim, split=split, path=self.cfg.data, shuffle=(split != "test"))
@@ -51,6 +53,7 @@ class AttentionPredictionTask(FairseqTask):
                     f"paragraphs, embed_dim {embed_dim} ({self.cfg.data})")
 
     def build_model(self, cfg, from_checkpoint=False):
+        check_model_options(cfg, lowest={"encoder_layers": 0})
         self._check_embed_dim(cfg)
         return super().build_model(cfg, from_checkpoint)
 
@@ -63,16 +66,22 @@ class AttentionPredictionTask(FairseqTask):
             return
         embed_dim = int(read_meta(self.cfg.data)["embed_dim"])
         if embed_dim != int(input_dim):
-            raise ValueError(f"--input-dim {input_dim} does not match embed_dim {embed_dim} in "
-                             f"{os.path.join(self.cfg.data, META)} (the PHT model dimension)")
+            raise HierError(f"--input-dim {input_dim} does not match embed_dim {embed_dim} in "
+                            f"{os.path.join(self.cfg.data, META)} (the PHT model dimension)")
 
     def build_dataset_for_inference(self, src_tokens, src_lengths, **kwargs):
         """The attention predictor reads a trained PHT's paragraph embeddings, not text: it
         runs inside the attention-alignment generator (``--align-predictor``), where raw input
         reaches it through the summarization task."""
-        raise ValueError("attention_prediction reads PHT's paragraph embeddings, not text: use "
-                         "it as --align-predictor of a hierarchical_summarization checkpoint "
-                         "(fairseq-interactive or fairseq-hier-summarize with that task)")
+        raise HierError("attention_prediction reads PHT's paragraph embeddings, not text: use "
+                        "it as --align-predictor of a hierarchical_summarization checkpoint "
+                        "(fairseq-interactive or fairseq-hier-summarize with that task)")
+
+    def build_generator(self, models, args, *unused, **kwargs):
+        """The predictor generates no text: refused before fairseq builds a sequence generator."""
+        raise HierError("attention_prediction predicts paragraph attention and generates no "
+                        "text: use the checkpoint as --align-predictor of a "
+                        "hierarchical_summarization model in fairseq-generate")
 
     def max_positions(self):
         return None  # any number of paragraphs (the model has no positional parameters)

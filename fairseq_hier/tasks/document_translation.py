@@ -35,7 +35,9 @@ from fairseq.tasks import register_task
 
 from ..data.doc_chunks import documents_of, read_chunk_map
 from ..data.sentence_dataset import check_sentences
+from ..generation.checks import check_generation_options
 from .hat_summarization import HATSummarizationConfig, HATSummarizationTask
+from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +58,7 @@ class DocumentTranslationTask(HATSummarizationTask):
     cfg: DocumentTranslationConfig
     task_name = "document_translation"
     cut_by = "fairseq-hier-doc-chunk --max-chunk-tokens"
+    option_ranges = dict(HATSummarizationTask.option_ranges, max_chunk_tokens=(1, False, None))
 
     def __init__(self, cfg, src_dict, tgt_dict):
         super().__init__(cfg, src_dict, tgt_dict)
@@ -63,8 +66,8 @@ class DocumentTranslationTask(HATSummarizationTask):
         for name, value in (("--max-source-positions", cfg.max_source_positions),
                             ("--max-target-positions", cfg.max_target_positions)):
             if value < need:
-                raise ValueError(f"document_translation: {name} {value} cannot hold a chunk of "
-                                 f"--max-chunk-tokens {cfg.max_chunk_tokens} and its EOS")
+                raise HierError(f"document_translation: {name} {value} cannot hold a chunk of "
+                                f"--max-chunk-tokens {cfg.max_chunk_tokens} and its EOS")
 
     def sentence_counts(self, data_path: str, split: str, examples: int):
         path = os.path.join(data_path, f"{split}.chunks")
@@ -82,14 +85,16 @@ class DocumentTranslationTask(HATSummarizationTask):
             if len(bad):
                 tgt_path = src_path[: -len(self.cfg.source_lang)] + self.cfg.target_lang
                 shown = "; ".join(f"example {i + 1}: {sizes[i]} tokens" for i in bad[:3])
-                raise ValueError(f"{tgt_path}: {len(bad)} target(s) longer than "
-                                 f"(--max-chunk-tokens + EOS) {limit}: {shown}; chunk the "
-                                 f"documents with {self.cut_by} {self.cfg.max_chunk_tokens}")
+                raise HierError(f"{tgt_path}: {len(bad)} target(s) longer than "
+                                f"(--max-chunk-tokens + EOS) {limit}: {shown}; chunk the "
+                                f"documents with {self.cut_by} {self.cfg.max_chunk_tokens}")
 
     def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
         """fairseq's generator; warns when the length limit may stop a chunk's translation
         before its EOS (004 generates "until we encounter an EOS token"; fairseq-generate's
-        defaults, --max-len-a 0 --max-len-b 200, would cut long chunks: fairseq#4470)."""
+        defaults, --max-len-a 0 --max-len-b 200, would cut long chunks: fairseq#4470).
+        Decoding options out of range are refused first."""
+        check_generation_options(args)
         cap = getattr(args, "max_len_a", 0) * self.cfg.max_chunk_tokens + getattr(
             args, "max_len_b", 200)
         if cap < 1.5 * self.cfg.max_chunk_tokens:  # a translation may run longer than its source

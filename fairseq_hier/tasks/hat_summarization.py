@@ -22,9 +22,14 @@ source as ``fairseq-hier-sentence-bos`` writes it (``<s> 713 318 ... <s> 464 ...
 (``<s> First sentence. <s> Second one.``): the BPE is applied to each sentence between the markers
 (sentence ``i > 0`` with its leading space, as ``fairseq-hier-sentence-bos`` encodes it), never
 across them. Before any decoding, every line must open with BOS and fit
-``--max-source-positions`` (EOS included); a failure is a one-line ValueError naming the input
-line. Models with speaker segments cannot be fed from raw lines (their speakers would be lost):
-a one-line error says so.
+``--max-source-positions`` (EOS included); a failure is a one-line error naming the input line
+(numbered over the whole input, whatever ``--buffer-size``). Models with speaker segments cannot
+be fed from raw lines (their speakers would be lost): a one-line error says so.
+
+Also refused up front (:mod:`fairseq_hier.tasks.checks`): numeric options out of range, a
+malformed dictionary line, a split whose every target is longer than ``--max-target-positions``,
+bad decoding options (before any batch) and a garbage ``--gpt2-encoder-json`` /
+``--gpt2-vocab-bpe`` or ``--bpe-codes`` file (named, before fairseq's BPE reads it).
 
     fairseq-interactive DATA_BIN --user-dir fairseq_hier --task hat_summarization \\
         --source-lang source --target-lang target --path CKPT --max-source-positions 1024 \\
@@ -45,6 +50,11 @@ from fairseq.tasks.translation import TranslationConfig, TranslationTask
 from ..data.sentence_dataset import (SentenceSegmentsDataset, check_sentences, max_segment,
                                      read_segments, read_sentence_counts)
 from ..inference.record import keep_in_task_state
+from ..generation.checks import check_generation_options
+from ..models.option_checks import check_model_options
+from ..errors import HierError
+from .checks import (InputLines, check_bpe, check_lengths, check_options,
+                     filter_indices_by_size, load_dictionary)
 
 logger = logging.getLogger(__name__)
 
@@ -68,22 +78,51 @@ class HATSummarizationTask(TranslationTask):
     cfg: HATSummarizationConfig
     task_name = "hat_summarization"
     cut_by = "fairseq-hier-sentence-bos --max-source-positions"  # for messages
+    #: numeric options checked when the task is set up: (lowest, strictly above it, highest)
+    option_ranges = {
+        "max_source_positions": (1, False, None),
+        "max_target_positions": (1, False, None),
+        "num_batch_buckets": (0, False, None),
+        "required_seq_len_multiple": (1, False, None),
+        "sentence_attention_layer": (-1, False, None),
+    }
 
     def __init__(self, cfg, src_dict, tgt_dict):
         super().__init__(cfg, src_dict, tgt_dict)
         if cfg.truncate_source:
-            raise ValueError(f"{self.task_name}: --truncate-source would cut sentences and "
-                             f"their BOS; cut sources at sentence boundaries with {self.cut_by} "
-                             f"instead")
+            raise HierError(f"{self.task_name}: --truncate-source would cut sentences and "
+                            f"their BOS; cut sources at sentence boundaries with {self.cut_by} "
+                            f"instead")
         self.model_segments: Optional[int] = None  # segment embeddings of the built model
-        self._interactive_lines = 0  # lines fairseq-interactive has given so far (messages)
-        self._first_line: Optional[int] = None  # number of the next inference batch's first line
+        self.input_lines = InputLines()  # raw inference lines: numbering, <unk> counts
 
     @classmethod
     def setup_task(cls, cfg, **kwargs):
+        check_options(cfg, cls.option_ranges)  # before reading anything
+        upsample = getattr(cfg, "upsample_primary", None)
+        if upsample is not None and upsample != -1 and upsample < 1:
+            raise HierError(f"--upsample-primary must be >= 1 (or -1: off), got {upsample}")
         task = super().setup_task(cfg, **kwargs)
         keep_in_task_state(task, utils.split_paths(cfg.data)[0])  # the record goes into checkpoints
         return task
+
+    @classmethod
+    def load_dictionary(cls, filename):
+        """fairseq's dictionary, with one-line errors naming the file and line
+        (:func:`fairseq_hier.tasks.checks.load_dictionary`); fairseq-preprocess uses it too."""
+        return load_dictionary(filename)
+
+    def filter_indices_by_size(self, indices, dataset, max_positions=None,
+                               ignore_invalid_inputs=False):
+        """fairseq's, with one-line errors naming the split (or input line) and the example
+        (:func:`fairseq_hier.tasks.checks.filter_indices_by_size`)."""
+        return filter_indices_by_size(self, indices, dataset, max_positions, ignore_invalid_inputs)
+
+    def build_bpe(self, args):
+        """fairseq's ``--bpe``, its files checked first (a garbage ``encoder.json`` is one line
+        naming it, not a JSON traceback)."""
+        check_bpe(args)
+        return super().build_bpe(args)
 
     def load_dataset(self, split, epoch=1, combine=False, **kwargs):
         super().load_dataset(split, epoch, combine, **kwargs)
@@ -96,14 +135,18 @@ class HATSummarizationTask(TranslationTask):
                                            f"{self.cfg.target_lang}.{self.cfg.source_lang}")
         counts, counts_path = self.sentence_counts(data_path, split, len(dataset.src))
         self.check_split(dataset, src_path, counts, counts_path)
+        if dataset.tgt is not None:
+            check_lengths(split, dataset.tgt_sizes, self.cfg.max_target_positions,
+                          "--max-target-positions", "a target with its EOS",
+                          src_path[: -len(self.cfg.source_lang)] + self.cfg.target_lang)
         segments_path = os.path.join(data_path, f"{split}.segments")
         if self.model_segments:
             segments = read_segments(segments_path, counts)
             largest = max_segment(segments)
             if largest >= self.model_segments:
-                raise ValueError(f"{segments_path} has speaker index {largest}, but the model has "
-                                 f"{self.model_segments} segment embeddings "
-                                 f"(--segment-embeddings {largest + 1} or more is needed)")
+                raise HierError(f"{segments_path} has speaker index {largest}, but the model has "
+                                f"{self.model_segments} segment embeddings "
+                                f"(--segment-embeddings {largest + 1} or more is needed)")
             self.datasets[split] = SentenceSegmentsDataset(dataset, segments)
         elif os.path.exists(segments_path):
             logger.info(f"{segments_path} is not used: the model has no segment embeddings "
@@ -120,6 +163,7 @@ class HATSummarizationTask(TranslationTask):
                         src_path, counts_path)
 
     def build_model(self, cfg, from_checkpoint=False):
+        check_model_options(cfg)
         model = super().build_model(cfg, from_checkpoint)
         embed = getattr(model.encoder, "embed_segments", None)
         self.model_segments = embed.num_embeddings if embed is not None else 0
@@ -129,18 +173,20 @@ class HATSummarizationTask(TranslationTask):
         return model
 
     def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
-        """fairseq's generator, or ours that records the sentence attention (A- lines)."""
+        """fairseq's generator, or ours that records the sentence attention (A- lines);
+        decoding options out of range are refused first, before any batch."""
+        check_generation_options(args)
         if not self.cfg.print_sentence_attention:
             return super().build_generator(models, args, seq_gen_cls, extra_gen_cls_kwargs,
                                            **kwargs)
         from ..generation.sentence_attention import SentenceAttentionSequenceGenerator
 
         if getattr(args, "print_alignment", None) not in (None, "soft"):
-            raise ValueError("--print-sentence-attention prints the sentence attention as soft "
-                             "A- lines: drop --print-alignment hard")
+            raise HierError("--print-sentence-attention prints the sentence attention as soft "
+                            "A- lines: drop --print-alignment hard")
         if getattr(args, "replace_unk", None):
-            raise ValueError("--replace-unk reads the A- alignment as token alignment; it does "
-                             "not go with --print-sentence-attention")
+            raise HierError("--replace-unk reads the A- alignment as token alignment; it does "
+                            "not go with --print-sentence-attention")
         extra = dict(extra_gen_cls_kwargs or {},
                      sentence_attention_layer=self.cfg.sentence_attention_layer)
         generator = super().build_generator(models, args, SentenceAttentionSequenceGenerator,
@@ -153,11 +199,8 @@ class HATSummarizationTask(TranslationTask):
         """fairseq-interactive's lines -> source tokens; ``encode_fn`` (its ``--tokenizer`` /
         ``--bpe``) is applied to each sentence between literal BOS markers (without them it is
         the identity and lines in the binarized format pass unchanged)."""
-        self._first_line = self._interactive_lines + 1
-        self._interactive_lines += len(lines)
-        tokens = [self.source_dictionary.encode_line(self.encode_marked_line(line, encode_fn),
-                                                     add_if_not_exist=False).long()
-                  for line in lines]
+        texts = [self.encode_marked_line(line, encode_fn) for line in lines]
+        tokens = self.input_lines.encode(self.source_dictionary, texts)  # numbers, logs <unk>s
         return tokens, [t.numel() for t in tokens]
 
     def encode_marked_line(self, line: str, encode_fn) -> str:
@@ -185,16 +228,18 @@ class HATSummarizationTask(TranslationTask):
         training data on every line: it opens with BOS and fits the length limit. ValueError
         naming the first bad input line (1-based, counted over the whole fairseq-interactive
         input; for direct calls, the position in ``src_tokens``)."""
-        first, self._first_line = self._first_line or 1, None
+        first = self.input_lines.take_first()
         if self.model_segments:
             k = self.model_segments
-            raise ValueError(f"{self.task_name}: the model has {k} speaker segment embeddings "
-                             f"(--segment-embeddings {k}), but raw input lines carry no speaker "
-                             f"per sentence (fairseq-interactive passes src_tokens and "
-                             f"src_lengths only): decode with fairseq-generate on a binarized "
-                             f"split and its .segments file")
+            raise HierError(f"{self.task_name}: the model has {k} speaker segment embeddings "
+                            f"(--segment-embeddings {k}), but raw input lines carry no speaker "
+                            f"per sentence (fairseq-interactive passes src_tokens and "
+                            f"src_lengths only): decode with fairseq-generate on a binarized "
+                            f"split and its .segments file")
         self.check_inference_sources(src_tokens, first)
-        return super().build_dataset_for_inference(src_tokens, src_lengths, constraints)
+        dataset = super().build_dataset_for_inference(src_tokens, src_lengths, constraints)
+        dataset.first_line = first  # input line of example 0, for filter_indices_by_size
+        return dataset
 
     def check_inference_sources(self, src_tokens, first: int = 1) -> None:
         """Every source (1-D tensor with its EOS; ``src_tokens[0]`` is input line ``first``) is
@@ -218,4 +263,4 @@ class HATSummarizationTask(TranslationTask):
             problems.append(f"input line {first + i}: {why}")
         if problems:
             more = f" (and {len(problems) - 1} more bad line(s))" if len(problems) > 1 else ""
-            raise ValueError(problems[0] + more)
+            raise HierError(problems[0] + more)

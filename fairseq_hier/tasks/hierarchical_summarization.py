@@ -18,6 +18,14 @@ models (``parsingsum_ft``, ``parsingsum_ht``), cut exactly as the source is cut.
 The same data-bin trains hierarchical models (``pht``, ``vht``: ``B x P x L`` sources) and flat
 ones (fairseq's ``transformer``: the concatenation of the same kept paragraphs, cut to
 ``--max-source-positions``); ``--source-layout auto`` picks the layout from the model.
+
+Refused up front, in one line (:mod:`fairseq_hier.tasks.checks`): numeric options out of range
+when the task is set up, model options when the model is built, decoding options when the
+generator is built; a malformed ``dict.*.txt`` line (file and line named); a split whose every
+example is longer than ``--max-target-positions`` (or, hierarchical layout, whose every longest
+paragraph is longer than ``--max-source-positions``), naming the split and its longest example
+(when only some are, they are counted in the log and fairseq skips them). fairseq-interactive's
+bad lines are numbered over its whole input, and tokens that became ``<unk>`` are counted.
 """
 
 import logging
@@ -26,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from fairseq import utils
-from fairseq.data import Dictionary, data_utils
+from fairseq.data import data_utils
 from fairseq.dataclass import ChoiceEnum, FairseqDataclass
 from fairseq.tasks import FairseqTask, register_task
 from omegaconf import II
@@ -34,6 +42,11 @@ from omegaconf import II
 from ..data.hierarchical_dataset import HierarchicalSummarizationDataset
 from ..inference.record import keep_in_task_state
 from ..generation.alignment import STRATEGIES
+from ..generation.checks import check_generation_options
+from ..models.option_checks import check_model_options
+from ..errors import HierError
+from .checks import (InputLines, check_lengths, check_options, filter_indices_by_size,
+                     load_dictionary)
 
 logger = logging.getLogger(__name__)
 
@@ -117,12 +130,23 @@ class HierarchicalSummarizationTask(FairseqTask):
     """Summarisation over ranked paragraphs; see the module docstring for the data format."""
 
     cfg: HierarchicalSummarizationConfig
+    #: numeric options checked when the task is set up: (lowest, strictly above it, highest)
+    option_ranges = {
+        "max_paragraphs": (1, False, None),
+        "max_paragraph_tokens": (1, False, None),
+        "max_source_positions": (1, False, None),
+        "max_target_positions": (1, False, None),
+        "align_beta": (0, False, None),
+        "align_epsilon": (0, True, None),
+        "align_keep_paragraphs": (0, False, None),
+        "block_previous_tokens": (0, False, None),
+    }
 
     def __init__(self, cfg, src_dict, tgt_dict):
         super().__init__(cfg)
         self.src_dict, self.tgt_dict = src_dict, tgt_dict
         if cfg.paragraph_separator not in src_dict.indices:
-            raise ValueError(
+            raise HierError(
                 f"paragraph separator {cfg.paragraph_separator!r} (--paragraph-separator) is not in "
                 f"the source dictionary of {cfg.data}: were the raw sources written with it?"
             )
@@ -130,27 +154,35 @@ class HierarchicalSummarizationTask(FairseqTask):
         self.layout = None if cfg.source_layout == "auto" else str(cfg.source_layout)
         self.use_graphs = False  # set by build_model: the model reads --paragraph-graph
         self.use_parses = False  # set by build_model: the model reads --dependency-parse
+        self.input_lines = InputLines()  # raw inference lines: numbering, <unk> counts
 
     @classmethod
     def setup_task(cls, cfg, **kwargs):
+        check_options(cfg, cls.option_ranges)  # before reading anything
         paths = utils.split_paths(cfg.data)
         if not paths or not paths[0]:
-            raise ValueError("hierarchical_summarization: pass the data-bin directory")
+            raise HierError("hierarchical_summarization: pass the data-bin directory")
         dicts = []
         for lang in (cfg.source_lang, cfg.target_lang):
             path = os.path.join(paths[0], f"dict.{lang}.txt")
             if not os.path.exists(path):
-                raise FileNotFoundError(f"dictionary {path} not found (run fairseq-preprocess with "
-                                        f"--source-lang {cfg.source_lang} --target-lang {cfg.target_lang})")
-            dicts.append(Dictionary.load(path))
+                raise HierError(f"dictionary {path} not found (run fairseq-preprocess with "
+                                f"--source-lang {cfg.source_lang} --target-lang {cfg.target_lang})")
+            dicts.append(cls.load_dictionary(path))
         src_dict, tgt_dict = dicts
         if (src_dict.pad(), src_dict.eos()) != (tgt_dict.pad(), tgt_dict.eos()):
-            raise ValueError("source and target dictionaries disagree on pad/eos indices")
+            raise HierError("source and target dictionaries disagree on pad/eos indices")
         logger.info(f"[{cfg.source_lang}] dictionary: {len(src_dict)} types")
         logger.info(f"[{cfg.target_lang}] dictionary: {len(tgt_dict)} types")
         task = cls(cfg, src_dict, tgt_dict)
         keep_in_task_state(task, paths[0])  # the preprocessing record goes into checkpoints
         return task
+
+    @classmethod
+    def load_dictionary(cls, filename):
+        """fairseq's dictionary, with one-line errors naming the file and line
+        (:func:`fairseq_hier.tasks.checks.load_dictionary`); fairseq-preprocess uses it too."""
+        return load_dictionary(filename)
 
     def load_dataset(self, split, epoch=1, combine=False, **kwargs):
         paths = utils.split_paths(self.cfg.data)
@@ -161,13 +193,14 @@ class HierarchicalSummarizationTask(FairseqTask):
         for lang, d in ((src, self.src_dict), (tgt, self.tgt_dict)):
             datasets[lang] = data_utils.load_indexed_dataset(prefix + lang, d)
             if datasets[lang] is None:
-                raise FileNotFoundError(f"split '{split}': {prefix + lang}.{{bin,idx}} not found")
+                raise HierError(f"split '{split}': {prefix + lang}.{{bin,idx}} not found")
         self.datasets[split] = HierarchicalSummarizationDataset(
             datasets[src], datasets[tgt], self.src_dict, self.tgt_dict, self.separator,
             self.cfg.max_paragraphs, self.cfg.max_paragraph_tokens, self.cfg.max_source_positions,
             src_path=prefix + src, tgt_path=prefix + tgt, split=split,
             layout=self.layout or "hierarchical",
         )
+        self.check_lengths(split, self.datasets[split])
         if self.cfg.paragraph_graph:
             from ..data.paragraph_graph import ParagraphGraphs
 
@@ -187,38 +220,38 @@ class HierarchicalSummarizationTask(FairseqTask):
         ``--tokenizer`` / ``--bpe`` (``encode_fn``) runs on each segment between separators, so
         they never touch (or split) a separator."""
         sep = self.cfg.paragraph_separator
-        tokens = []
-        for line in lines:
-            segments = [encode_fn(seg.strip()) if seg.strip() else "" for seg in line.split(sep)]
-            tokens.append(self.src_dict.encode_line(f" {sep} ".join(segments),
-                                                    add_if_not_exist=False).long())
+        texts = [f" {sep} ".join(encode_fn(seg.strip()) if seg.strip() else ""
+                                 for seg in line.split(sep)) for line in lines]
+        tokens = self.input_lines.encode(self.src_dict, texts)  # numbers lines, logs <unk>s
         return tokens, [t.numel() for t in tokens]
 
     def build_dataset_for_inference(self, src_tokens, src_lengths, constraints=None,
                                     dependency_parses=None, **kwargs):
         """Sources without targets (fairseq-interactive, ``HierSummarizer``): split into
         paragraphs and cut exactly as a binarized split is; a line that a split would reject is
-        an error naming the input line. ``dependency_parses``: the
+        an error naming the input line, numbered over the whole fairseq-interactive input (for
+        direct calls: the position in ``src_tokens``). ``dependency_parses``: the
         :class:`~fairseq_hier.data.dependency.DependencyParses` of these lines, for ParsingSum
         (``HierSummarizer`` parses raw documents as the recipe did)."""
         if constraints is not None:
-            raise ValueError("hierarchical_summarization: --constraints is not supported")
+            raise HierError("hierarchical_summarization: --constraints is not supported")
         if self.use_parses and dependency_parses is None:
-            raise ValueError("this model reads the dependency parse of its source (ParsingSum), "
-                             "which fairseq-interactive cannot pass: summarise raw documents with "
-                             "fairseq-hier-summarize, which parses them as the recipe did")
+            raise HierError("this model reads the dependency parse of its source (ParsingSum), "
+                            "which fairseq-interactive cannot pass: summarise raw documents with "
+                            "fairseq-hier-summarize, which parses them as the recipe did")
         import numpy as np
         from fairseq.data import ListDataset
 
+        first = self.input_lines.take_first()
         src = ListDataset(list(src_tokens), np.asarray(src_lengths, dtype=np.int64))
         try:
             dataset = HierarchicalSummarizationDataset(
                 src, None, self.src_dict, self.tgt_dict, self.separator, self.cfg.max_paragraphs,
                 self.cfg.max_paragraph_tokens, self.cfg.max_source_positions, src_path="input",
                 tgt_path=None, split="inference", layout=self.layout or "hierarchical",
-                shuffle=False)
+                shuffle=False, first_line=first)
         except ValueError as e:  # the split's multi-line report, on one line
-            raise ValueError(" ".join(str(e).split())) from None
+            raise HierError(" ".join(str(e).split())) from None
         if self.use_parses:
             dataset.attach_parses(dependency_parses, "input")
             dataset.use_parses = True
@@ -243,6 +276,7 @@ class HierarchicalSummarizationTask(FairseqTask):
         return super().inference_step(generator, models, sample, prefix_tokens, constraints)
 
     def build_model(self, cfg, from_checkpoint=False):
+        check_model_options(cfg)
         if self.cfg.paragraph_graph:
             _set_model_option(cfg, "graph_attention", True)  # recorded in the checkpoint
         model = super().build_model(cfg, from_checkpoint)
@@ -277,9 +311,9 @@ class HierarchicalSummarizationTask(FairseqTask):
         flag = "--" + option.replace("_", "-")
         uses = bool(getattr(model, model_attr, False))
         if value and not uses:
-            raise ValueError(f"{flag} {value}: model {type(model).__name__} does not read {what}")
+            raise HierError(f"{flag} {value}: model {type(model).__name__} does not read {what}")
         if uses and not value:
-            raise ValueError(missing)
+            raise HierError(missing)
         for ds in self.datasets.values():
             setattr(ds, dataset_attr, uses)
         return uses
@@ -288,15 +322,33 @@ class HierarchicalSummarizationTask(FairseqTask):
         """Choose the source layout from the model (``--source-layout auto``)."""
         wanted = "hierarchical" if getattr(model, "hierarchical_source", False) else "flat"
         if self.layout is not None and self.layout != wanted:
-            raise ValueError(f"--source-layout {self.layout} does not fit model "
-                             f"{type(model).__name__}, which reads {wanted} sources")
+            raise HierError(f"--source-layout {self.layout} does not fit model "
+                            f"{type(model).__name__}, which reads {wanted} sources")
         self.layout = wanted
-        for ds in self.datasets.values():
+        for split, ds in self.datasets.items():
             ds.layout = wanted
+            self.check_lengths(split, ds, targets=False)  # targets: checked when loaded
         logger.info(f"source layout: {wanted}")
 
+    def check_lengths(self, split: str, dataset, targets: bool = True) -> None:
+        """``split`` against ``--max-target-positions`` (with ``targets``) and, once the layout
+        is known, its sources against ``--max-source-positions`` (:func:`~fairseq_hier.tasks.
+        checks.check_lengths`: an error when every example is too long, else a logged count).
+        Flat sources are cut to the option and always fit; a hierarchical source's size is its
+        longest kept paragraph."""
+        if targets and dataset.tgt is not None:
+            check_lengths(split, dataset.tgt_sizes, self.cfg.max_target_positions,
+                          "--max-target-positions", "a target with its EOS", dataset.tgt_path)
+        if self.layout == "hierarchical":
+            check_lengths(split, dataset.src_sizes, self.cfg.max_source_positions,
+                          "--max-source-positions",
+                          f"a paragraph, after the cut to --max-paragraph-tokens "
+                          f"{self.cfg.max_paragraph_tokens}", dataset.src_path)
+
     def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
-        """fairseq's generator, or ours when any alignment / blocking option is set."""
+        """fairseq's generator, or ours when any alignment / blocking option is set; decoding
+        options out of range are refused first, before any batch."""
+        check_generation_options(args)
         from ..generation.options import alignment_generator_kwargs
 
         ours = alignment_generator_kwargs(self, models, args)
@@ -310,6 +362,12 @@ class HierarchicalSummarizationTask(FairseqTask):
 
     def max_positions(self):
         return (self.cfg.max_source_positions, self.cfg.max_target_positions)
+
+    def filter_indices_by_size(self, indices, dataset, max_positions=None,
+                               ignore_invalid_inputs=False):
+        """fairseq's, with one-line errors naming the split (or input line) and the example
+        (:func:`fairseq_hier.tasks.checks.filter_indices_by_size`)."""
+        return filter_indices_by_size(self, indices, dataset, max_positions, ignore_invalid_inputs)
 
     @property
     def source_dictionary(self):

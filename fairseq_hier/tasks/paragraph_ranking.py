@@ -45,6 +45,9 @@ from fairseq.dataclass import FairseqDataclass
 from fairseq.tasks import FairseqTask, register_task
 
 from ..data.ranking_dataset import ParagraphRankingDataset, read_labels
+from ..models.option_checks import check_model_options
+from ..errors import HierError
+from .checks import check_options, load_dictionary
 
 logger = logging.getLogger(__name__)
 
@@ -76,29 +79,38 @@ class ParagraphRankingTask(FairseqTask):
     """Paragraph relevance regression; see the module docstring for the data."""
 
     cfg: ParagraphRankingConfig
+    #: numeric options checked when the task is set up: (lowest, strictly above it, highest)
+    option_ranges = {"max_paragraphs": (1, False, None), "max_paragraph_tokens": (1, False, None)}
 
     def __init__(self, cfg: ParagraphRankingConfig, src_dict: Dictionary):
         super().__init__(cfg)
         self.src_dict = src_dict
         if cfg.paragraph_separator not in src_dict.indices:
-            raise ValueError(f"paragraph separator {cfg.paragraph_separator!r} "
-                             f"(--paragraph-separator) is not in the source dictionary of "
-                             f"{cfg.data}: were the raw sources written with it?")
+            raise HierError(f"paragraph separator {cfg.paragraph_separator!r} "
+                            f"(--paragraph-separator) is not in the source dictionary of "
+                            f"{cfg.data}: were the raw sources written with it?")
         self.separator = src_dict.index(cfg.paragraph_separator)
 
     @classmethod
     def setup_task(cls, cfg: ParagraphRankingConfig, **kwargs):
+        check_options(cfg, cls.option_ranges)  # before reading anything
         paths = utils.split_paths(cfg.data)
         if not paths or not paths[0]:
-            raise ValueError("paragraph_ranking: pass the data-bin directory")
+            raise HierError("paragraph_ranking: pass the data-bin directory")
         path = os.path.join(paths[0], f"dict.{cfg.source_lang}.txt")
         if not os.path.exists(path):
-            raise FileNotFoundError(f"dictionary {path} not found (run fairseq-preprocess "
-                                    f"--only-source --source-lang {cfg.source_lang}, or point "
-                                    f"the task's data at the folder holding it)")
-        src_dict = Dictionary.load(path)
+            raise HierError(f"dictionary {path} not found (run fairseq-preprocess "
+                            f"--only-source --source-lang {cfg.source_lang}, or point "
+                            f"the task's data at the folder holding it)")
+        src_dict = cls.load_dictionary(path)
         logger.info(f"[{cfg.source_lang}] dictionary: {len(src_dict)} types")
         return cls(cfg, src_dict)
+
+    @classmethod
+    def load_dictionary(cls, filename):
+        """fairseq's dictionary, with one-line errors naming the file and line
+        (:func:`fairseq_hier.tasks.checks.load_dictionary`); fairseq-preprocess uses it too."""
+        return load_dictionary(filename)
 
     def source_prefix(self, data_path: str, split: str) -> str:
         """``{split}.{src}-None.{src}`` (--only-source), else the one ``{split}.{src}-*.{src}``."""
@@ -111,10 +123,10 @@ class ParagraphRankingTask(FairseqTask):
         if len(found) == 1:
             return found[0][: -len(".idx")]
         if found:
-            raise ValueError(f"split '{split}': several source files in {data_path}: "
-                             f"{', '.join(os.path.basename(f) for f in found)}")
-        raise FileNotFoundError(f"split '{split}': {prefix}.{{bin,idx}} not found (fairseq-"
-                                f"preprocess --only-source --source-lang {src} writes it)")
+            raise HierError(f"split '{split}': several source files in {data_path}: "
+                            f"{', '.join(os.path.basename(f) for f in found)}")
+        raise HierError(f"split '{split}': {prefix}.{{bin,idx}} not found (fairseq-"
+                        f"preprocess --only-source --source-lang {src} writes it)")
 
     def load_dataset(self, split, epoch=1, combine=False, **kwargs):
         paths = utils.split_paths(self.cfg.data)
@@ -122,7 +134,7 @@ class ParagraphRankingTask(FairseqTask):
         prefix = self.source_prefix(data_path, split)
         src = data_utils.load_indexed_dataset(prefix, self.src_dict)
         if src is None:
-            raise FileNotFoundError(f"split '{split}': {prefix}.{{bin,idx}} cannot be read")
+            raise HierError(f"split '{split}': {prefix}.{{bin,idx}} cannot be read")
         labels = read_labels(os.path.join(self.cfg.labels_dir or data_path, f"{split}.labels"))
         self.datasets[split] = ParagraphRankingDataset(
             src, labels, self.src_dict, self.separator, self.cfg.max_paragraphs,
@@ -133,9 +145,19 @@ class ParagraphRankingTask(FairseqTask):
         """A ranker scores paragraphs and writes no text: fairseq-interactive has nothing to
         print for it. Raw examples are ranked by ``fairseq-hier-rank --input-format jsonl``, and
         a summarizer whose record has ``rank=ranker`` ranks them itself."""
-        raise ValueError("paragraph_ranking scores paragraphs and generates no text: rank raw "
-                         "examples with fairseq-hier-rank (or record rank=ranker for "
-                         "fairseq-hier-summarize)")
+        raise HierError("paragraph_ranking scores paragraphs and generates no text: rank raw "
+                        "examples with fairseq-hier-rank (or record rank=ranker for "
+                        "fairseq-hier-summarize)")
+
+    def build_model(self, cfg, from_checkpoint=False):
+        check_model_options(cfg)
+        return super().build_model(cfg, from_checkpoint)
+
+    def build_generator(self, models, args, *unused, **kwargs):
+        """A ranker generates no text: refused before fairseq builds a sequence generator."""
+        raise HierError("paragraph_ranking scores paragraphs and generates no text: score a "
+                        "split with fairseq-hier-rank (fairseq-generate and fairseq-interactive "
+                        "do not apply)")
 
     def max_positions(self):
         return None  # the model has no positional parameters; --max-tokens bounds a batch

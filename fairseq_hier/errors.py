@@ -1,0 +1,120 @@
+"""How fairseq-hier fails: one error class for what a user can fix, and one way to print it.
+
+:class:`HierError` is raised for bad input, options, files and checkpoints: its message names the
+file, line, example or option and what is wrong. It subclasses ``ValueError``, so callers that
+catch ``ValueError`` keep working.
+
+Every command of ours runs through :func:`run_main` (``fairseq_hier.cli.common.run_command``):
+a :class:`HierError` or an ``OSError`` (permission denied, is a directory, disk full ...) becomes
+one line, ``PROG: error: <what> (<file>)``, and exit status 1; Ctrl-C (or SIGTERM) unwinds the
+stack, so every output still being written is removed (:mod:`fairseq_hier.io`), prints
+``PROG: interrupted`` and exits with 130 (143 for SIGTERM). fairseq's own commands
+(``fairseq-train``, ``fairseq-generate`` ...) print only that one line for a :class:`HierError`
+through the exception hook :func:`install_excepthook`, which the plugin installs when fairseq
+loads it; every other exception keeps its traceback.
+
+Standard library only.
+"""
+
+import logging
+import os
+import signal
+import sys
+from typing import Callable, Optional
+
+#: environment variable: when set to 1, an uncaught HierError in fairseq's commands prints its
+#: traceback too (for debugging the plugin).
+TRACEBACK_ENV = "FAIRSEQ_HIER_TRACEBACK"
+
+
+class HierError(ValueError):
+    """An input, option, file or checkpoint that the user can fix; the message says where and
+    what is wrong, in one line."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM, raised as an exception so that outputs being written are removed on the way out."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def describe(exc: BaseException) -> Optional[str]:
+    """The one line for ``exc`` if it is one we print without a traceback, else None.
+
+    ``OSError`` gets its reason and file: ``Permission denied (out/train.src)``."""
+    if isinstance(exc, HierError):
+        return " ".join(line.strip() for line in str(exc).splitlines()) or type(exc).__name__
+    if isinstance(exc, OSError):
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        names = [n for n in (exc.filename, getattr(exc, "filename2", None)) if n is not None]
+        return f"{reason} ({' -> '.join(map(str, names))})" if names else reason
+    return None
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
+def run_main(prog: str, main: Callable[[], object]) -> int:
+    """Run ``main()`` as a command named ``prog``; returns its exit status (see the module doc)."""
+    previous = None
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_interrupted)
+    except ValueError:  # not the main thread (a command called from a worker thread)
+        pass
+    try:
+        main()
+    except KeyboardInterrupt as e:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 128 + getattr(e, "signum", signal.SIGINT)
+    except BrokenPipeError:  # `cmd | head`: the reader is gone, which is not our error
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 141
+    except (HierError, OSError) as e:
+        print(f"{prog}: error: {describe(e)}", file=sys.stderr)
+        return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    return 0
+
+
+def install_excepthook() -> None:
+    """Make an uncaught :class:`HierError` print one line, ``PROG: error: ...``, instead of a
+    traceback (fairseq's commands; ``FAIRSEQ_HIER_TRACEBACK=1`` keeps the traceback). Other
+    exceptions go to the hook that was installed before. Idempotent."""
+    previous = sys.excepthook
+    if getattr(previous, "_fairseq_hier", False):
+        return
+
+    def excepthook(exc_type, exc, tb):
+        if isinstance(exc, HierError) and os.environ.get(TRACEBACK_ENV) != "1":
+            prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
+            logging.shutdown()
+            print(f"{prog}: error: {describe(exc)}", file=sys.stderr)
+            return
+        previous(exc_type, exc, tb)
+
+    excepthook._fairseq_hier = True
+    sys.excepthook = excepthook
+
+
+def check_range(option: str, value, low=None, high=None, low_open: bool = False):
+    """Return ``value`` if ``low <= value <= high`` (``low < value`` with ``low_open``), else raise
+    :class:`HierError` naming the option and the allowed range: ``--beam must be >= 1, got -3``.
+    ``None`` (an option not given) passes."""
+    if value is None:
+        return value
+    if low is not None and (value <= low if low_open else value < low):
+        bound = f"> {low}" if low_open else f">= {low}"
+        raise HierError(f"{option} must be {bound}" + (f" and <= {high}" if high is not None
+                                                       else "") + f", got {value}")
+    if high is not None and value > high:
+        low_text = "" if low is None else (f"> {low} and " if low_open else f">= {low} and ")
+        raise HierError(f"{option} must be {low_text}<= {high}, got {value}")
+    return value
