@@ -1,10 +1,15 @@
 # fairseq-hier: `make demo` and `make test` on a fresh machine (both run the idempotent install step).
 SHELL := /bin/bash
-PY := $(if $(VIRTUAL_ENV),$(VIRTUAL_ENV),$(CURDIR)/.venv)/bin/python
+# the environment scripts/install.sh installs into: the active virtualenv, else the active conda
+# environment, else ./.venv
+PY := $(or $(VIRTUAL_ENV),$(CONDA_PREFIX),$(CURDIR)/.venv)/bin/python
 
 .PHONY: install demo demo-parsingsum test benchmark report-check
+# the fresh-machine path: as root, the install step may also install the one system package it
+# needs (Perl's XML::Parser, apt-get). Into one's own environment: bash scripts/install.sh, which
+# only says what is missing.
 install:
-	bash scripts/install.sh
+	FAIRSEQ_HIER_SYSTEM_PACKAGES=1 bash scripts/install.sh
 
 demo: install
 	bash examples/demo/run_demo.sh

@@ -48,7 +48,8 @@ import statistics
 import sys
 import time
 
-from efficiency import DTYPES, HIERARCHICAL, WIDTHS, build_model, make_batch, parse_list, peak_mb
+from efficiency import (DTYPES, HIERARCHICAL, WIDTHS, bootstrap, build_model, make_batch,
+                        parse_list, peak_mb)
 
 ARCHS = ("transformer", "pht", "vht", "liu_ht", "hat")
 DEFAULT_ARCHS = ("transformer", "pht", "vht")
@@ -165,8 +166,6 @@ def measure_dtype(args, dtype):
 
 def main(argv=None):
     args = parse_args(argv)
-    from hat_efficiency import bootstrap  # one definition of the bootstrap
-
     start = time.perf_counter()
     unit = "s" if args.device == "cuda" else "cpu-s"
     tokens = args.paragraphs * args.paragraph_tokens

@@ -11,8 +11,8 @@ architecture's). Batch: ``--batch-size`` chunks of 512 source tokens with a BOS 
 a sentence every 22 tokens (24 sentences; 004 Table 2: En-De ~446 BPE tokens a document, WMT
 sentences ~22) and a final EOS, and 512 target tokens.
 
-Measured with ``benchmarks/hat_efficiency.py``'s machinery (its worker, batch builder and
-bootstrap; ``benchmarks/efficiency.py``'s ``side_by_side``, ``training_step`` and ``measure``):
+Measured with ``benchmarks/hat_efficiency.py``'s machinery (its worker and batch builder;
+``benchmarks/efficiency.py``'s ``side_by_side``, ``training_step``, ``measure`` and bootstrap):
 - time: per size, both models in ONE worker process, one warm-up Adam step each (lr 1e-5,
   cross-entropy), then ``--steps`` timed steps alternating (plain, HAT, plain, HAT, ...), so
   drift of the machine hits both alike. CPU: process CPU time (about threads x wall seconds,
@@ -50,8 +50,9 @@ import statistics
 import sys
 import time
 
-from efficiency import side_by_side  # one definition of the command line and of the workers
-from hat_efficiency import bootstrap, bootstrap_time_ratio, build_model, make_batch
+# one definition of the command line, the workers and the bootstrap
+from efficiency import bootstrap, side_by_side
+from hat_efficiency import bootstrap_time_ratio, build_model, make_batch
 from hat_efficiency import worker as hat_worker
 
 SOURCE_TOKENS, TARGET_TOKENS, SENTENCE_TOKENS, VOCAB = 512, 512, 22, 40000

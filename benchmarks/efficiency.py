@@ -1,5 +1,10 @@
 """Training cost of flat vs hierarchical Transformers at long inputs, side by side (not a test).
 
+It is also the one module the other side-by-side benchmarks share (they import it, it imports
+none of them): the worker processes and command line (``side_by_side``), the timed and
+FLOP-counted training step (``measure``, ``step_flops``, ``training_step``) and the bootstrap
+interval of a ratio (``bootstrap``).
+
 For 1600, 3000, 6000 and 12000 source tokens (16, 30, 60 or 120 paragraphs of 100 tokens) and a
 145-token target (WikiSum's average), in float32 and/or bfloat16 autocast, on CUDA when present and
 CPU otherwise, measures these models at the same widths (``--widths same``: the PHT/VHT papers'
@@ -45,7 +50,7 @@ Measured, per dtype and source length:
   doubling and then bisecting the batch size, catching out-of-memory, for ``transformer``,
   ``transformer-S2``, ``pht`` and ``vht`` (each in its own process), in every dtype.
 
-Defaults: CUDA batch 16, 20 rounds, fp32 and bf16 (the issue's H100 setting); CPU batch 1 (the
+Defaults: CUDA batch 16, 20 rounds, fp32 and bf16 (sized for one H100); CPU batch 1 (the
 flat model's 12000-token step alone takes ~25 s on 2 cores), 5 rounds, fp32 only (this CPU has no
 bfloat16 instructions: bf16 autocast is emulated and 3-25x slower, selectable with ``--dtype``).
 The whole CPU default run: an estimated ~15 min on 2 cores (printed before it starts, from a
@@ -66,6 +71,7 @@ step seconds, peak MB, GFLOPs, parameters, max batches) and the run's config.
 
 import argparse
 import json
+import random
 import statistics
 import subprocess
 import sys
@@ -411,11 +417,19 @@ def measure_all(args):
     return timing, memory, max_batch, notes
 
 
+def bootstrap(pairs, statistic, resamples=2000, seed=0):
+    """``statistic`` of the alternated step pairs (or rounds) and its 95% bootstrap interval,
+    the pairs resampled together: (value, low, high). Shared by every side-by-side benchmark."""
+    rng, boots = random.Random(seed), []
+    for _ in range(resamples):
+        boots.append(statistic([rng.choice(pairs) for _ in pairs]))
+    boots.sort()
+    return statistic(pairs), boots[int(0.025 * resamples)], boots[int(0.975 * resamples) - 1]
+
+
 def tps_ratio(times, arch, resamples=2000):
     """tokens/s of ``arch`` / the flat transformer's (= the ratio of their median step times)
     and its 95% bootstrap interval, the rounds resampled together: (value, low, high)."""
-    from hat_efficiency import bootstrap  # one definition of the bootstrap
-
     rounds = list(zip(times["transformer"], times[arch]))
     return bootstrap(rounds, lambda sample: statistics.median(t for t, _ in sample)
                      / statistics.median(a for _, a in sample), resamples)

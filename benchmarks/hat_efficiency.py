@@ -24,7 +24,7 @@ import time
 import types
 
 # one definition of the measurements
-from efficiency import measure, side_by_side, step_flops, training_step
+from efficiency import bootstrap, measure, side_by_side, step_flops, training_step
 
 LENGTHS = (1024, 3072)
 ARCHS = ("long_bart_base", "hat_bart_base")
@@ -106,18 +106,6 @@ def worker(arch, tokens, batch_size, steps, device, archs=ARCHS, build=build_mod
             sync()
             times[name].append(clock() - start)
     print(json.dumps({"arch": "pair", "tokens": tokens, "steps": times}))
-
-
-def bootstrap(pairs, statistic, resamples=2000, seed=0):
-    """``statistic`` of the alternated (plain, HAT) step pairs and its 95% bootstrap interval,
-    the pairs resampled together: (value, low, high)."""
-    import random
-
-    rng, boots = random.Random(seed), []
-    for _ in range(resamples):
-        boots.append(statistic([rng.choice(pairs) for _ in pairs]))
-    boots.sort()
-    return statistic(pairs), boots[int(0.025 * resamples)], boots[int(0.975 * resamples) - 1]
 
 
 def bootstrap_time_ratio(times, resamples=2000, seed=0, archs=ARCHS):

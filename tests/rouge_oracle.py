@@ -1,7 +1,7 @@
 """Re-scoring a recipe's written files, for the recipe tests: the scores a recipe printed (its
 ``rouge.txt``) must equal the files it wrote, scored again independently of the recipe:
 
-- ROUGE-1.5.5: :func:`fairseq_hier.cli.rouge.rouge_scores` with the recipe's own flags (``-e``,
+- ROUGE-1.5.5: :func:`fairseq_hier.scoring.rouge.rouge_scores` with the recipe's own flags (``-e``,
   ``-zs``), whose output tests/test_rouge.py compares with a direct run of the official perl;
 - rouge-score (the ``--also-rouge-score`` block): Google's own ``RougeScorer`` on texts built
   here (the summaries' sentences on newlines).
@@ -9,7 +9,7 @@
 
 from typing import Dict, List
 
-from fairseq_hier.cli import rouge
+from fairseq_hier.scoring import rouge
 from fairseq_hier.io import read_lines
 
 RSCORE_KEYS = ["rouge1", "rouge2", "rougeL", "rougeLsum"]

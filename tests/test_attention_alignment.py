@@ -106,7 +106,7 @@ def pipeline(data_bin, tmp_path_factory):
 def test_extracted_labels_are_the_teacher_forced_attention(pipeline, data_bin):
     from fairseq import checkpoint_utils
 
-    from fairseq_hier.cli.extract_attention import teacher_forced_labels
+    from fairseq_hier.preparation.attention_labels import teacher_forced_labels
     from fairseq_hier.data.attention_labels import load_split, read_meta
 
     meta = read_meta(pipeline["labels"])

@@ -100,8 +100,8 @@ def test_cosine_values():
 
 
 def test_bootstrap_interval():
-    """The interval of the cosine (significance.mean_interval, shared with the ROUGE fallback)."""
-    from fairseq_hier.analysis.significance import mean_interval
+    """The interval of the cosine (bootstrap.mean_interval, shared with the ROUGE fallback)."""
+    from fairseq_hier.scoring.bootstrap import mean_interval
 
     assert mean_interval([0.7] * 5) == pytest.approx((0.7, 0.7, 0.7))
     values = [0.0, 1.0] * 200  # mean 0.5, standard error 0.5 / sqrt(400) = 0.025
@@ -111,7 +111,7 @@ def test_bootstrap_interval():
     assert high == pytest.approx(0.5 + 1.96 * 0.025, abs=0.006)
     assert mean_interval(values, 300, 5) == mean_interval(values, 300, 5)
     # the draw of bootstrap_indices, chunked: the same resamples as one draw
-    from fairseq_hier.analysis.significance import bootstrap_indices
+    from fairseq_hier.scoring.bootstrap import bootstrap_indices
 
     means = np.asarray(values)[bootstrap_indices(len(values), 300, 5)].mean(axis=1)
     assert mean_interval(values, 300, 5)[1:] == pytest.approx(
@@ -241,7 +241,7 @@ def test_memory_index_follows_liu_ht_memory_and_step_sums_by_loop():
 
 
 def test_pht_reuses_extract_attention_and_agrees_with_the_step_sum():
-    from fairseq_hier.cli.extract_attention import teacher_forced_labels
+    from fairseq_hier.preparation.attention_labels import teacher_forced_labels
 
     d = paragraph_dict()
     batch = tiny_batch(d)

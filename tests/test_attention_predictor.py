@@ -131,8 +131,8 @@ def test_paper_defaults():
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 def test_float_inputs_follow_the_model_dtype(dtype):
-    """--fp16 / --bf16 cast the model, and fairseq-validate serves Phi as float32 (issue 8:
-    ``expected mat1 and mat2 to have the same dtype``)."""
+    """--fp16 / --bf16 cast the model, and fairseq-validate serves Phi as float32 (without the
+    cast: ``expected mat1 and mat2 to have the same dtype``)."""
     model = build_model()
     lengths = [4, 2, 5]
     phi = torch.randn(3, 5, 8, generator=torch.Generator().manual_seed(2))  # float32
@@ -294,7 +294,7 @@ def test_train_validate_and_load_without_labels(tmp_path):
     best = min(v["mse"] for v in valid.values())
     assert float(m.group(2)) == pytest.approx(best, abs=2e-6)
 
-    # --bf16: the model is loaded in bfloat16 and float32 Phi follows it (issue 8: died with
+    # --bf16: the model is loaded in bfloat16 and float32 Phi follows it (without the cast it died with
     # "expected m1 and m2 to have the same dtype"); bf16 rounding moves the mse a little
     out = run_cli("fairseq-validate", labels, "--user-dir", USER_DIR, "--task",
                   "attention_prediction", "--path", ckpt, "--batch-size", "16",

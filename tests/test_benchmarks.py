@@ -1,4 +1,4 @@
-"""Smoke runs of the side-by-side benchmarks of issue 13 (benchmarks/efficiency.py and
+"""Smoke runs of the side-by-side training and decoding benchmarks (benchmarks/efficiency.py and
 benchmarks/decoding_speed.py): each script's ``main`` with command-line arguments, at tiny widths,
 runs end to end on CPU and prints as its last line the JSON summary with every ratio key, each
 ratio positive. Also: the FLOP counter counts CPU's fused attention kernel, the CUDA-only max-batch

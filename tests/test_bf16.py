@@ -1,4 +1,4 @@
-"""``--bf16`` means bfloat16 on the current device, not TPU mode (issue 8, part 3).
+"""``--bf16`` means bfloat16 on the current device, not TPU mode.
 
 fairseq 0.12 sets ``args.tpu`` whenever ``--bf16`` is given: ``fairseq-train --bf16`` then dies
 in ``utils.get_tpu_device`` (``import torch_xla``) on CUDA and CPU alike, and

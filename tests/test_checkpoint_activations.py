@@ -1,4 +1,4 @@
-"""``--checkpoint-activations`` (issue 13, part 3) for every encoder/decoder stack we build.
+"""``--checkpoint-activations`` for every encoder/decoder stack we build.
 
 fairseq's own stacks (the token encoders of ``pht``/``vht``/HAT/ParsingSum-FT, the decoders of
 ``liu_ht``/ParsingSum/HAT) are wrapped by fairseq; ours (the PHT/VHT decoder layers, liu_ht's

@@ -56,7 +56,7 @@ def lead_inputs(folder, name, n, seed):
 
 # ------------------------------------------------------------------ one way to write outputs
 def test_two_runs_writing_one_output_leave_one_runs_whole_output(tmp_path):
-    from fairseq_hier.cli.lead import lead_file
+    from fairseq_hier.baselines.lead import lead_file
 
     inputs = [lead_inputs(tmp_path, name, 60000, seed) for seed, name in enumerate("ab")]
     alone = []
@@ -192,7 +192,7 @@ def test_an_output_that_is_a_folder_or_cannot_be_created_is_one_line(tmp_path):
      "argument --expected: must be >= 1, got 0"),
     ("fairseq-hier-heatmap", ["log", "--id", "-1", "--out", "{tmp}/x.png"],
      "argument --id: must be >= 0, got -1"),
-    ("rouge", ["r", "h", "-n", "0"], "argument -n/--rouge_n: must be >= 1, got 0"),
+    ("fairseq-hier-rouge", ["r", "h", "-n", "0"], "argument -n/--rouge_n: must be >= 1, got 0"),
 ])
 def test_numbers_out_of_range_are_refused_when_parsed(tmp_path, command, args, line):
     proc = run_cli(command, *(a.format(tmp=tmp_path) for a in args), check=False)

@@ -1,4 +1,4 @@
-"""No host syncs in the per-step decoding path (issue 13, part 1).
+"""No host syncs in the per-step decoding path.
 
 At every beam-search step after the first, the code fairseq's ``_generate`` calls into (the
 ensemble's ``forward_decoder``, ``reorder_encoder_out`` and ``reorder_incremental_state``, the

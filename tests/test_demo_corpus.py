@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from fairseq_hier.cli import demo_facts as df
-from fairseq_hier.cli import make_demo_corpus as mdc
-from fairseq_hier.cli.lead import lead
+from fairseq_hier.cli import demo_facts as facts_cli
+from fairseq_hier.cli import make_demo_corpus as corpus_cli
+from fairseq_hier.demo import corpus as mdc
+from fairseq_hier.demo import facts as df
+from fairseq_hier.baselines.lead import lead
 
 SPLITS = ("train", "valid", "test")
 FILES = [f"{s}.{e}" for s in SPLITS for e in ("src", "tgt", "facts.jsonl")]
@@ -22,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def generate(folder: Path, *args) -> Path:
-    mdc.cli_main(["--out-dir", str(folder), *map(str, args)])
+    corpus_cli.cli_main(["--out-dir", str(folder), *map(str, args)])
     return folder
 
 
@@ -202,19 +204,19 @@ def test_fact_scorer_cli(corpus, tmp_path, capsys):
         river = truths[i]["facts"]["river"]["value"]
         bad[i] = tgt[i].replace(river, next(r for r in mdc.RIVERS if r != river))
     (tmp_path / "bad.hyp").write_text("\n".join(bad) + "\n", encoding="utf-8")
-    df.cli_main(["score", str(corpus / "test.facts.jsonl"), f"gold={corpus / 'test.tgt'}",
+    facts_cli.cli_main(["score", str(corpus / "test.facts.jsonl"), f"gold={corpus / 'test.tgt'}",
                  f"bad={tmp_path / 'bad.hyp'}"])
     out = capsys.readouterr().out.splitlines()
     assert re.match(r"gold +100\.0 \[100\.0, 100\.0\] +0\.0 +0\.0$", out[1]), out
     assert re.match(r"bad +90\.0 \[ *\d\d\.\d, *\d\d\.\d\] +10\.0 +\d+\.\d$", out[2]), out
     (tmp_path / "short.hyp").write_text("\n".join(tgt[:5]) + "\n", encoding="utf-8")
-    assert df.cli_main(["score", str(corpus / "test.facts.jsonl"),
+    assert facts_cli.cli_main(["score", str(corpus / "test.facts.jsonl"),
                         str(tmp_path / "short.hyp")]) == 1
     assert capsys.readouterr().err == (
         f"fairseq-hier-demo-facts: error: line counts differ: {corpus / 'test.facts.jsonl'} has "
         f"200 lines, {tmp_path / 'short.hyp'} has 5 lines (one example per line is expected)\n")
     (tmp_path / "bad.jsonl").write_text('{"entity": "x", "facts": {"kind": {"value": "ox"}}}\n')
-    assert df.cli_main(["score", str(tmp_path / "bad.jsonl"), str(tmp_path / "short.hyp")]) == 1
+    assert facts_cli.cli_main(["score", str(tmp_path / "bad.jsonl"), str(tmp_path / "short.hyp")]) == 1
     assert capsys.readouterr().err == (
         f"fairseq-hier-demo-facts: error: {tmp_path / 'bad.jsonl'}:1: not a ground-truth line of "
         f"fairseq-hier-demo-corpus (unknown fact kind = 'ox')\n")

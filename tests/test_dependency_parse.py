@@ -34,7 +34,7 @@ def deps_main(*args):
 
 @pytest.fixture(scope="module")
 def nlp():
-    from fairseq_hier.cli.parse import DEFAULT_MODEL, load_parser
+    from fairseq_hier.preparation.parse import DEFAULT_MODEL, load_parser
 
     return load_parser(DEFAULT_MODEL)
 
@@ -124,7 +124,7 @@ def test_parse_lines_whitespace_and_separators(nlp, tmp_path):
 
     conllu_out, tok_out, counts = io.StringIO(), io.StringIO(), ParseCounts()
     lines = ["<P>  <P> \n", "Hello  world .\n", "A\tB <P>   <P>C"]
-    from fairseq_hier.cli.parse import parse_lines
+    from fairseq_hier.preparation.parse import parse_lines
 
     n = parse_lines(iter(lines), nlp, conllu_out, tok_out, batch_size=2, counts=counts)
     assert tok_out.getvalue() == "<P> <P>\nHello world .\nA B <P> <P> C\n"

@@ -1,7 +1,7 @@
-"""Multi-process training (issues 8 and 13): 2 CPU workers (gloo) through fairseq's own distributed
+"""Multi-process training: 2 CPU workers (gloo) through fairseq's own distributed
 entry point, ``fairseq-train --distributed-world-size 2`` (one process per rank, or torchrun).
 
-1. Data parallelism is exact (issue 13, part 3). For ``pht``, ``liu_ht`` and ``hat_transformer``,
+1. Data parallelism is exact. For ``pht``, ``liu_ht`` and ``hat_transformer``,
    2 workers with torch's DistributedDataParallel (``--ddp-backend pytorch_ddp``, which raises
    on unused parameters) and 1 process with ``--update-freq 2`` train 3 updates from the same
    seed, dropout 0, plain SGD (updates proportional to the gradients, so a wrongly scaled
@@ -16,7 +16,7 @@ entry point, ``fairseq-train --distributed-world-size 2`` (one process per rank,
    that reduces in another order (an error of a few float32 ulps of the gradients), and is
    1000 times below the movement each run makes, which the test also asserts. ``pht`` runs
    under ``torchrun`` (the README's command, ``env://``), the others as one process per rank.
-2. Multi-process training resumes (issue 8, part 3): ``Trainer.load_checkpoint`` reads the
+2. Multi-process training resumes: ``Trainer.load_checkpoint`` reads the
    checkpoint on rank 0 and broadcasts it; ranks > 0 rebuild it with
    ``fairseq.distributed.utils``'s ``torch.load``, which on torch >= 2.6 refuses fairseq
    checkpoints (``UnpicklingError: Weights only load failed``) unless

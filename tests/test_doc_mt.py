@@ -12,7 +12,7 @@ import pytest
 import sacrebleu
 from conftest import ROOT, run_cli, run_recipe
 
-from fairseq_hier.cli.doc_demo_corpus import toy_document, write_nc_tsv, write_sgm
+from fairseq_hier.demo.documents import toy_document, write_nc_tsv, write_sgm
 from fairseq_hier.data.doc_chunks import (ChunkRow, chunk_spans, detokenizer, read_chunk_map,
                                           reassemble, remove_bpe, split_source_chunk, tokenizer)
 from fairseq_hier.data.documents import read_sentence_blocks

@@ -15,7 +15,7 @@ import sys
 import pytest
 from conftest import ROOT, run_cli, run_recipe
 
-from fairseq_hier.cli.doc_extract import INPUT_KINDS
+from fairseq_hier.preparation.documents import INPUT_KINDS
 from fairseq_hier.data.doc_readers import (FORMATS, read_doc_split, read_mteval, read_ted_tags,
                                            read_wmt_xml)
 from fairseq_hier.data.documents import Document, read_documents
@@ -295,7 +295,7 @@ NBSP_SGM_REF = """\
 
 def demo_corpus_sgm(folder):
     """The newstest pair fairseq-hier-doc-demo-corpus writes (the demo and the recipe tests)."""
-    from fairseq_hier.cli.doc_demo_corpus import toy_document, write_sgm
+    from fairseq_hier.demo.documents import toy_document, write_sgm
 
     rng = random.Random(3)
     write_sgm(folder, 2020, [toy_document(rng, 3), toy_document(rng, 2, long_sentence=True)])

@@ -255,7 +255,7 @@ def test_presets_set_every_paper_default():
              "untie_embeddings": False, "separate_output_projection": False,
              "dynamic_paragraph_embedding": "paper", "no_scale_embedding": False,
              "max_source_positions": 1024, "max_target_positions": 1024,
-             # not the papers': fairseq's memory options (issue 13), off by default
+             # not the papers': fairseq's memory options, off by default
              "checkpoint_activations": False, "offload_activations": False}
     assert set(paper) == set(defaults), "a config field has no stated paper value in this test"
     for name, layers in (("pht", 3), ("vht", 3), ("pht_1layer", 1), ("vht_1layer", 1)):

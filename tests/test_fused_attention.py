@@ -1,4 +1,4 @@
-"""Fused attention (issue 13, part 2): our attention modules run torch's
+"""Fused attention: our attention modules run torch's
 ``scaled_dot_product_attention`` where the mask allows, equal to the written-out reference path
 (1e-5 in float32, outputs and gradients), and a training forward never builds the
 ``B x H x P x T x L`` word-probability tensor.
@@ -178,7 +178,7 @@ def test_hat_sentence_attention_runs_fused_in_training_and_equals_evaluation():
     ops, prof = attention_ops(lambda: model(src, lengths, prev))
     calls = {e.key: e.count for e in prof.key_averages()}
     # 2 token + 1 sentence encoder self-attentions, 2 decoder self-attentions and 2 sentence
-    # attentions (5 before issue 13; fairseq's token-level cross attention keeps its explicit
+    # attentions (the sentence attentions fused too; fairseq's token-level cross attention keeps its explicit
     # path: it returns alignment weights)
     assert calls.get("aten::_scaled_dot_product_flash_attention_for_cpu") == 7, calls
     with torch.no_grad():

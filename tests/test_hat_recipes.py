@@ -144,7 +144,7 @@ def test_arxiv_train_from_bart_and_decode_and_score(arxiv, arxiv_trained, tiny_b
     ref_tok = work / "decode" / "hat" / "test.ref.tok"
     subprocess.run([str(BIN / "fairseq-hier-ptb-tokenize"), str(work / "bpe" / "test.ref"),
                     str(work / "oracle.tok")], check=True)
-    out = subprocess.run([str(BIN / "rouge"), str(ref_tok), str(work / "oracle.tok")],
+    out = subprocess.run([str(BIN / "fairseq-hier-rouge"), str(ref_tok), str(work / "oracle.tok")],
                          text=True, capture_output=True, check=True).stdout
     assert rouge_f(out) == {"1": 1.0, "2": 1.0, "L": 1.0}
 

@@ -90,7 +90,7 @@ def prepare_doc_mt(root):
     """Toy En-De documents -> fairseq-hier-doc-tokenize, fastbpe learnbpe, fairseq-hier-doc-chunk
     (in-process) -> chunks and chunk maps."""
     from fairseq_hier.cli import doc_chunk, doc_tokenize
-    from fairseq_hier.cli.doc_demo_corpus import toy_document
+    from fairseq_hier.demo.documents import toy_document
     from fairseq_hier.data.documents import Document, write_documents
 
     rng = random.Random(1)

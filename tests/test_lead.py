@@ -2,7 +2,8 @@
 
 import logging
 
-from fairseq_hier.cli.lead import cli_main, lead
+from fairseq_hier.baselines.lead import lead
+from fairseq_hier.cli.lead import cli_main
 
 SOURCE = "my title <P> one two three <P> four five"
 

@@ -1,16 +1,16 @@
 """The scoring part of the ParsingSum recipes' decode step (examples/mds_common/decode.sh, shared
 by examples/multi_news and examples/wcep), through the real script on a fairseq-generate log
 written here (decode.sh keeps an existing generate.log, so no model is trained): hypotheses in
-example order, '<unk>' -> 'UNK' and '<'/'>' -> ' ' on both sides, then `rouge -zs
---also-rouge-score` (rouge.txt) and `rouge -zs -e '<nosplit>'` (rouge_whole.txt). The printed
-scores must equal the written files re-scored (tests/rouge_oracle.py): ROUGE-1.5.5 with the
-recipe's flags and rouge-score's own RougeScorer.
+example order, '<unk>' -> 'UNK' and '<'/'>' -> ' ' on both sides, then `fairseq-hier-rouge
+-zs --also-rouge-score` (rouge.txt) and `fairseq-hier-rouge -zs -e '<nosplit>'` (rouge_whole.txt).
+The printed scores must equal the written files re-scored (tests/rouge_oracle.py): ROUGE-1.5.5
+with the recipe's flags and rouge-score's own RougeScorer.
 """
 
 from conftest import ROOT, run_recipe
 from rouge_oracle import assert_rescored
 
-from fairseq_hier.cli.rouge import parse_report
+from fairseq_hier.scoring.rouge import parse_report
 
 REFS = ["the mayor opened the old market on monday . it was busy .",
         "a local farmer visited a small garden near the river . prices rose > 5 % .",

@@ -1,4 +1,4 @@
-"""Mixed precision for every architecture (issue 13, part 1), on the CPU.
+"""Mixed precision for every architecture, on the CPU.
 
 In-process (tiny models): for ``pht``, ``vht``, ``liu_ht``, ``parsingsum_ft``, ``parsingsum_ht``,
 ``hat_transformer``, ``hat_bart_base`` and ``attention_predictor``, one forward + backward of a

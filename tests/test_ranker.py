@@ -332,7 +332,7 @@ def test_ranked_file_keeps_every_paragraph_in_score_order(ranker_run):
     import fairseq_hier
 
     fairseq_hier.register()
-    from fairseq_hier.cli.rank_paragraphs import load_ranker
+    from fairseq_hier.ranking.runtime import load_ranker
     from fairseq_hier.data.ranking_dataset import collate_rankings
 
     sources = (ranker_run["raw"] / "test.src").read_text().splitlines()

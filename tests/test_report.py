@@ -210,7 +210,7 @@ def _md_rows(md, header_start):
 
 
 def test_scores_are_the_rouge_commands_and_marks_the_strong_pair(report):
-    from fairseq_hier.cli.rouge import rouge_scores
+    from fairseq_hier.scoring.rouge import rouge_scores
 
     root, _, md, _ = report
     rows = _md_rows(md, "| system | ROUGE-1 | ROUGE-2 | ROUGE-L |")

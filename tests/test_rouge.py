@@ -15,7 +15,8 @@ from importlib.metadata import version
 
 import pytest
 
-from fairseq_hier.cli import rouge
+from fairseq_hier.cli.rouge import cli_main
+from fairseq_hier.scoring import rouge
 
 needs_official = pytest.mark.skipif(
     rouge.official_unavailable() is not None,
@@ -35,7 +36,7 @@ def rpf(scores):
 def run_rouge(capsys, *args):
     """Run the command in-process; return (exit code, stdout, stderr)."""
     try:
-        code = rouge.cli_main([str(a) for a in args])
+        code = cli_main([str(a) for a in args])
     except SystemExit as e:  # a bad option: argparse exits with 2
         code = e.code
     out, err = capsys.readouterr()
@@ -178,7 +179,7 @@ def test_unwritable_saveto_is_one_line_error(tmp_path, capsys):
     refs = write(tmp_path / "refs", ["a b ."])
     code, out, err = run_rouge(capsys, refs, refs, "--fallback", "-s", tmp_path)  # a folder
     assert code == 1 and out == ""  # refused before scoring
-    assert err == f"rouge: error: output {tmp_path} is a folder (a file path is expected)\n"
+    assert err == f"fairseq-hier-rouge: error: output {tmp_path} is a folder (a file path is expected)\n"
 
 
 def test_empty_lines_follow_files2rouge(tmp_path, capsys):
@@ -200,7 +201,7 @@ def test_empty_summary_scores_zero_with_zs_and_is_kept(tmp_path, capsys, fallbac
     hyps = write(tmp_path / "hyps", ["a b c .", "", "g h ."])
     code, out, err = run_rouge(capsys, refs, hyps, "-zs", *(["--fallback"] if fallback else []))
     assert code == 0 and "Preparing documents... 0 line(s) ignored" in out
-    assert f"rouge: 1 empty summary(ies) scored 0 on every metric (-zs), first at line 2 of {hyps}" in err
+    assert f"fairseq-hier-rouge: 1 empty summary(ies) scored 0 on every metric (-zs), first at line 2 of {hyps}" in err
     s = rouge.parse_report(out)
     # (1 + 0 + 1) / 3: the empty one is not dropped (dropped: 1.0). ROUGE-1.5.5's "Average" is
     # its bootstrap mean (-r 1000), 0.66733 here, hence the tolerance
@@ -220,9 +221,9 @@ def test_warns_once_per_side_about_summaries_without_sentence_break(tmp_path, ca
     assert code == 0
     warnings = [line for line in err.splitlines() if "no sentence break" in line]
     assert warnings == [
-        "rouge: warning: 1 of 3 references contain no sentence break '.' (first: line 2: "
+        "fairseq-hier-rouge: warning: 1 of 3 references contain no sentence break '.' (first: line 2: "
         "untokenised end. no break.); summary-level ROUGE-L treats each as one sentence",
-        "rouge: warning: 2 of 3 hypotheses contain no sentence break '.' (first: line 1: "
+        "fairseq-hier-rouge: warning: 2 of 3 hypotheses contain no sentence break '.' (first: line 1: "
         "a b c d); summary-level ROUGE-L treats each as one sentence"]
     # with the marker the summaries use, nothing to warn about
     refs = write(tmp_path / "refs2", ["a b <q> c d", "e f"])
@@ -340,7 +341,7 @@ def test_several_references_score_as_the_official_multi_model_run(tmp_path, caps
     hyps = write(tmp_path / "hyps", MULTI_HYPS)
     ref_files = [write(tmp_path / f"ref{k}", [" ".join(s) for s in ref])
                  for k, ref in enumerate(MULTI_REFS)]
-    # each reference alone: `rouge REFk HYPS` == the perl with that one model
+    # each reference alone: `fairseq-hier-rouge REFk HYPS` == the perl with that one model
     single = []
     for k, path in enumerate(ref_files):
         code, out, _ = run_rouge(capsys, path, hyps)
@@ -348,7 +349,7 @@ def test_several_references_score_as_the_official_multi_model_run(tmp_path, caps
                              MULTI_HYPS)
         assert code == 0 and report_lines(out) == report_lines(direct) != []
         single.append(rouge.parse_report(out))
-    # all three: `rouge REF0 REF1 REF2 HYPS` == the perl with three models per EVAL
+    # all three: `fairseq-hier-rouge REF0 REF1 REF2 HYPS` == the perl with three models per EVAL
     code, out, _ = run_rouge(capsys, *ref_files, hyps)
     direct = perl_direct(tmp_path / "all", [[ref[i] for ref in MULTI_REFS] for i in range(2)],
                          MULTI_HYPS)
@@ -372,10 +373,10 @@ def test_a_tab_in_a_reference_is_an_error_naming_file_and_line(tmp_path, capsys)
     code, out, err = run_rouge(capsys, refs, hyps, "--fallback")
     assert code == 1 and out == "" and "Traceback" not in err
     assert err.strip().splitlines() == [
-        f"rouge: error: {refs} line 2 holds a TAB: several references joined by a tab would be "
-        f"scored as one text; pass each reference as its own file: rouge REF1 REF2 ... HYP "
+        f"fairseq-hier-rouge: error: {refs} line 2 holds a TAB: several references joined by a tab would be "
+        f"scored as one text; pass each reference as its own file: fairseq-hier-rouge REF1 REF2 ... HYP "
         f"(Python: a list of references per summary)"]
-    with pytest.raises(ValueError, match=r"^the references line 1 holds a TAB: .* rouge REF1 "):
+    with pytest.raises(ValueError, match=r"^the references line 1 holds a TAB: .* fairseq-hier-rouge REF1 "):
         rouge.rouge_scores(["a .\tb ."], ["a ."], fallback=True)
 
 
@@ -387,11 +388,11 @@ def test_empty_reference_among_several(tmp_path, capsys):
     hyps = write(tmp_path / "hyps", ["a b c .", "d e .", "f g ."])
     code, _, err = run_rouge(capsys, ref1, ref2, hyps, "--fallback")
     assert code == 1 and err.strip().splitlines() == [
-        f"rouge: error: empty reference at line 2 of {ref2}; use -ir/--ignore_empty_reference to "
+        f"fairseq-hier-rouge: error: empty reference at line 2 of {ref2}; use -ir/--ignore_empty_reference to "
         f"skip such examples (the line in every file)"]
     code, out, err = run_rouge(capsys, ref1, ref2, hyps, "--fallback", "-ir")
     assert code == 0 and out.startswith("Preparing documents... 1 line(s) ignored")
-    assert ("rouge: the fallback scores a summary with several references by rouge-score's "
+    assert ("fairseq-hier-rouge: the fallback scores a summary with several references by rouge-score's "
             "score_multi (the best reference per metric); ROUGE-1.5.5 pools them") in err
     kept = rouge.rouge_scores([["a b c .", "a b ."], ["f g .", "f ."]], ["a b c .", "f g ."],
                               fallback=True)
@@ -411,9 +412,9 @@ def test_markup_warning_names_the_markup_per_side(tmp_path, capsys):
     code, _, err = run_rouge(capsys, refs, hyps, "--fallback")
     assert code == 0
     assert [line for line in err.splitlines() if "markup" in line] == [
-        "rouge: warning: 3 reference sentence(s) contain markup that ROUGE-1.5.5 reads only up "
+        "fairseq-hier-rouge: warning: 3 reference sentence(s) contain markup that ROUGE-1.5.5 reads only up "
         "to its '<': 2 x <unk>, 1 x <file_gif>",
-        "rouge: warning: 1 hypothesis sentence(s) contain markup that ROUGE-1.5.5 reads only up "
+        "fairseq-hier-rouge: warning: 1 hypothesis sentence(s) contain markup that ROUGE-1.5.5 reads only up "
         "to its '<': 1 x '<' outside a tag"]
 
 
@@ -428,7 +429,7 @@ def test_t_tagged_text_is_refused_because_rouge_reads_it_as_empty(tmp_path, caps
     code, out, err = run_rouge(capsys, refs, hyps)
     assert code == 1 and out == ""
     assert err.strip().splitlines() == [
-        f"rouge: error: {refs} line 2 holds <t> ... </t> sentence tags: ROUGE-1.5.5 reads a "
+        f"fairseq-hier-rouge: error: {refs} line 2 holds <t> ... </t> sentence tags: ROUGE-1.5.5 reads a "
         f"sentence only up to its first '<', so it would score this reference as empty; strip "
         f"the tags and keep the sentences ('<t> a b . </t> <t> c . </t>' -> 'a b . c .')"]
     code, _, err = run_rouge(capsys, hyps, refs)  # the same text as a summary

@@ -17,7 +17,8 @@ from fairseq.sequence_generator import SequenceGenerator
 import fairseq_hier  # noqa: F401  (registers the models)
 from conftest import TINY_HAT, bos_source, build_model, left_pad, make_dict
 from fairseq_hier.cli import heatmap
-from fairseq_hier.cli.heatmap import parse_sentence_alignment
+from fairseq_hier.report import attention_heatmap, sentence_heatmap
+from fairseq_hier.report.sentence_heatmap import parse_sentence_alignment
 from fairseq_hier.generation.sentence_attention import (SentenceAttentionSequenceGenerator,
                                                         format_sentence_alignment)
 from fairseq_hier.models.hat import HATModel
@@ -208,7 +209,7 @@ def test_heatmap_writes_a_png(tmp_path, gen_out, monkeypatch, capsys):
 
 def test_heatmap_picks_the_hypothesis_and_renormalises_top_k(gen_out, monkeypatch):
     drawn = {}
-    monkeypatch.setattr(heatmap, "draw_heatmap",
+    monkeypatch.setattr(attention_heatmap, "draw_heatmap",
                         lambda rows, labels, out, title, inputs=(): drawn.update(
                             rows=rows, labels=labels, title=title))
     run_heatmap(monkeypatch, gen_out, "--id", 1, "--out", "x.png", "--top-k", "2")
@@ -225,21 +226,22 @@ def test_heatmap_picks_the_hypothesis_and_renormalises_top_k(gen_out, monkeypatc
 
 def test_top_k_renormalise():
     rows = [[0.5, 0.3, 0.2], [0.1, 0.6, 0.3], [0.0, 0.0, 0.0]]
-    close(heatmap.top_k_renormalise(rows, 2),
+    close(sentence_heatmap.top_k_renormalise(rows, 2),
           [[0.625, 0.375, 0.0], [0.0, 2 / 3, 1 / 3], [0.0, 0.0, 0.0]])
-    assert heatmap.top_k_renormalise(rows, 1)[1] == [0.0, 1.0, 0.0]
-    assert heatmap.top_k_renormalise(rows, 0) == rows == heatmap.top_k_renormalise(rows, 3)
+    assert sentence_heatmap.top_k_renormalise(rows, 1)[1] == [0.0, 1.0, 0.0]
+    assert sentence_heatmap.top_k_renormalise(rows, 0) == rows \
+        == sentence_heatmap.top_k_renormalise(rows, 3)
 
 
 def test_gpt2_labels(tmp_path, monkeypatch):
-    table = heatmap.bytes_to_unicode()
+    table = sentence_heatmap.bytes_to_unicode()
     assert table[ord(" ")] == "\u0120" and table[ord("\n")] == "\u010a" and table[ord("A")] == "A"
     assert sorted(table) == list(range(256)) and len(set(table.values())) == 256
     pieces = {"ĠHello": 31414, "orld": 7, "".join(table[b] for b in "é".encode()): 8,
               "$": 9, "Ċ": 10}
     encoder_json = tmp_path / "encoder.json"
     encoder_json.write_text(json.dumps(pieces), encoding="utf-8")
-    assert heatmap.gpt2_labels(["31414", "7", "8", "9", "10", "<unk>", "99"], pieces) == \
+    assert sentence_heatmap.gpt2_labels(["31414", "7", "8", "9", "10", "<unk>", "99"], pieces) == \
         ["▁Hello", "orld", "é", "$", "\\n", "<unk>", "99"]
     gen_out = tmp_path / "gen.out"
     gen_out.write_text("H-4\t-0.3\t31414 7 9\nA-4\t0.1,0.9 0.5,0.5 0.9,0.1 0.3,0.7\n",

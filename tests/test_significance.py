@@ -1,4 +1,4 @@
-"""Paired bootstrap significance (fairseq_hier/analysis/significance.py, fairseq-hier-significance).
+"""Paired bootstrap significance (fairseq_hier/scoring/significance.py, fairseq-hier-significance).
 
 - paired_bootstrap against a literal loop (same seed -> the same numbers), and on hand-made
   extremes: B better on every document (p = 0), identical systems (delta 0, p = 1);
@@ -18,9 +18,9 @@ import statistics
 import numpy as np
 import pytest
 
-from fairseq_hier.analysis import significance as sig
-from fairseq_hier.cli import rouge
 from fairseq_hier.cli.significance import cli_main
+from fairseq_hier.scoring import rouge
+from fairseq_hier.scoring import significance as sig
 
 # integer scores: every sum is exact, so ties (delta == 0) are the same in both implementations
 A = [3, 5, 2, 8, 6, 1, 4]

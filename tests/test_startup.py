@@ -91,7 +91,8 @@ def test_scoring_commands_import_neither_torch_nor_fairseq(tmp_path):
     assert last_json(out) == []
 
 
-@pytest.mark.parametrize("command", ["rouge", "fairseq-hier-lead", "fairseq-hier-wikisum-to-raw"])
+@pytest.mark.parametrize("command", ["fairseq-hier", "fairseq-hier-rouge", "fairseq-hier-lead",
+                                     "fairseq-hier-wikisum-to-raw"])
 def test_console_script_help_is_light(command):
     # the console script's own wrapper, with sys.modules inspected when it exits
     code = textwrap.dedent(f"""

@@ -1,4 +1,4 @@
-"""No unused parameters (issue 13, part 3): which ``--ddp-backend`` each architecture can use.
+"""No unused parameters: which ``--ddp-backend`` each architecture can use.
 
 torch's DistributedDataParallel (fairseq's default ``--ddp-backend pytorch_ddp``, alias ``c10d``)
 all-reduces gradients in buckets as autograd produces them; a parameter that gets no gradient

@@ -80,7 +80,7 @@ def run(script, *args):
 
 
 def test_converter_title_placement_and_counts(tmp_path):
-    from fairseq_hier.cli.wikisum_to_raw import Converter
+    from fairseq_hier.preparation.wikisum import Converter
 
     model = spm_model(tmp_path)
     prefix = write_shards(tmp_path / "data", model, {"test": [3]})
@@ -153,7 +153,7 @@ def load_postprocess():
 
 
 def test_reference_splits_sentences_of_both_published_forms():
-    from fairseq_hier.cli.wikisum_to_raw import Converter
+    from fairseq_hier.preparation.wikisum import Converter
 
     # the format note's form: <t> s1 </t> <t> s2 </t> (before the fix: one sentence)
     assert Converter.reference("<t> The river was built . </t> <t> it is  old . </t>") == \
@@ -224,7 +224,7 @@ def generate_log(raw, empty=()):
 
 
 def test_oracle_gold_targets_score_100(tmp_path):
-    from fairseq_hier.cli.rouge import parse_report, parse_rouge_score
+    from fairseq_hier.scoring.rouge import parse_report, parse_rouge_score
 
     model = spm_model(tmp_path)
     prefix = write_oracle_shards(tmp_path / "data", model)
@@ -327,7 +327,7 @@ def test_converter_reports_every_malformed_record(tmp_path):
 
 
 def test_converter_accepts_tensor_ids(tmp_path):
-    from fairseq_hier.cli.wikisum_to_raw import Converter
+    from fairseq_hier.preparation.wikisum import Converter
 
     model = spm_model(tmp_path)
     prefix = write_shards(tmp_path / "data", model, {"test": [2]})
@@ -380,7 +380,7 @@ def test_hypotheses_in_example_order_with_one_line_errors(tmp_path, capsys):
 
 
 def test_converter_rejects_a_separator_outside_the_model(tmp_path):
-    from fairseq_hier.cli.wikisum_to_raw import Converter
+    from fairseq_hier.preparation.wikisum import Converter
 
     model = spm_model(tmp_path)
     # piece_to_id would give <unk>'s id, and every <unk> inside paragraphs would be removed

@@ -6,7 +6,7 @@ set -euo pipefail
 START=$SECONDS
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
-VENV=${VIRTUAL_ENV:-$ROOT/.venv}
+VENV=${VIRTUAL_ENV:-${CONDA_PREFIX:-$ROOT/.venv}}
 export PATH="$VENV/bin:$PATH"
 WORK=${WORK:-$ROOT/demo_work}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}

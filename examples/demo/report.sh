@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
-VENV=${VIRTUAL_ENV:-$ROOT/.venv}
+VENV=${VIRTUAL_ENV:-${CONDA_PREFIX:-$ROOT/.venv}}
 export PATH="$VENV/bin:$PATH"
 WORK=${WORK:-$ROOT/demo_work}
 ARCHS=${ARCHS:-transformer pht vht liu_ht}

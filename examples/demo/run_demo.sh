@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
-VENV=${VIRTUAL_ENV:-$ROOT/.venv}
+VENV=${VIRTUAL_ENV:-${CONDA_PREFIX:-$ROOT/.venv}}
 export PATH="$VENV/bin:$PATH"
 WORK=${WORK:-$ROOT/demo_work}
 SEED=${SEED:-1}

@@ -10,13 +10,9 @@ title entity's / stated facts; ``confused`` = stated facts of a distractor place
 
 import argparse
 
-from fairseq_hier.cli.demo_facts import fact_scores, read_facts
-from fairseq_hier.cli.rouge import rouge_scores
-
-try:
-    from fairseq_hier.io import check_parallel, read_lines
-except ImportError:  # before the helpers moved out of cli/
-    from fairseq_hier.cli._text import check_parallel, read_lines
+from fairseq_hier.demo.facts import fact_scores, read_facts
+from fairseq_hier.io import check_parallel, read_lines
+from fairseq_hier.scoring.rouge import rouge_scores
 
 METRICS = (("rouge-1", "ROUGE-1"), ("rouge-2", "ROUGE-2"), ("rouge-l", "ROUGE-L"))
 

@@ -3,10 +3,11 @@
 # (GPT-2 BPE decoded by fairseq's --bpe gpt2, files given by path), take the detokenised
 # hypotheses in example order (every id exactly once), PTB-tokenise hypotheses and references
 # (fairseq-hier-ptb-tokenize: pysbd + NLTK's Treebank tokenizer, in place of the CoreNLP step of
-# fairseq's BART recipe) and score with official ROUGE-1.5.5 (`rouge`, files2rouge's interface;
-# -zs: an empty summary scores 0 and stays in the average). --also-rouge-score adds Google's
-# rouge-score F1 (rouge1/2/L/Lsum, stemmed, sentences on newlines) under ROUGE-1.5.5's report: the
-# scorer of PEGASUS-X / PRIMERA / LongT5, a different one, not comparable with ROUGE-1.5.5.
+# fairseq's BART recipe) and score with official ROUGE-1.5.5 (`fairseq-hier-rouge`, files2rouge's
+# interface; -zs: an empty summary scores 0 and stays in the average). --also-rouge-score adds
+# Google's rouge-score F1 (rouge1/2/L/Lsum, stemmed, sentences on newlines) under ROUGE-1.5.5's
+# report: the scorer of PEGASUS-X / PRIMERA / LongT5, a different one, not comparable with
+# ROUGE-1.5.5.
 #
 # usage: decode.sh WORK BART_DIR CHECKPOINT OUT_DIR [extra fairseq-generate args]
 # env: BEAM LENPEN MIN_LEN MAX_LEN (generation.sh; the paper's per dataset: its decoding.sh)
@@ -29,4 +30,4 @@ N=$(wc -l < "$WORK/bpe/test.ref")
 fairseq-hier-hypotheses "$OUT/generate.log" --expected "$N" --lines D -o "$OUT/test.hyp"
 fairseq-hier-ptb-tokenize "$OUT/test.hyp" "$OUT/test.hyp.tok"
 fairseq-hier-ptb-tokenize "$WORK/bpe/test.ref" "$OUT/test.ref.tok"
-rouge "$OUT/test.ref.tok" "$OUT/test.hyp.tok" -zs --also-rouge-score | tee "$OUT/rouge.txt"
+fairseq-hier-rouge "$OUT/test.ref.tok" "$OUT/test.hyp.tok" -zs --also-rouge-score | tee "$OUT/rouge.txt"

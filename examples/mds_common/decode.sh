@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ParsingSum recipes, step 7 (shared by examples/multi_news and examples/wcep): decode one trained
-# system on the test (or valid) split and score it with official ROUGE-1.5.5 (`rouge`).
+# system on the test (or valid) split and score it with official ROUGE-1.5.5
+# (`fairseq-hier-rouge`).
 # Beam 5 (003); MIN_LEN / MAX_LEN in sentencepiece pieces and the trigram blocking are OUR
 # choices, set per dataset by its run.sh (the paper gives no decoding lengths). The task's
 # paragraph cut (and, for the flat systems, FLAT_POSITIONS) must be the training one: fairseq-
@@ -9,14 +10,16 @@
 # references = the split's targets tokenised by the parse step ($WORK/parsed/SPLIT.tgt.tok), so
 # both sides are spaCy tokens; '<unk>' -> 'UNK' and '<'/'>' -> ' ' on both sides (ROUGE-1.5.5
 # reads a sentence only up to its first '<'; it drops non-alphanumerics itself, so nothing else
-# changes). Two runs of `rouge -zs` (an empty hypothesis scores 0 and stays in the average):
+# changes). Two runs of `fairseq-hier-rouge -zs` (an empty hypothesis scores 0 and stays in the
+# average):
 #   rouge.txt        sentences split on ' .': ROUGE-L is ROUGE-1.5.5's summary-level (union-LCS);
 #                    under it, --also-rouge-score's block: Google's rouge-score F1 (rouge1/2/L/
 #                    Lsum, stemmed, rougeLsum on the same sentences), a different scorer, not
 #                    comparable with ROUGE-1.5.5
 #   rouge_whole.txt  each summary one sequence (-e '<nosplit>', a marker that never occurs):
 #                    ROUGE-L over whole summaries, the scale of 003's R-L (~20 on Multi-News);
-#                    rouge warns that no summary has a sentence break: that is the point
+#                    fairseq-hier-rouge warns that no summary has a sentence break: that is
+#                    the point
 # ROUGE-1 and ROUGE-2 are the same in both.
 #
 # usage: WORK=DIR decode.sh SYSTEM [extra fairseq-generate args]
@@ -62,6 +65,6 @@ python -m fairseq_hier.cli.hypotheses "$OUT/generate.log" --expected "$(wc -l < 
   -o "$OUT/$SUBSET.hyp.raw"
 sed -e 's/<unk>/UNK/g' -e 's/[<>]/ /g' "$OUT/$SUBSET.hyp.raw" > "$OUT/$SUBSET.hyp"
 sed -e 's/[<>]/ /g' "$REF" > "$OUT/$SUBSET.ref"
-rouge "$OUT/$SUBSET.ref" "$OUT/$SUBSET.hyp" -zs --also-rouge-score | tee "$OUT/rouge.txt"
-rouge "$OUT/$SUBSET.ref" "$OUT/$SUBSET.hyp" -zs -e "<nosplit>" > "$OUT/rouge_whole.txt"
+fairseq-hier-rouge "$OUT/$SUBSET.ref" "$OUT/$SUBSET.hyp" -zs --also-rouge-score | tee "$OUT/rouge.txt"
+fairseq-hier-rouge "$OUT/$SUBSET.ref" "$OUT/$SUBSET.hyp" -zs -e "<nosplit>" > "$OUT/rouge_whole.txt"
 echo "decode.sh: $OUT/rouge.txt, $OUT/rouge_whole.txt"

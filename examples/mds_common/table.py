@@ -12,7 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-from fairseq_hier.cli.rouge import parse_report  # noqa: E402
+from fairseq_hier.scoring.rouge import parse_report  # noqa: E402
 
 # 003 Table 2 (Multi-News test) and Table 3 (WCEP-100 test), R-L
 PAPER = {

@@ -20,5 +20,5 @@ for line in sys.stdin:
     print("".join(line.split()).replace("\u2581", " ").strip())' < "$OUT/test.pieces" > "$OUT/test.hyp.raw"
   python "$HERE/postprocess.py" < "$OUT/test.hyp.raw" > "$OUT/test.hyp"
   echo "== $SYSTEM"
-  rouge "$RAW/test.ref" "$OUT/test.hyp" -e "<q>" -zs --also-rouge-score | tee "$OUT/rouge.txt"
+  fairseq-hier-rouge "$RAW/test.ref" "$OUT/test.hyp" -e "<q>" -zs --also-rouge-score | tee "$OUT/rouge.txt"
 done

@@ -15,7 +15,7 @@ An empty hypothesis stays an empty line (scored 0 by ``rouge -zs``, never droppe
 
 import sys
 
-from fairseq_hier.cli.wikisum_to_raw import Converter
+from fairseq_hier.preparation.wikisum import Converter
 
 UNK = "UNK"  # hiersumm's replacement of "<unk>"
 

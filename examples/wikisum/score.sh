@@ -2,10 +2,11 @@
 # Step 3b: score a fairseq-generate log against the converter's references with official
 # ROUGE-1.5.5: hypotheses in example order (every id 0..N-1 exactly once), normalised like the
 # references (postprocess.py: lowercase, <Q> -> " <q> ", <unk> -> UNK as hiersumm does), then
-# `rouge -e "<q>"` (sentences split for summary-level ROUGE-L) with -zs: an empty hypothesis
-# scores 0 on every metric and stays in the average (never dropped). --also-rouge-score adds
-# Google's rouge-score F1 (rouge1/2/L/Lsum, stemmed, rougeLsum on the same sentences, '<q>'
-# dropped) under the report: a different scorer, not comparable with ROUGE-1.5.5.
+# `fairseq-hier-rouge -e "<q>"` (sentences split for summary-level ROUGE-L) with -zs: an empty
+# hypothesis scores 0 on every metric and stays in the average (never dropped).
+# --also-rouge-score adds Google's rouge-score F1 (rouge1/2/L/Lsum, stemmed, rougeLsum on the
+# same sentences, '<q>' dropped) under the report: a different scorer, not comparable with
+# ROUGE-1.5.5.
 # usage: score.sh REFS GENERATE_LOG OUT_DIR   (writes OUT_DIR/test.hyp.raw, test.hyp, rouge.txt)
 set -euo pipefail
 [[ $# -eq 3 ]] || { echo "usage: $0 REFS GENERATE_LOG OUT_DIR" >&2; exit 2; }
@@ -14,4 +15,4 @@ mkdir -p "$OUT"
 N=$(wc -l < "$REF")
 python -m fairseq_hier.cli.hypotheses "$LOG" --expected "$N" -o "$OUT/test.hyp.raw"
 python "$(dirname "$0")/postprocess.py" < "$OUT/test.hyp.raw" > "$OUT/test.hyp"
-rouge "$REF" "$OUT/test.hyp" -e "<q>" -zs --also-rouge-score | tee "$OUT/rouge.txt"
+fairseq-hier-rouge "$REF" "$OUT/test.hyp" -e "<q>" -zs --also-rouge-score | tee "$OUT/rouge.txt"

@@ -1,2 +1,2 @@
-"""Analyses of trained systems: fairseq-generate logs, document BLEU and chrF, significance
-tests, attention cosine, efficiency."""
+"""Analyses of trained systems: fairseq-generate logs, attention cosine, efficiency. Scores and
+their significance tests live in :mod:`fairseq_hier.scoring`."""

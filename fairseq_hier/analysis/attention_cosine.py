@@ -41,7 +41,7 @@ normalised (001 Eq. 14-16, the label of attention alignment):
 
 - ``paragraph`` kind (``pht``, ``vht``): the paragraph attention the decoder returns (heads
   averaged, decoder layers summed, normalised over paragraphs: 001 footnote 3), aggregated by
-  :func:`fairseq_hier.cli.extract_attention.teacher_forced_labels` itself;
+  :func:`fairseq_hier.preparation.attention_labels.teacher_forced_labels` itself;
 - ``memory`` kind (``liu_ht``, ``parsingsum_ht``: their decoder attends the flat memory of all
   kept paragraph tokens) and ``flat`` kind (fairseq's ``transformer``, ``parsingsum_ft``: the
   flat source, kept paragraphs joined by the separator, cut, then EOS): fairseq's cross-attention
@@ -52,14 +52,16 @@ normalised (001 Eq. 14-16, the label of attention alignment):
 
 Metric: cos(system, gold) per example (in [0, 1]: both are non-negative), the mean over the
 scored examples, and its 95% percentile-bootstrap interval over examples
-(:func:`fairseq_hier.analysis.significance.mean_interval`). Heatmaps: one row per teacher-forced step (hypothesis tokens, then
-"</s>"), one column per paragraph, each row that step's distribution over paragraphs.
+(:func:`fairseq_hier.scoring.bootstrap.mean_interval`). Heatmaps: one row per teacher-forced
+step (hypothesis tokens, then "</s>"), one column per paragraph, each row that step's
+distribution over paragraphs.
 
 Legend: B batch, T target steps, P paragraphs, L tokens per paragraph, S source (flat) or memory
 tokens. Masks: True = padding.
 """
 
 import logging
+import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -67,8 +69,10 @@ import torch
 from torch import Tensor
 
 from ..data.graphs import _terms  # the term rule of the tfidf paragraph graph
-from .significance import mean_interval
 from ..errors import HierError
+from ..preparation.attention_labels import teacher_forced_labels
+from ..scoring.bootstrap import mean_interval
+from .generate_log import read_hypotheses
 
 logger = logging.getLogger("fairseq_hier.attention_cosine")
 
@@ -166,7 +170,7 @@ def normalise_steps(step_attn: Tensor) -> Tensor:
 def summary_distribution(step_attn: Tensor, target: Tensor, pad: int) -> Tensor:
     """``B x T x P`` per-step paragraph distributions, ``B x T`` target -> ``B x P``: summed over
     the steps that predict a token or EOS (target not padding), normalised: the reading of
-    :func:`fairseq_hier.cli.extract_attention.teacher_forced_labels` (001 Eq. 14-16), which
+    :func:`fairseq_hier.preparation.attention_labels.teacher_forced_labels` (001 Eq. 14-16), which
     computes it fused with PHT's forward; tests check the two agree on a PHT."""
     steps = target.ne(pad).unsqueeze(-1).to(step_attn)  # B x T x 1
     total = (step_attn * steps).sum(1)  # B x P
@@ -238,11 +242,9 @@ def step_attention(model, kind: str, net_input: dict, num_paragraphs: int, sep: 
 def system_distributions(model, kind: str, batch: dict, num_paragraphs: int, sep: int, eos: int,
                          pad: int) -> Tuple[Tensor, Optional[Tensor]]:
     """-> (``B x P`` the system's distributions, ``B x T x P`` per-step distributions or None
-    when not computed: the paragraph kind reuses extract_attention's fused aggregation)."""
+    when not computed: the paragraph kind reuses the label extraction's fused aggregation)."""
     net_input, target = batch["net_input"], batch["target"]
     if kind == "paragraph":
-        from ..cli.extract_attention import teacher_forced_labels
-
         _, eta, _ = teacher_forced_labels(model, net_input, target, pad)
         return eta[:, :num_paragraphs].float(), None
     steps = step_attention(model, kind, net_input, num_paragraphs, sep, eos, pad)
@@ -321,7 +323,6 @@ def load_system(path: str, data: str, cut: Dict[str, int]):
     ``max_paragraph_tokens``, ``max_source_positions``) as fairseq-generate's task options do:
     the task only, the model as trained. ValueError (one line) for a missing file or another
     task."""
-    import os
     import pickle
 
     import fairseq_hier
@@ -351,3 +352,23 @@ def load_system(path: str, data: str, cut: Dict[str, int]):
             for name, value in cut.items():
                 task.cfg[name] = value
     return models[0], cfg, task
+
+
+def score_system(path: str, data: str, subset: str, generate_log: str, cut: Dict[str, int],
+                 batch_size: int, heatmaps: int, cpu: bool = False, bootstrap_samples: int = 1000,
+                 seed: int = 1) -> Tuple[dict, int]:
+    """The attention.json record of the system ``path`` on split ``subset`` of ``data`` (its
+    hypotheses read from ``generate_log``; ``cut``: overrides of the checkpoint's paragraph cut),
+    and the number of examples of the split."""
+    model, cfg, task = load_system(path, data, cut)
+    task.load_dataset(subset)
+    n = len(task.datasets[subset])
+    hypotheses = read_hypotheses(generate_log, expected=n, kind="H")
+    use_cuda = torch.cuda.is_available() and not cpu
+    model = (model.cuda() if use_cuda else model).eval()
+    record = score_split(model, task, subset, hypotheses, generate_log,
+                         batch_size=batch_size, heatmaps=heatmaps, use_cuda=use_cuda,
+                         bootstrap_samples=bootstrap_samples, seed=seed)
+    arch = getattr(cfg.model, "arch", None) or getattr(cfg.model, "_name", None)
+    return {"kind": record.pop("kind"), "arch": arch,
+            "checkpoint": os.path.abspath(path), **record}, n

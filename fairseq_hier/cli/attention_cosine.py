@@ -24,7 +24,6 @@ over an input. Bad input: one-line error, exit status 1.
 """
 
 import json
-import os
 import sys
 from typing import List, Optional, Tuple
 
@@ -45,26 +44,15 @@ def run(args) -> dict:
 
 def score(args) -> Tuple[dict, int]:
     """The attention.json record of the system, and the number of examples of the split."""
-    import torch
-
-    from fairseq_hier.analysis.attention_cosine import load_system, score_split
-    from fairseq_hier.analysis.generate_log import read_hypotheses
+    # imported here, not at the top: the analysis imports torch and fairseq; --help stays light
+    from fairseq_hier.analysis.attention_cosine import score_system
 
     cut = {name: getattr(args, name) for name in
-                 ("max_paragraphs", "max_paragraph_tokens", "max_source_positions")
-                 if getattr(args, name) is not None}
-    model, cfg, task = load_system(args.path, args.data, cut)
-    task.load_dataset(args.subset)
-    n = len(task.datasets[args.subset])
-    hypotheses = read_hypotheses(args.generate_log, expected=n, kind="H")
-    use_cuda = torch.cuda.is_available() and not args.cpu
-    model = (model.cuda() if use_cuda else model).eval()
-    record = score_split(model, task, args.subset, hypotheses, args.generate_log,
-                         batch_size=args.batch_size, heatmaps=args.heatmaps, use_cuda=use_cuda,
-                         bootstrap_samples=args.bootstrap_samples, seed=args.seed)
-    arch = getattr(cfg.model, "arch", None) or getattr(cfg.model, "_name", None)
-    return {"kind": record.pop("kind"), "arch": arch,
-            "checkpoint": os.path.abspath(args.path), **record}, n
+           ("max_paragraphs", "max_paragraph_tokens", "max_source_positions")
+           if getattr(args, name) is not None}
+    return score_system(args.path, args.data, args.subset, args.generate_log, cut,
+                        args.batch_size, args.heatmaps, cpu=args.cpu,
+                        bootstrap_samples=args.bootstrap_samples, seed=args.seed)
 
 
 def print_summary(args, record: dict, n: int) -> None:

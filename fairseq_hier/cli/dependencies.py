@@ -14,63 +14,18 @@ both tokens), different numbers of examples; an interrupted run leaves no output
 examples, words, pieces, separators and arcs written.
 """
 
-import logging
 import sys
-import time
-from itertools import zip_longest
-from typing import Iterator, List, Optional
+from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, run_command
-from fairseq_hier.errors import HierError
+from fairseq_hier.preparation.dependencies import project_dependencies
 
-logger = logging.getLogger("fairseq_hier.dependencies")
 PROG = "fairseq-hier-deps"
 
 
-def source_lines(path: str) -> Iterator[List[str]]:
-    """The whitespace tokens of each line of ``path`` (lines end at ``\\n`` only)."""
-    from fairseq_hier.io import iter_lines
-
-    for _, line in iter_lines(path):
-        yield line.split()
-
-
-def _count_rest(iterator) -> int:
-    return sum(1 for _ in iterator)
-
-
 def run(args) -> None:
-    import numpy as np
-
-    from fairseq_hier.data.dependency import (DependencyWriter, match_words, project_heads,
-                                              read_conllu, source_words)
-
-    examples = words = pieces = separators = arcs = 0
-    parses, sources = read_conllu(args.conllu), source_lines(args.source)
-    with DependencyWriter(args.output_prefix, inputs=[args.conllu, args.source]) as writer:
-        start = time.perf_counter()
-        for n, (parse, tokens) in enumerate(zip_longest(parses, sources), 1):
-            if parse is None or tokens is None:
-                have_parse = n - 1 + (parse is not None) + _count_rest(parses)
-                have_source = n - 1 + (tokens is not None) + _count_rest(sources)
-                raise HierError(f"{args.conllu} has {have_parse} examples ('# newdoc' lines), "
-                                f"{args.source} has {have_source} lines: one example per "
-                                f"source line is expected")
-            line_words, piece_word = source_words(tokens, args.subword, args.separator)
-            diff = match_words(parse.tokens, line_words, args.separator)
-            if diff is not None:
-                raise HierError(f"{args.conllu} example {n} (# newdoc on line {parse.line}) "
-                                f"does not match {args.source} line {n}: {diff}")
-            writer.add(project_heads(piece_word, parse.heads, n))
-            examples += 1
-            words += len(line_words)
-            separators += int(np.count_nonzero(piece_word < 0))
-            pieces += len(tokens)
-            arcs += sum(h >= 0 for h in parse.heads)
-    seconds = max(time.perf_counter() - start, 1e-9)
-    logger.info(f"wrote {examples} examples ({words} words, {pieces - separators} pieces, "
-                f"{separators} separators, {arcs} arcs, {words - arcs} roots) to "
-                f"{args.output_prefix}.{{bin,idx}} in {seconds:.1f} s")
+    project_dependencies(args.conllu, args.source, args.subword, args.output_prefix,
+                         separator=args.separator)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:

@@ -19,14 +19,14 @@ output: one sentence per line, documents separated by an empty line) with its ``
 taken as they are; documents and sentence counts must match the chunk map. A reference document
 is its sentences joined by spaces. The post-processing of each side is printed; a warning says
 when the two sides do not look alike (tokenised references against detokenised hypotheses, or
-the reverse). See :mod:`fairseq_hier.analysis.doc_bleu`.
+the reverse). See :mod:`fairseq_hier.scoring.bleu`.
 
 Scores (sacreBLEU as a library, both signatures printed): **document BLEU** and **document chrF**
 (segments are whole documents: the paper's), and for reference **chunk BLEU** (segments are
 chunks, each against its reference sentences joined). Every system gets its bootstrap mean and
 95% half-width over documents (as sacreBLEU's ``--confidence``); with two or more systems, the
 first is the baseline of the paired bootstrap test of
-:func:`fairseq_hier.analysis.significance.bleu_significance`, the test ``fairseq-hier-significance
+:func:`fairseq_hier.scoring.significance.bleu_significance`, the test ``fairseq-hier-significance
 bleu`` and the report use: delta, its 95% interval and the one-sided p (share of resamples in
 which the system does not beat the baseline; ``*``: p < 0.05). Written to ``--output-dir``:
 ``NAME.docs`` (one post-processed document a line, the docids' order) and ``NAME.chunks.tsv``
@@ -40,7 +40,10 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 from fairseq_hier.cli.common import command_parser, count, run_command
+from fairseq_hier.data.doc_chunks import read_chunk_map, reassemble
 from fairseq_hier.errors import HierError
+from fairseq_hier.scoring import bleu as doc_bleu
+from fairseq_hier.scoring.significance import BLEU_SEED, bleu_significance
 
 logger = logging.getLogger("fairseq_hier.doc_bleu")
 PROG = "fairseq-hier-doc-bleu"
@@ -90,10 +93,6 @@ def write_outputs(folder: str, systems: Dict[str, Tuple[List[str], List[str]]], 
 
 
 def run(args) -> dict:
-    from fairseq_hier.analysis import doc_bleu
-    from fairseq_hier.analysis.significance import bleu_significance
-    from fairseq_hier.data.doc_chunks import read_chunk_map, reassemble
-
     rows = read_chunk_map(args.chunks)
     docids_path = args.docids or os.path.splitext(args.ref)[0] + ".docids"
     doc_refs, chunk_refs, ref_sentences = doc_bleu.load_references(args.ref, docids_path, rows)
@@ -149,9 +148,7 @@ def run(args) -> dict:
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    from sacrebleu.metrics import BLEU
-
-    from fairseq_hier.analysis.significance import BLEU_SEED
+    from sacrebleu.metrics import BLEU  # lazy: only for the tokenizer choices
 
     p = command_parser(PROG, __doc__)
     p.add_argument("systems", nargs="+", metavar="NAME=LOG",
@@ -179,9 +176,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--output-dir", default=None, help="write NAME.docs and NAME.chunks.tsv here")
     args = p.parse_args(argv)
     if args.tokenize is None:
-        from fairseq_hier.analysis.doc_bleu import default_tokenize
-
-        args.tokenize = default_tokenize(args.tgt_lang)
+        args.tokenize = doc_bleu.default_tokenize(args.tgt_lang)
     return run_command(PROG, run, args)
 
 

@@ -13,85 +13,19 @@ its own chunk, truncated on that side: the log counts them and names the first o
 line. A token that is one of fairseq's special symbols (``<s>`` ...) is an error naming its line.
 """
 
-import logging
 import sys
 from typing import List, Optional
 
 from fairseq_hier.cli.common import add_split_arguments, command_parser, ranged, run_command
-from fairseq_hier.data.doc_chunks import apply_bpe, check_codes  # noqa: F401  (also used here)
-from fairseq_hier.errors import HierError
+from fairseq_hier.preparation.doc_chunk import chunk_split
 
-logger = logging.getLogger("fairseq_hier.doc_chunk")
 PROG = "fairseq-hier-doc-chunk"
-SHOWN = 5  # truncated sentences named in the log
-
-
-def sentence_lines(docs) -> List[int]:
-    """The line of every sentence in the raw layout's files (an empty line ends each document;
-    both sides are line-aligned), in document order."""
-    lines, n = [], 0
-    for d in docs:
-        lines.extend(range(n + 1, n + len(d.src) + 1))
-        n += len(d.src) + 1
-    return lines
 
 
 def run(args):
-    from tqdm import tqdm
-
-    from fairseq_hier.data.doc_chunks import (SPECIAL_SYMBOLS, ChunkRow, chunk_spans,
-                                              write_chunks)
-    from fairseq_hier.data.documents import read_documents, split_paths
-
-    check_codes(args.codes)  # before the documents are read: fastBPE crashes on bad codes
-    docs = read_documents(args.input, args.src_lang, args.tgt_lang)
-    paths = dict(zip(("src", "tgt"), split_paths(args.input, args.src_lang, args.tgt_lang)))
-    limit = args.max_chunk_tokens
-    lines = sentence_lines(docs)
-    bpe = {}
-    for side in ("src", "tgt"):
-        flat = [s for d in docs for s in getattr(d, side)]
-        bpe[side] = [s.split() for s in apply_bpe(args.codes, flat)]
-        for tokens, n in zip(bpe[side], lines):
-            bad = set(tokens) & set(SPECIAL_SYMBOLS)
-            if bad:
-                raise HierError(f"{paths[side]}:{n}: the sentence holds {sorted(bad)[0]!r}, one "
-                                f"of fairseq's special symbols {SPECIAL_SYMBOLS}: escape or "
-                                f"remove it before chunking")
-    truncated, stats = [], {"sentences": 0, "src_tokens": 0, "tgt_tokens": 0}
-
-    def chunks():
-        start = 0  # flat index of the document's first sentence
-        for d in tqdm(docs, unit="doc", disable=args.no_progress_bar, mininterval=1.0,
-                      desc="chunk"):
-            stop = start + len(d.src)
-            src, tgt = bpe["src"][start:stop], bpe["tgt"][start:stop]
-            spans, overlong = chunk_spans([len(s) for s in src], [len(t) for t in tgt], limit)
-            for i in overlong:
-                where = [f"{paths[side]}:{lines[start + i]} ({n} tokens)" for side, n in (
-                    ("src", len(src[i]) + 1), ("tgt", len(tgt[i]))) if n > limit]
-                truncated.append(f"{d.docid} sentence {i}: " + ", ".join(where))
-                src[i], tgt[i] = src[i][: limit - 1], tgt[i][:limit]
-            for k, (a, b) in enumerate(spans):
-                stats["sentences"] += b - a + 1
-                stats["src_tokens"] += sum(len(s) + 1 for s in src[a:b + 1])
-                stats["tgt_tokens"] += sum(len(t) for t in tgt[a:b + 1])
-                yield (ChunkRow(d.docid, k, a, b), [" ".join(s) for s in src[a:b + 1]],
-                       [" ".join(t) for t in tgt[a:b + 1]])
-            start = stop
-
-    n = write_chunks(args.output, args.src_lang, args.tgt_lang, chunks(),
-                     inputs=[*split_paths(args.input, args.src_lang, args.tgt_lang), args.codes])
-    if truncated:
-        logger.warning(f"{len(truncated)} sentence(s) longer than --max-chunk-tokens {limit} on a "
-                       f"side: each is its own chunk, cut to {limit} tokens on that side; first: "
-                       + "; ".join(truncated[:SHOWN]))
-    logger.info(f"wrote {args.output}.{{{args.src_lang},{args.tgt_lang},chunks}}: {len(docs)} "
-                f"documents, {n} chunks, {stats['sentences']} sentences, "
-                f"{stats['src_tokens'] / max(n, 1):.1f} source tokens (BOS included) and "
-                f"{stats['tgt_tokens'] / max(n, 1):.1f} target tokens per chunk, "
-                f"{len(truncated)} truncated sentence(s)")
-    return n, truncated
+    return chunk_split(args.input, args.output, args.src_lang, args.tgt_lang, args.codes,
+                       max_chunk_tokens=args.max_chunk_tokens,
+                       progress_bar=not args.no_progress_bar)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:

@@ -46,32 +46,13 @@ status 1; the split's files are written under temporary names and renamed when c
 """
 
 import argparse
-import os
 import sys
-from typing import Iterator, List, NamedTuple, Optional, Tuple
+from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, run_command
-from fairseq_hier.errors import HierError
+from fairseq_hier.preparation.documents import INPUT_KINDS, Input, collect_documents
 
 PROG = "fairseq-hier-doc-extract"
-# the inputs each format reads: "pair" (--pair SRC REF), "file" (--file F), "folder" (--folder D)
-INPUT_KINDS = {
-    "wmt-sgml": ("pair",),
-    "ted-xml": ("pair",),
-    "ted-tags": ("pair",),
-    "wmt-xml": ("file",),
-    "doc-split": ("pair", "file", "folder"),
-}
-
-
-class Input(NamedTuple):
-    """One input of the command line: its option (``pair``, ``file``, ``folder``) and paths."""
-    kind: str
-    paths: List[str]
-
-    @property
-    def label(self) -> str:
-        return " + ".join(self.paths)
 
 
 class _AppendInput(argparse.Action):
@@ -142,87 +123,17 @@ def check_args(parser: argparse.ArgumentParser, args) -> None:
             parser.error(f"{option} applies to --format {fmt} only")
 
 
-def check_inputs_exist(args) -> None:
-    """One line naming the split and the first input that is missing (or of the wrong kind),
-    before anything is read."""
-    for item in args.inputs:
-        for path in item.paths:
-            if item.kind == "folder":
-                if not os.path.isdir(path):
-                    what = "not a folder" if os.path.exists(path) else "not found"
-                    raise HierError(f"{path}: {what} (--folder of split {args.output})")
-            elif not os.path.isfile(path):
-                what = "a folder, not a file" if os.path.isdir(path) else "not found"
-                hint = ("; document folders are read with --folder"
-                        if os.path.isdir(path) and args.format == "doc-split" else "")
-                raise HierError(f"{path}: {what} (--{item.kind} of split {args.output}{hint})")
-
-
-def document_folders(args) -> List[List[str]]:
-    """The document folders of each input (``--folder``, or a ``--pair`` of one folder's
-    ``--src-name`` and ``--ref-name``); [] for a corpus or another format."""
-    from fairseq_hier.data.doc_readers import find_document_folders, is_document_folder_pair
-
-    out = []
-    for item in args.inputs:
-        if args.format != "doc-split":
-            out.append([])
-        elif item.kind == "folder":
-            out.append(find_document_folders(item.paths[0], args.src_name, args.ref_name))
-        elif item.kind == "pair" and is_document_folder_pair(*item.paths, args.src_name,
-                                                              args.ref_name):
-            out.append([os.path.dirname(item.paths[0]) or "."])
-        else:
-            out.append([])
-    return out
-
-
-def read_inputs(args) -> Iterator[Tuple[Input, list]]:
-    """(input, its documents: a list of :class:`~fairseq_hier.data.documents.Document`) of
-    every input, in command-line order, each read when asked for."""
-    from fairseq_hier.data.doc_readers import (FORMATS, read_doc_folders, read_doc_split,
-                                               relative_names)
-
-    folders = document_folders(args)
-    # doc-split docids: the relative path of each input's location (its TSV or source file,
-    # each of its document folders)
-    locations = [p for item, f in zip(args.inputs, folders) for p in (f or item.paths[:1])]
-    names = iter(relative_names(locations))
-    for item, item_folders in zip(args.inputs, folders):
-        if item_folders:
-            docids = [next(names) for _ in item_folders]
-            docs = read_doc_folders(item_folders, docids, args.src_name, args.ref_name,
-                                    args.skip_bad, item.label)
-        elif args.format == "doc-split":
-            columns = (tuple(c.strip() for c in args.columns.split(","))
-                       if args.columns is not None and item.kind == "file" else None)
-            docs = read_doc_split(item.paths, args.src_lang, args.tgt_lang, columns=columns,
-                                  skip_bad=args.skip_bad, name=next(names))
-        elif args.format == "wmt-xml":
-            docs = FORMATS["wmt-xml"](item.paths[0], args.src_lang, args.tgt_lang,
-                                      args.translator)
-        else:
-            docs = FORMATS[args.format](*item.paths)
-        yield item, docs
-
-
 def run(args) -> int:
     """Read every input, check docids across them, write the split; returns the number of
     documents written."""
     from fairseq_hier.data.documents import split_paths, write_documents
 
-    check_inputs_exist(args)
-    docs, origin, inputs = [], {}, []  # origin: docid -> the input it came from
-    for item, read in read_inputs(args):
+    docs, inputs = [], []
+    for item, read in collect_documents(
+            args.inputs, args.format, args.output, args.src_lang, args.tgt_lang,
+            columns=args.columns, src_name=args.src_name, ref_name=args.ref_name,
+            translator=args.translator, skip_bad=args.skip_bad):
         inputs.extend(item.paths)
-        if not read:
-            raise HierError(f"{item.label}: no document left to write (see the log for what "
-                            f"was skipped)")
-        for doc in read:
-            if doc.docid in origin:
-                raise HierError(f"{item.label}: docid {doc.docid!r} was already read from "
-                                f"{origin[doc.docid]} (docids must be unique across inputs)")
-            origin[doc.docid] = item.label
         print(f"{item.label}: {len(read)} documents, {sum(len(d.src) for d in read)} sentences")
         docs.extend(read)
     n = write_documents(args.output, args.src_lang, args.tgt_lang, docs, inputs=inputs)

@@ -8,8 +8,8 @@ Reads fairseq-generate's output (``S-``, ``T-``, ``H-<id><TAB>score<TAB>tokens``
 pair of example ``--id`` and draws it: one row per target step (the ``H-`` tokens and the final
 ``</s>``), one column per source sentence (1..N), colour = attention weight. The ``A-`` payload
 is :mod:`fairseq_hier.generation.sentence_attention`'s format (``format_sentence_alignment``,
-read back by :func:`parse_sentence_alignment`): steps separated by spaces, each step the
-sentences' weights separated by commas.
+read back by :func:`fairseq_hier.report.sentence_heatmap.parse_sentence_alignment`): steps
+separated by spaces, each step the sentences' weights separated by commas.
 
 With ``--gpt2-encoder-json`` (BART: the ``H-`` tokens are GPT-2 BPE ids) each row is labelled
 with its decoded text piece, a leading space shown as ``▁``. The image's format is ``--out``'s
@@ -19,61 +19,13 @@ gives a one-line error and exit status 1.
 Importing this module is light (standard library only); matplotlib is imported when drawing.
 """
 
-import json
-import os
 import sys
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, count, positive_int, run_command
-from fairseq_hier.errors import HierError
-from fairseq_hier.io import read_lines, staged_outputs
-from fairseq_hier.report.sentence_heatmap import (  # noqa: F401  (this command's API)
-    SPACE, bytes_to_unicode, gpt2_labels, heatmap_figure, parse_sentence_alignment, read_example,
-    top_k_renormalise)
+from fairseq_hier.report.attention_heatmap import heatmap
 
 PROG = "fairseq-hier-heatmap"
-
-
-def draw_heatmap(rows: List[List[float]], labels: List[str], out: str, title: str,
-                 inputs: Sequence[str] = ()) -> None:
-    """Save a ``T x N`` heatmap (:func:`~fairseq_hier.report.sentence_heatmap.heatmap_figure`)
-    as ``out``, in the format its extension names (whole or not at all; never over one of
-    ``inputs``)."""
-    fig = heatmap_figure(rows, labels, title)
-    image_format = os.path.splitext(out)[1][1:].lower() or "png"
-    formats = fig.canvas.get_supported_filetypes()
-    if image_format not in formats:
-        raise HierError(f"--out {out}: no image format {image_format!r} (known: "
-                        f"{', '.join(sorted(formats))})")
-    with staged_outputs([out], inputs) as (staged,):
-        fig.savefig(staged, format=image_format)
-
-
-def heatmap(path: str, example_id: int, out: str, hypothesis: int = 0,
-            encoder_json: Optional[str] = None, top_k: int = 0,
-            max_steps: Optional[int] = None) -> Tuple[int, int]:
-    """Read, label, select and draw one example; returns the drawn matrix size ``(T, N)``."""
-    tokens, rows = read_example(path, example_id, hypothesis)
-    labels = tokens if encoder_json is None else gpt2_labels(tokens, _read_json(encoder_json))
-    labels = labels + ["</s>"]
-    if max_steps is not None:
-        rows, labels = rows[:max_steps], labels[:max_steps]
-    rows = top_k_renormalise(rows, top_k)
-    shown = f", top-{top_k} renormalised" if 0 < top_k < len(rows[0]) else ""
-    draw_heatmap(rows, labels, out, f"example {example_id}, hypothesis {hypothesis}{shown}",
-                 inputs=[path, encoder_json])
-    return len(rows), len(rows[0])
-
-
-def _read_json(path: str) -> Dict[str, int]:
-    """GPT-2's ``encoder.json`` (piece -> id); ValueError (one line) if unreadable."""
-    try:
-        table = json.loads("\n".join(read_lines(path)))
-    except json.JSONDecodeError as e:
-        raise HierError(f"{path} is not JSON ({e.msg} at line {e.lineno})") from None
-    if not isinstance(table, dict):
-        raise HierError(f"{path} is not GPT-2's encoder.json (a JSON object piece -> id)")
-    return table
 
 
 def run(args) -> None:

@@ -25,79 +25,19 @@ CPU): ``tfidf`` about 260 examples/s (5,000 paragraphs/s, scikit-learn's per-exa
 N processes (each loads spaCy once); a WikiSum-sized split (1.6M examples) needs them for ``adg``.
 """
 
-import logging
 import sys
-import time
-from typing import Iterator, List, Optional, Tuple
+from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, positive_int, run_command
-from fairseq_hier.errors import HierError
+from fairseq_hier.preparation.graphs import write_graphs
 
-logger = logging.getLogger("fairseq_hier.paragraph_graph")
 PROG = "fairseq-hier-graph"
 
 
-def iter_examples(path: str, separator: str) -> Iterator[Tuple[int, List[List[str]]]]:
-    """``(line number, paragraphs)`` of each line of ``path``, 1-based, paragraphs by the
-    dataset's rules. Lines end at ``\\n`` only (as :func:`fairseq_hier.io.read_lines`). Raises
-    ValueError for an unreadable file, a non-UTF-8 line or a line without paragraph."""
-    from fairseq_hier.data.paragraphs import text_paragraphs
-    from fairseq_hier.io import iter_lines
-
-    for lineno, line in iter_lines(path):
-        paragraphs = text_paragraphs(line, separator)
-        if not paragraphs:
-            raise HierError(
-                f"{path}:{lineno}: no paragraph (expected 'title {separator} paragraph 1 "
-                f"{separator} ...' with at least one non-empty paragraph)")
-        yield lineno, paragraphs
-
-
-def count_examples(path: str, separator: str) -> Tuple[int, int]:
-    """Check every line (:func:`iter_examples`); returns (examples, paragraphs)."""
-    examples = paragraphs = 0
-    for _, p in iter_examples(path, separator):
-        examples += 1
-        paragraphs += len(p)
-    if examples == 0:
-        raise HierError(f"{path} holds no example (empty file)")
-    return examples, paragraphs
-
-
-def batched(path: str, separator: str, batch_size: int) -> Iterator[List[List[List[str]]]]:
-    batch = []
-    for _, paragraphs in iter_examples(path, separator):
-        batch.append(paragraphs)
-        if len(batch) == batch_size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def run(args) -> None:
-    from tqdm import tqdm
-
-    from fairseq_hier.data.graphs import GraphBuilder, build_graphs
-    from fairseq_hier.data.paragraph_graph import ParagraphGraphWriter
-
-    builder = GraphBuilder(args.kind)
-    n, paragraphs = count_examples(args.source, args.paragraph_separator)
-    start = time.perf_counter()
-    bar = tqdm(total=n, unit="ex", disable=args.no_progress_bar, mininterval=1.0,
-               desc=f"graph {args.kind}")
-    with ParagraphGraphWriter(args.output_prefix, inputs=[args.source]) as writer:
-        batches = batched(args.source, args.paragraph_separator, args.batch_size)
-        for graphs in build_graphs(builder, batches, args.workers):
-            for g in graphs:
-                writer.add(g)
-            bar.update(len(graphs))
-    bar.close()
-    seconds = max(time.perf_counter() - start, 1e-9)
-    logger.info(f"wrote {n} {args.kind} graphs ({paragraphs} paragraphs) of {args.source} to "
-                f"{args.output_prefix}.{{sizes,offsets,values}}.npy in {seconds:.1f} s "
-                f"({n / seconds:.1f} examples/s, {paragraphs / seconds:.0f} paragraphs/s with "
-                f"{args.workers} worker(s))")
+    write_graphs(args.source, args.kind, args.output_prefix, args.paragraph_separator,
+                 workers=args.workers, batch_size=args.batch_size,
+                 progress_bar=not args.no_progress_bar)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:

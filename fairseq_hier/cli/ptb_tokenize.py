@@ -17,36 +17,13 @@ import sys
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, run_command
-from fairseq_hier.io import atomic_outputs, read_lines
+from fairseq_hier.preparation.ptb_tokenize import tokenize_file
 
 PROG = "fairseq-hier-ptb-tokenize"
 
 
-class PTBTokenizer:
-    """pysbd sentences -> NLTK Treebank tokens, one output line per input line."""
-
-    def __init__(self, lower: bool = False):
-        import pysbd
-        from nltk.tokenize import TreebankWordTokenizer
-
-        self._sentences = pysbd.Segmenter(language="en", clean=False)
-        self._words = TreebankWordTokenizer()
-        self.lower = lower
-
-    def __call__(self, line: str) -> str:
-        tokens: List[str] = []
-        for sentence in self._sentences.segment(line) if line.strip() else []:
-            tokens += self._words.tokenize(sentence.strip())
-        text = " ".join(tokens)
-        return text.lower() if self.lower else text
-
-
 def run(args) -> None:
-    with atomic_outputs([args.output], inputs=[args.input]) as (f,):
-        lines = read_lines(args.input)
-        tokenize = PTBTokenizer(args.lower)
-        for line in lines:
-            f.write(tokenize(line) + "\n")
+    tokenize_file(args.input, args.output, args.lower)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:

@@ -25,6 +25,8 @@ from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, run_command
 from fairseq_hier.errors import HierError
+from fairseq_hier.inference.pipelines import PIPELINES
+from fairseq_hier.inference.record import write_record
 
 PROG = "fairseq-hier-record"
 
@@ -47,8 +49,6 @@ def _json_or_string(value: str):
 
 
 def list_pipelines() -> str:
-    from fairseq_hier.inference.pipelines import PIPELINES
-
     lines = []
     for name, cls in sorted(PIPELINES.items()):
         lines.append(f"{name}  (tasks: {', '.join(cls.TASKS)}; assets: "
@@ -64,8 +64,6 @@ def run(args) -> None:
         return
     if not (args.data_bin and args.task and args.pipeline):
         raise HierError("DATA_BIN, --task and --pipeline are required (or --list)")
-    from fairseq_hier.inference.record import write_record
-
     options = {k: _json_or_string(v) for k, v in _pairs(args.option, "--option").items()}
     path = write_record(args.data_bin, args.task, args.pipeline, options,
                         _pairs(args.asset, "--asset"), shlex.split(args.generation))

@@ -36,6 +36,7 @@ logger = logging.getLogger("fairseq_hier.report")
 
 
 def run(args) -> None:
+    # imported here, not at the top: the report's modules load its scorers; --help stays light
     from fairseq_hier.report.inputs import REPORTED_FILES, load_runs
     from fairseq_hier.report.render import write_report
     from fairseq_hier.report.sections import ReportOptions, build_report

@@ -23,16 +23,13 @@ truncation are counted in the log, and markup left in the references (``<unk>``,
 """
 
 import argparse
-import logging
 import sys
 import tempfile
 from collections import Counter
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, positive_int, ranged, run_command
-from fairseq_hier.errors import HierError
-
-logger = logging.getLogger("fairseq_hier.sentence_bos")
+from fairseq_hier.preparation.sentence_bos import encode_split, gpt2_files
 
 
 def get_parser() -> argparse.ArgumentParser:
@@ -67,66 +64,13 @@ def get_parser() -> argparse.ArgumentParser:
     return p
 
 
-def gpt2_files(args, scratch: str):
-    """``(encoder.json, vocab.bpe)``: the two flags, or ``--bart-dir``'s files (derived into
-    ``scratch`` from a Hugging Face directory)."""
-    from fairseq_hier.data.bart_files import gpt2_bpe_files
-
-    files = (args.gpt2_encoder_json, args.gpt2_vocab_bpe)
-    if args.bart_dir is not None:
-        if any(files):
-            raise HierError("--bart-dir replaces --gpt2-encoder-json/--gpt2-vocab-bpe: give "
-                            "one or the other")
-        return gpt2_bpe_files(args.bart_dir, scratch)
-    if not all(files):
-        raise HierError("BART's BPE files are needed: --bart-dir DIR, or both "
-                        "--gpt2-encoder-json and --gpt2-vocab-bpe")
-    return files
-
-
 def run(args) -> Counter:
     with tempfile.TemporaryDirectory(prefix="bart_files.") as scratch:
-        return encode_split(args, *gpt2_files(args, scratch))
-
-
-def encode_split(args, encoder_json: str, vocab_bpe: str) -> Counter:
-    from fairseq_hier.data import readers
-    from fairseq_hier.data.markup import describe_markup
-    from fairseq_hier.data.sentence_bos import (SentenceBOSEncoder, encode_records,
-                                                format_totals, write_split)
-
-    stats, skipped = Counter(), []
-    kwargs = dict(stats=stats, skipped=skipped)
-    if args.format == "qmsum" and args.filler_words:
-        kwargs["filler_words"] = readers.load_filler_words(args.filler_words)
-    elif args.filler_words:
-        raise HierError("--filler-words applies to --format qmsum only")
-    encoder = SentenceBOSEncoder(encoder_json, vocab_bpe, args.max_source_positions,
-                                 args.max_target_positions, speakers=args.speakers)
-    records = readers.READERS[args.format](args.input, **kwargs)
-    examples = encode_records(encoder, records, workers=args.workers,
-                              progress=not args.no_progress_bar)
-    markup = Counter()
-    # the files read (source_target: INPUT.source and INPUT.target) are never overwritten
-    inputs = [args.input, f"{args.input}.source", f"{args.input}.target", encoder_json,
-              vocab_bpe, args.filler_words]
-    totals = write_split(examples, args.output_prefix, args.speakers, markup=markup,
-                         inputs=inputs)
-    logger.info(f"read {args.input}: {readers.format_stats(stats)}")
-    for line in skipped[:20]:
-        logger.info(f"skipped {line}")
-    if len(skipped) > 20:
-        logger.info(f"... and {len(skipped) - 20} more skipped records")
-    if totals["examples"] == 0:
-        raise HierError(f"{args.input}: no example left to write")
-    logger.info(f"wrote {args.output_prefix}.*: "
-                f"{format_totals(totals, args.max_source_positions, args.max_target_positions)}")
-    if markup:
-        logger.warning(f"{args.output_prefix}.ref: {totals['references_with_markup']} of "
-                       f"{totals['examples']} references hold markup that ROUGE-1.5.5 reads "
-                       f"only up to its '<' (kept: it is the dataset's text): "
-                       f"{describe_markup(markup)}")
-    return totals
+        files = gpt2_files(args.gpt2_encoder_json, args.gpt2_vocab_bpe, args.bart_dir, scratch)
+        return encode_split(args.format, args.input, args.output_prefix, *files,
+                            args.max_source_positions, args.max_target_positions,
+                            speakers=args.speakers, filler_words=args.filler_words,
+                            workers=args.workers, progress_bar=not args.no_progress_bar)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:

@@ -19,7 +19,7 @@ documents.
 Prints a table: every system's score (ROUGE F x 100 / BLEU), its delta to the baseline, the 95%
 percentile interval of the delta and the one-sided p-value (share of resamples in which the
 system does not beat the baseline; ``*``: p < 0.05), as defined in
-:mod:`fairseq_hier.analysis.significance` (the same test as ``fairseq-hier-doc-bleu`` and the
+:mod:`fairseq_hier.scoring.significance` (the same test as ``fairseq-hier-doc-bleu`` and the
 report); for BLEU also each system's bootstrap mean +- 95% half-width, as sacreBLEU computes
 them. Last line: the results as JSON (also written to ``--json``).
 """
@@ -31,7 +31,9 @@ from typing import Dict, List, Optional
 
 from fairseq_hier.cli.common import command_parser, positive_int, run_command
 from fairseq_hier.errors import HierError
-from fairseq_hier.io import atomic_outputs
+from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
+from fairseq_hier.scoring import significance as sig
+from fairseq_hier.scoring.significance import METRICS
 
 PROG = "fairseq-hier-significance"
 ALPHA = 0.05
@@ -39,8 +41,6 @@ ALPHA = 0.05
 
 def read_systems(specs: List[str]):
     """``NAME=PATH`` -> ({name: lines}, {name: path}), in the order given; one-line errors."""
-    from fairseq_hier.io import read_lines
-
     systems: Dict[str, List[str]] = {}
     paths: Dict[str, str] = {}
     for spec in specs:
@@ -69,8 +69,6 @@ def split_inputs(metric: str, inputs: List[str]):
 def read_inputs(args):
     """References and systems, checked: no empty file, equal line counts (naming both files).
     Several reference files (ROUGE): line i of each is a reference of document i."""
-    from fairseq_hier.io import check_parallel, read_lines
-
     ref_files, specs = split_inputs(args.metric, args.inputs)
     ref_lines = [read_lines(path) for path in ref_files]
     systems, paths = read_systems(specs)
@@ -97,8 +95,6 @@ def table(rows: List[List[str]]) -> str:
 
 
 def rouge_table(result: dict) -> str:
-    from fairseq_hier.analysis.significance import METRICS
-
     base = result["baseline"]
     rows = [["system"] + [f"{m.upper()} F" for m in METRICS]
             + [f"delta {m.upper()} [95% interval] p" for m in METRICS]]
@@ -128,8 +124,6 @@ def bleu_table(result: dict) -> str:
 
 def test(args) -> dict:
     """Run the test; print its table and note; return the results."""
-    from fairseq_hier.analysis import significance as sig
-
     refs, systems, ref_name = read_inputs(args)
     baseline = next(iter(systems))
     if args.metric == "rouge":
@@ -155,8 +149,6 @@ def test(args) -> dict:
 
 
 def run(args) -> dict:
-    from fairseq_hier.analysis import significance as sig  # lazy: --help stays light
-
     if args.json:  # refused before the test when it is one of the inputs; written whole
         ref_files, specs = split_inputs(args.metric, args.inputs)
         inputs = [*ref_files, *(spec.partition("=")[2] for spec in specs)]
@@ -171,7 +163,7 @@ def run(args) -> dict:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from sacrebleu.metrics import BLEU
+    from sacrebleu.metrics import BLEU  # lazy: only for the tokenizer choices
 
     p = command_parser(PROG, __doc__)
     p.epilog = __doc__.split("\n\n", 1)[1]

@@ -10,7 +10,7 @@ text_paragraphs`: title merged into paragraph 0, empty paragraphs dropped), stor
   whitespace tokens (sentencepiece pieces as they are), lowercased, keeping those with at least
   one letter or digit (punctuation would link every pair of paragraphs). The diagonal is 1, or 0
   for a paragraph without any term (it is similar to nothing, itself included).
-  LexRank (:mod:`fairseq_hier.cli.lexrank`) ranks paragraphs on the same matrix.
+  LexRank (:mod:`fairseq_hier.baselines.lexrank`) ranks paragraphs on the same matrix.
 - :func:`adg_graph`, the Approximate Discourse Graph (Christensen et al. 2013; Yasunaga et al.
   2017) over paragraphs instead of sentences, with the two kinds of edges 002 names: "(a)
   co-occurring entities and (b) discourse markers (e.g., however, nevertheless) connecting two

@@ -172,17 +172,24 @@ def segment(
     )
 
 
+def separated(line: str, separator: str) -> List[List[str]]:
+    """The whitespace tokens of ``line`` as segments between separators (``n`` separators give
+    ``n + 1`` segments, empty ones included)."""
+    out: List[List[str]] = [[]]
+    for token in line.split():
+        if token == separator:
+            out.append([])
+        else:
+            out[-1].append(token)
+    return out
+
+
 def text_paragraphs(line: str, separator: str = "<P>") -> List[List[str]]:
     """The token lists of the paragraphs of one raw line by the rules of :func:`segment` without
     its cuts: the title's tokens open paragraph 0, empty paragraphs are dropped. Returns ``[]``
     for a line that :func:`segment` rejects (nothing but separators, no separator, or every
     paragraph empty)."""
-    segments: List[List[str]] = [[]]
-    for token in line.split():
-        if token == separator:
-            segments.append([])
-        else:
-            segments[-1].append(token)
+    segments = separated(line, separator)
     if len(segments) == 1:  # title only: no paragraph
         return []
     title, first, rest = segments[0], segments[1], segments[2:]

@@ -19,14 +19,14 @@ source side bound its cut, and are never larger than ``max_chunk_tokens``. A sen
 than the limit is its own chunk, cut to it as ``fairseq-hier-doc-chunk`` cuts it (counted).
 
 decode: the chunk hypotheses (``H-`` strings) -> BPE removed, stray ``<s>``/``</s>`` dropped,
-detokenised (:func:`fairseq_hier.analysis.doc_bleu.postprocess_hypotheses`) -> joined in order
+detokenised (:func:`fairseq_hier.scoring.bleu.postprocess_hypotheses`) -> joined in order
 (:func:`~fairseq_hier.data.doc_chunks.reassemble`).
 """
 
 import logging
 from typing import List
 
-from .pipelines import InputError, Pipeline, RawExample, register_pipeline
+from .pipeline_base import InputError, Pipeline, RawExample, RecordError, register_pipeline
 
 logger = logging.getLogger(__name__)
 
@@ -48,8 +48,6 @@ class DocChunksPipeline(Pipeline):
 
     @classmethod
     def check_options(cls, options: dict, where: str) -> None:
-        from .record import RecordError
-
         n = options["max_chunk_tokens"]
         if isinstance(n, bool) or not isinstance(n, int) or n < 2:
             raise RecordError(f"{where}: option max_chunk_tokens must be an integer >= 2, "
@@ -101,7 +99,7 @@ class DocChunksPipeline(Pipeline):
         return [" ".join(f"{BOS} {' '.join(s)}" for s in bpe[a:b + 1]) for a, b in spans]
 
     def decode(self, outputs: List[str]) -> str:
-        from ..analysis.doc_bleu import postprocess_hypotheses
+        from ..scoring.bleu import postprocess_hypotheses
         from ..data.doc_chunks import ChunkRow, reassemble
 
         chunks, _ = postprocess_hypotheses(list(outputs), self.options["tgt_lang"],

@@ -13,88 +13,18 @@ summarization, one per chunk for document translation); ``decode`` turns the hyp
 lines (``tgt_dict.string`` of the tokens, as fairseq's ``H-`` lines) into the final text.
 """
 
-import collections
 import logging
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple, Type
-from ..errors import HierError
+from typing import List, Tuple
+
+from ..preparation.parse import DEFAULT_MODEL, load_parser, parse_lines
+from ..preparation.spm import encode_lines
+from ..ranking.runtime import Record, Scorer, load_ranker, write_ranked
+from . import doc_mt_pipeline, sentence_pipeline  # noqa: F401  (they register by import)
+# the base class, the registry and the errors, re-exported: the pipelines' API is this module
+from .pipeline_base import (PIPELINES, InputError, Pipeline, RawExample,  # noqa: F401
+                            RecordError, choice, post_process, register_pipeline)
 
 logger = logging.getLogger(__name__)
-
-
-class InputError(HierError):
-    """Bad raw input (one line naming the example or file)."""
-
-
-@dataclass
-class RawExample:
-    """One input of the summarizer: raw documents (a document's paragraphs or sentences are its
-    lines), an optional title, and where it came from (for error messages)."""
-
-    documents: List[str]
-    title: Optional[str] = None
-    where: str = "example 1"
-
-
-class Pipeline:
-    """Base class: see the module docstring. Subclasses set ``name``, ``TASKS``, ``OPTIONS``
-    (option -> (default, help)) and ``ASSETS``."""
-
-    name = ""
-    TASKS: Tuple[str, ...] = ()
-    OPTIONS: Dict[str, Tuple[object, str]] = {}
-    ASSETS: Tuple[str, ...] = ()
-
-    def __init__(self, options: dict, assets):
-        self.options = self.resolve_options(options)
-        self.assets = assets
-        self.counts = collections.Counter()  # what encode dropped or changed, logged by the API
-
-    @classmethod
-    def resolve_options(cls, options: dict) -> dict:
-        """The record's options over the defaults."""
-        return {**{k: default for k, (default, _) in cls.OPTIONS.items()}, **options}
-
-    @classmethod
-    def check_options(cls, options: dict, where: str) -> None:
-        """Raise ``RecordError`` for a bad option value (called when a record is written/read)."""
-
-    @classmethod
-    def required_assets(cls, options: dict) -> Tuple[str, ...]:
-        return cls.ASSETS
-
-    def encode(self, example: RawExample) -> List[str]:
-        raise NotImplementedError
-
-    def decode(self, outputs: List[str]) -> str:
-        raise NotImplementedError
-
-
-PIPELINES: Dict[str, Type[Pipeline]] = {}
-
-
-def register_pipeline(cls: Type[Pipeline]) -> Type[Pipeline]:
-    if cls.name in PIPELINES:
-        raise HierError(f"pipeline {cls.name!r} registered twice")
-    PIPELINES[cls.name] = cls
-    return cls
-
-
-def _choice(options: dict, key: str, choices: Tuple[str, ...], where: str) -> None:
-    from .record import RecordError
-
-    if options[key] not in choices:
-        raise RecordError(f"{where}: option {key}={options[key]!r} is not one of "
-                          f"{', '.join(choices)}")
-
-
-def post_process(text: str, scheme: str) -> str:
-    """fairseq's ``--post-process`` of a hypothesis string (``none``: unchanged)."""
-    if scheme == "none":
-        return text
-    from fairseq.data import data_utils
-
-    return data_utils.post_process(text, scheme)
 
 
 @register_pipeline
@@ -130,21 +60,17 @@ class ParagraphPipeline(Pipeline):
 
     @classmethod
     def check_options(cls, options: dict, where: str) -> None:
-        _choice(options, "paragraphs", ("lines", "documents"), where)
-        _choice(options, "tokenizer", ("whitespace", "spacy"), where)
-        _choice(options, "subword", ("none", "sentencepiece"), where)
-        _choice(options, "rank", ("none", "ranker"), where)
-        _choice(options, "post_process", ("none", "sentencepiece", "subword_nmt", "@@ ",
+        choice(options, "paragraphs", ("lines", "documents"), where)
+        choice(options, "tokenizer", ("whitespace", "spacy"), where)
+        choice(options, "subword", ("none", "sentencepiece"), where)
+        choice(options, "rank", ("none", "ranker"), where)
+        choice(options, "post_process", ("none", "sentencepiece", "subword_nmt", "@@ ",
                                           "letter", "wordpiece"), where)
         if options["tokenizer"] == "spacy" and options["rank"] == "ranker":
-            from .record import RecordError
-
             raise RecordError(f"{where}: rank=ranker reorders the paragraphs after the spaCy "
                               f"step, whose parse (ParsingSum) follows the input order")
         for key in ("title", "lowercase"):
             if not isinstance(options[key], bool):
-                from .record import RecordError
-
                 raise RecordError(f"{where}: option {key} must be true or false")
 
     @classmethod
@@ -178,8 +104,6 @@ class ParagraphPipeline(Pipeline):
             return " ".join(line.split())
         import io
 
-        from ..cli.parse import DEFAULT_MODEL, load_parser, parse_lines
-
         if self._nlp is None:
             self._nlp = load_parser(DEFAULT_MODEL)
         tok, conllu = io.StringIO(), io.StringIO()
@@ -190,10 +114,8 @@ class ParagraphPipeline(Pipeline):
     def subword(self, line: str, where: str) -> str:
         if self.options["subword"] == "none":
             return line
-        from ..cli.spm import encode_lines
-
         if self._sp is None:
-            import sentencepiece as spm
+            import sentencepiece as spm  # imported here: keeps startup light
 
             self._sp = spm.SentencePieceProcessor(model_file=self.assets.path("spm.model"))
         try:
@@ -207,7 +129,6 @@ class ParagraphPipeline(Pipeline):
             return line
         import io
 
-        from ..cli.rank_paragraphs import Record, write_ranked
         from ..data.rouge_ngrams import split_source
 
         scorer = self._ranker()
@@ -224,8 +145,6 @@ class ParagraphPipeline(Pipeline):
             import os
             import shutil
             import tempfile
-
-            from ..cli.rank_paragraphs import Scorer, load_ranker
 
             # the ranker's task reads FOLDER/dict.src.txt once, while loading
             with tempfile.TemporaryDirectory(prefix="hier_ranker_") as folder:
@@ -260,17 +179,3 @@ class ParagraphPipeline(Pipeline):
         (text,) = outputs
         return post_process(text, self.options["post_process"])
 
-
-def load_task_pipelines() -> None:
-    """Import the pipelines that live in their own modules (registration by import)."""
-    import importlib
-
-    for module in ("sentence_pipeline", "doc_mt_pipeline"):
-        try:
-            importlib.import_module(f"{__package__}.{module}")
-        except ModuleNotFoundError as e:
-            if e.name != f"{__package__}.{module}":
-                raise
-
-
-load_task_pipelines()

@@ -35,15 +35,13 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import HierError
 from ..io import staged_outputs
+from .pipeline_base import RecordError
+from .pipelines import PIPELINES
 
 RECORD_FILE = "hier_preprocess.json"
 ASSETS_DIR = "hier_assets"
 STATE_KEY = "hier_preprocess"  # key in the task's checkpoint state
 FORMAT = 1
-
-
-class RecordError(HierError):
-    """A missing or malformed preprocessing record (one-line message)."""
 
 
 def _sha256(path: str) -> str:
@@ -74,8 +72,6 @@ class Assets:
 
 def check_record(record: dict, where: str) -> dict:
     """Validate a record (its pipeline, options and assets); return it."""
-    from .pipelines import PIPELINES
-
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise RecordError(f"{where}: not a fairseq-hier preprocessing record of format {FORMAT}")
     for key in ("task", "pipeline", "options", "assets", "generation"):

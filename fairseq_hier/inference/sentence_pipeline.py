@@ -40,15 +40,13 @@ import logging
 import re
 from typing import List
 
-from .pipelines import InputError, Pipeline, RawExample, register_pipeline
+from .pipeline_base import InputError, Pipeline, RawExample, RecordError, register_pipeline
 
 logger = logging.getLogger(__name__)
 _LINE_END = re.compile(r"\r?\n")
 
 
 def _record_error(where: str, message: str):
-    from .record import RecordError
-
     return RecordError(f"{where}: {message}")
 
 

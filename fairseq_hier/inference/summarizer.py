@@ -44,6 +44,7 @@ from typing import Iterable, List, Optional, Sequence, Union
 
 from ..errors import HierError
 from ..generation.checks import check_generation_options
+from ..preparation.dependencies import project_dependencies
 from ..safe_loading import checkpoint_task_and_arch, describe_checkpoint, trusting
 from .pipelines import PIPELINES, InputError, RawExample
 from .record import STATE_KEY, Assets, RecordError, read_record, restore
@@ -344,9 +345,6 @@ class HierSummarizer:
     def _dependency_parses(self, lines: Sequence[str], folder: str):
         """The dependency parse of ``lines`` (their CoNLL-U, kept by the pipeline's spaCy step)
         projected on their pieces by fairseq-hier-deps, as the recipe's prepare step does."""
-        import argparse
-
-        from ..cli.dependencies import run as project
         from ..data.dependency import DependencyParses
 
         conllu = getattr(self.pipeline, "conllu", [])
@@ -359,10 +357,10 @@ class HierSummarizer:
         with open(os.path.join(folder, "input.src"), "w", encoding="utf-8") as f:
             f.write("".join(line + "\n" for line in lines))
         subword = self.pipeline.options.get("subword", "none")
-        project(argparse.Namespace(
+        project_dependencies(
             conllu=os.path.join(folder, "input.conllu"), source=os.path.join(folder, "input.src"),
             subword=subword, separator=self.task.cfg.paragraph_separator,
-            output_prefix=os.path.join(folder, "input.parse")))
+            output_prefix=os.path.join(folder, "input.parse"))
         return DependencyParses(os.path.join(folder, "input.parse"))
 
     def _decode(self, dataset, n: int, progress: bool, decoding) -> List[List[dict]]:

@@ -145,7 +145,7 @@ class HierarchicalEncoder(FairseqEncoder):
         # indices into B*P of present paragraphs; nonzero() syncs with the host once per batch
         # (encoder, never per decoding step): N sets the shapes below
         rows = present.view(-1).nonzero().squeeze(1)
-        every = rows.numel() == b * p  # no absent paragraph: no gathered copies (issue 13)
+        every = rows.numel() == b * p  # no absent paragraph: no gathered copies (saves a copy of the words)
         # encode only present paragraphs: B x P x L -> N x L
         tokens = src_tokens.view(b * p, l)
         out = self.token_encoder(tokens if every else tokens.index_select(0, rows))

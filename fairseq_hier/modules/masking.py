@@ -1,4 +1,4 @@
-"""One definition of how our attention modules mask scores (issue 13, part 1).
+"""One definition of how our attention modules mask scores (finite in every precision).
 
 A masked score is the most negative *finite* value of the scores' dtype, never ``-inf``: in
 half precision ``-inf`` arithmetic turns a fully masked row into NaN (``-inf - -inf``), while a

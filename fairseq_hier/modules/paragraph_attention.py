@@ -2,7 +2,7 @@
 
 ``X_p^word = MultiHead(X^I, C_p, C_p)`` for every paragraph p: one softmax per paragraph over its
 tokens, computed for all paragraphs in one fused attention call (paragraphs fold into the head
-axis; no Python loop; :func:`word_attention`, issue 13). Two read-outs:
+axis; no Python loop; :func:`word_attention`). Two read-outs:
 
 - per-paragraph contexts ``T x B x P x C`` (VHT's dynamic paragraph embeddings, Eq. 11);
 - fused with paragraph weights ``A^para`` (PHT Eq. 9): ``X^int = sum_p A_p X_p^word``. The
@@ -11,7 +11,7 @@ axis; no Python loop; :func:`word_attention`, issue 13). Two read-outs:
   ``sum_p A_p = 1`` and the output projection is affine, the projection is applied once, after
   the weighting (equal to projecting every ``X_p^word`` first).
 
-Memory and time (issues 8, 13): the probabilities are never stored (flash / memory-efficient
+Memory and time: the probabilities are never stored (flash / memory-efficient
 kernels of ``scaled_dot_product_attention``); keys and values are projected
 for present paragraphs only (absent ones are zeros, masked anyway; a batch without absent
 paragraphs is projected as it is, with no gathered copy of the words); the keys/values cache of

@@ -1,4 +1,4 @@
-"""Tensors rebuilt in the backward pass instead of kept from the forward pass (issue 13).
+"""Tensors rebuilt in the backward pass instead of kept from the forward pass (to save memory).
 
 Fused attention kernels keep their inputs for backward. Where an input is a cheap function of a
 tensor that is kept anyway (queries repeated per paragraph; the pooling heads, one linear map of

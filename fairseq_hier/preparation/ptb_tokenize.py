@@ -1,0 +1,39 @@
+"""The PTB-style tokenisation step before ROUGE that fairseq's BART summarisation recipe runs
+(Stanford CoreNLP's ``PTBTokenizer -preserveLines``), with Python libraries instead of Java:
+pysbd sentences, NLTK's Penn Treebank word tokenizer, the sentences joined again on their line
+(``fairseq-hier-ptb-tokenize`` says why these libraries and what the output looks like).
+"""
+
+from typing import List
+
+from fairseq_hier.io import atomic_outputs, read_lines
+
+
+class PTBTokenizer:
+    """pysbd sentences -> NLTK Treebank tokens, one output line per input line."""
+
+    def __init__(self, lower: bool = False):
+        # imported here, not at the top: keeps startup light
+        import pysbd
+        from nltk.tokenize import TreebankWordTokenizer
+
+        self._sentences = pysbd.Segmenter(language="en", clean=False)
+        self._words = TreebankWordTokenizer()
+        self.lower = lower
+
+    def __call__(self, line: str) -> str:
+        tokens: List[str] = []
+        for sentence in self._sentences.segment(line) if line.strip() else []:
+            tokens += self._words.tokenize(sentence.strip())
+        text = " ".join(tokens)
+        return text.lower() if self.lower else text
+
+
+def tokenize_file(input_path: str, output: str, lower: bool = False) -> None:
+    """Write the tokenised form of every line of ``input_path`` to ``output`` (same line count;
+    whole or not at all, never over the input)."""
+    with atomic_outputs([output], inputs=[input_path]) as (f,):
+        lines = read_lines(input_path)
+        tokenize = PTBTokenizer(lower)
+        for line in lines:
+            f.write(tokenize(line) + "\n")

@@ -1,0 +1,113 @@
+"""The paragraph ranker's training labels (Liu & Lapata 2019, paper 002 Sec. 3.1 and 4): the
+ROUGE-2 recall of each paragraph of a raw source line against the target summary
+(``fairseq-hier-rank-labels`` documents the files), and the streaming line readers that the
+ranker's other steps share.
+"""
+
+import logging
+import time
+from typing import Iterator, Optional, Tuple
+
+from fairseq_hier.data.rouge_ngrams import rouge_n_recall, split_source, tokenize
+from fairseq_hier.errors import HierError
+
+logger = logging.getLogger("fairseq_hier.rank_labels")
+DECIMALS = 4
+
+
+def iter_lines(path: str) -> Iterator[str]:
+    """The lines of a UTF-8 file without their ends, streamed (only ``\\n`` ends a line, as
+    :func:`fairseq_hier.io.read_lines`). HierError naming the file (and line) if it cannot be
+    read."""
+    from fairseq_hier.io import iter_lines as numbered_lines
+
+    for _, line in numbered_lines(path):
+        yield line.rstrip("\n").rstrip("\r")
+
+
+def iter_parallel(path_a: str, path_b: str) -> Iterator[Tuple[str, str]]:
+    """Pairs of lines of two line-aligned files; ValueError naming both when one ends first."""
+    a, b = iter_lines(path_a), iter_lines(path_b)
+    number = 0
+    for number, line_a in enumerate(a, start=1):
+        line_b = next(b, None)
+        if line_b is None:
+            raise HierError(f"line counts differ: {path_b} has {number - 1} lines, {path_a} has "
+                            f"more (one example per line is expected)")
+        yield line_a, line_b
+    if next(b, None) is not None:
+        raise HierError(f"line counts differ: {path_a} has {number} lines, {path_b} has more "
+                        f"(one example per line is expected)")
+
+
+def count_lines(path: str) -> Optional[int]:
+    """Number of lines of a file (for a progress bar's total), None if it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 24), b""))
+    except OSError:
+        return None
+
+
+def example_labels(pair: Tuple[str, str], separator: str = "<P>", lowercase: bool = False,
+                   n: int = 2):
+    """(source line, target line) -> (labels line or None if no paragraph, paragraphs, empty
+    paragraphs dropped, whether the target has no n-gram)."""
+    source, target = pair
+    _, paragraphs, empty = split_source(source, separator, lowercase)
+    if not paragraphs:
+        return None, 0, empty, False
+    target_tokens = tokenize(target, lowercase)
+    recall = rouge_n_recall(paragraphs, target_tokens, n)
+    return (" ".join(f"{v:.{DECIMALS}f}" for v in recall), len(paragraphs), empty,
+            len(target_tokens) < n)
+
+
+def _labels_worker(args):
+    pair, separator, lowercase, n = args
+    return example_labels(pair, separator, lowercase, n)
+
+
+def write_labels(source: str, target: str, output: str, separator: str = "<P>",
+                 lowercase: bool = False, n: int = 2, workers: int = 1,
+                 progress_bar: bool = True) -> int:
+    """Write the labels of every example of ``source`` and ``target`` to ``output`` (one line
+    per example; the file appears only when every line succeeded); logs the counts and returns
+    the number of examples."""
+    from multiprocessing import Pool
+
+    from tqdm import tqdm
+
+    from fairseq_hier.io import atomic_outputs
+
+    pairs = iter_parallel(source, target)
+    jobs = ((pair, separator, lowercase, n) for pair in pairs)
+    stats = dict(examples=0, paragraphs=0, empty=0, no_ngram=0)
+    start = time.time()
+    pool = Pool(workers) if workers > 1 else None
+    results = (pool.imap(_labels_worker, jobs, chunksize=32) if pool
+               else map(_labels_worker, jobs))
+    try:
+        with atomic_outputs([output], inputs=[source, target]) as (out,):
+            bar = tqdm(results, total=count_lines(target), unit="ex", mininterval=1.0,
+                       desc="labels", disable=not progress_bar)
+            for number, (line, num_p, empty, no_ngram) in enumerate(bar, start=1):
+                if line is None:
+                    raise HierError(f"{source}:{number}: no paragraph (no non-empty segment "
+                                    f"after a {separator!r} separator): the "
+                                    f"ranker needs at least one")
+                out.write(line + "\n")
+                stats["examples"] += 1
+                stats["paragraphs"] += num_p
+                stats["empty"] += empty
+                stats["no_ngram"] += no_ngram
+    finally:
+        if pool:
+            pool.terminate()
+    seconds = max(time.time() - start, 1e-9)
+    examples = stats["examples"]
+    logger.info(f"wrote {output}: {examples} examples, {stats['paragraphs']} paragraphs "
+                f"({stats['paragraphs'] / max(examples, 1):.1f} per example) in {seconds:.1f} s "
+                f"({examples / seconds:.0f} examples/s); {stats['empty']} empty paragraphs "
+                f"dropped; {stats['no_ngram']} targets with fewer than {n} tokens (all labels 0)")
+    return examples

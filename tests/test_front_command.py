@@ -1,0 +1,170 @@
+"""The front command ``fairseq-hier COMMAND ...`` and the packaging around it, through the
+installed console scripts: the listing of ``fairseq-hier --help`` holds every command of
+pyproject.toml in its group with its summary; ``fairseq-hier NAME`` behaves exactly as its alias
+``fairseq-hier-NAME``; an unknown command is one line naming the closest one; the ROUGE command is
+``fairseq-hier-rouge`` (no bare ``rouge`` of ours); and without fairseq, the first use of what
+needs it fails with one line naming the install step."""
+
+import importlib.metadata
+import os
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import BIN, ROOT, run_cli
+
+from fairseq_hier import FAIRSEQ_MISSING, __version__
+from fairseq_hier.cli import main
+
+GROUPS = ["prepare", "train/decode helpers", "score", "analyse", "report"]
+# fairseq made missing in a fresh interpreter: the path finder no longer sees it
+NO_FAIRSEQ = textwrap.dedent("""
+    import sys
+    from importlib.machinery import PathFinder
+
+    class NoFairseq(PathFinder):
+        @classmethod
+        def find_spec(cls, name, path=None, target=None):
+            if name == "fairseq" or name.startswith("fairseq."):
+                return None
+            return super().find_spec(name, path, target)
+
+    sys.meta_path[:] = [NoFairseq if f is PathFinder else f for f in sys.meta_path]
+""")
+
+
+def scripts():
+    """pyproject.toml's console scripts: name -> module."""
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        project = tomllib.load(f)["project"]
+    return {name: target.split(":")[0] for name, target in project["scripts"].items()}
+
+
+def listing(text):
+    """``fairseq-hier --help``'s listing: group -> {command: summary}."""
+    groups, group = {}, None
+    for line in text.splitlines():
+        if line.endswith(":") and not line.startswith(" "):
+            group = groups.setdefault(line[:-1], {})
+        elif group is not None and line.startswith("  "):
+            name, summary = line.strip().split(None, 1)
+            group[name] = summary
+    return groups
+
+
+def python(code, *args):
+    """Run ``code`` in a fresh interpreter; return (exit code, output lines)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
+    proc = subprocess.run([sys.executable, "-c", code, *map(str, args)], env=env, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return proc.returncode, proc.stdout.splitlines()
+
+
+def test_help_lists_every_console_script_in_its_group_with_its_summary():
+    declared = scripts()
+    assert declared.pop("fairseq-hier") == "fairseq_hier.cli.main"
+    proc = run_cli("fairseq-hier", "--help")
+    groups = listing(proc.stdout)
+    assert list(groups) == GROUPS
+    listed = {name: summary for commands in groups.values() for name, summary in commands.items()}
+    assert sum(map(len, groups.values())) == len(listed) == len(declared)
+    for script, module in declared.items():
+        assert script.startswith("fairseq-hier-"), script
+        name = script[len("fairseq-hier-"):]
+        assert main.COMMANDS[name] == module, script  # the alias runs the same command
+        assert listed[name] == main.summary(module) and listed[name], script
+        assert "\n" not in listed[name] and len(listed[name]) <= main.SUMMARY_WIDTH
+    assert "rouge" in groups["score"] and "report" in groups["report"]
+    # no argument: the same listing, as a usage error
+    bare = run_cli("fairseq-hier", check=False)
+    assert bare.returncode == 2 and bare.stdout == proc.stdout
+    assert run_cli("fairseq-hier", "--version").stdout == f"fairseq-hier {__version__}\n"
+
+
+def test_a_command_gives_the_same_output_as_its_alias(tmp_path):
+    src, ref = tmp_path / "test.src", tmp_path / "test.tgt"
+    src.write_text("title a <P> the cat sat on the mat .\nt b <P> one two three four five\n")
+    ref.write_text("the cat sat .\none two .\n")
+    outputs = {}
+    for how in (["fairseq-hier", "lead"], ["fairseq-hier-lead"]):
+        out = tmp_path / f"{len(how)}.hyp"
+        proc = run_cli(*how, "--source", src, "--reference", ref, "--output", out)
+        printed = [line.split(" | ", 1)[-1] for line in proc.stdout.splitlines()]  # no log time
+        outputs[len(how)] = ([line.replace(str(out), "OUT") for line in printed], out.read_text())
+    assert outputs[1] == outputs[2] and outputs[1][1] == "title a the cat\nt b one\n"
+    # help and failures alike: each command keeps its own name (an alias the user can type)
+    for args, rc in ((["--help"], 0), (["--source", src], 2)):
+        front = run_cli("fairseq-hier", "lead", *args, check=False)
+        alias = run_cli("fairseq-hier-lead", *args, check=False)
+        assert front.returncode == alias.returncode == rc
+        assert front.stdout == alias.stdout and "fairseq-hier-lead" in front.stdout
+
+
+@pytest.mark.parametrize("typed,hint", [
+    ("roge", "did you mean 'rouge'?"),
+    ("extract-atention", "did you mean 'extract-attention'?"),
+    ("xyzzy", "'fairseq-hier --help' lists the commands"),
+])
+def test_an_unknown_command_is_one_line_with_the_closest_one(typed, hint):
+    proc = run_cli("fairseq-hier", typed, "--help", check=False)
+    assert proc.returncode == 2
+    assert proc.stdout == f"fairseq-hier: error: unknown command '{typed}' ({hint})\n"
+
+
+def test_rouge_is_fairseq_hier_rouge_and_no_bare_rouge_of_ours():
+    # the installed metadata (a stale fairseq_hier.egg-info in the checkout is not what pip made)
+    installed, = Path(sysconfig.get_paths()["purelib"]).glob("fairseq_hier-*.dist-info")
+    ours = {ep.name: ep.value for ep in importlib.metadata.Distribution.at(installed)
+            .entry_points if ep.group == "console_scripts"}
+    assert ours["fairseq-hier-rouge"] == "fairseq_hier.cli.rouge:cli_main"
+    assert "rouge" not in ours
+    assert ours == {name: f"{module}:cli_main" for name, module in scripts().items()}
+    bare = BIN / "rouge"  # another package's `rouge` may be installed: never ours
+    assert not bare.exists() or "fairseq_hier" not in bare.read_text(errors="replace")
+    front = run_cli("fairseq-hier", "rouge", "--help")
+    assert front.stdout == run_cli("fairseq-hier-rouge", "--help").stdout
+    assert "ROUGE-1.5.5" in front.stdout
+
+
+def test_without_fairseq_the_first_use_fails_with_one_line_naming_the_install_step(tmp_path):
+    # a Python user: importing the package works; registering, importing a fairseq-based
+    # subpackage or fairseq itself is one line (uncaught), an ImportError (caught)
+    for use in ("fairseq_hier.register()", "import fairseq_hier.models", "import fairseq"):
+        rc, lines = python(NO_FAIRSEQ + f"import fairseq_hier\n{use}\n")
+        assert (rc, lines) == (1, [f"-c: error: {FAIRSEQ_MISSING}"]), use
+    rc, lines = python(NO_FAIRSEQ + textwrap.dedent("""
+        import fairseq_hier
+        try:
+            import fairseq
+        except ImportError as e:
+            print(type(e).__name__, e.name)
+    """))
+    assert (rc, lines) == (0, ["FairseqMissing fairseq"])
+    # a command that needs fairseq, through the front command and through its alias
+    args = ["extract-attention", tmp_path, "--path", tmp_path / "x.pt", "--destdir", tmp_path / "o"]
+    for argv in ([BIN / "fairseq-hier", *args], [BIN / f"fairseq-hier-{args[0]}", *args[1:]]):
+        rc, lines = python(NO_FAIRSEQ + "import runpy\nsys.argv = sys.argv[1:]\n"
+                           "runpy.run_path(sys.argv[0], run_name='__main__')\n", *argv)
+        # the command's own name, or the front command's if fairseq is needed at import
+        assert rc == 1 and len(lines) == 1, lines
+        assert lines[0] in (f"fairseq-hier-extract-attention: error: {FAIRSEQ_MISSING}",
+                            f"fairseq-hier: error: {FAIRSEQ_MISSING}")
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("args", [["--help"], ["rouge", "--help"], ["lead", "--help"]])
+def test_the_front_command_stays_light(args):
+    # neither the listing nor a scoring command through the front command imports torch/fairseq
+    code = textwrap.dedent("""
+        import atexit, json, runpy, sys
+        atexit.register(lambda: print(json.dumps(sorted(m for m in ("torch", "fairseq")
+                                                        if m in sys.modules))))
+        sys.argv = sys.argv[1:]
+        runpy.run_path(sys.argv[0], run_name="__main__")
+    """)
+    rc, lines = python(code, BIN / "fairseq-hier", *args)
+    assert rc == 0 and lines[0].startswith("usage:") and lines[-1] == "[]"
