@@ -27,9 +27,10 @@ report-check:
 	bash scripts/report_check.sh $(REPORT)
 
 # two pytest workers, one per core; each test file stays on one worker (its module fixtures are
-# built once), the few session fixtures are built by both
+# built once), the few session fixtures are built by both; the longest files start first
+# (tests/conftest.py LONGEST_FILES)
 test: install
-	$(PY) -m pytest -q -n 2 --dist loadfile tests
+	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder tests
 
 benchmark: install
 	$(PY) benchmarks/efficiency.py
