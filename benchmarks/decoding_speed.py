@@ -102,6 +102,7 @@ def parse_args(argv=None):
 def build_decoder(arch, args, dtype):
     """(generator, model, sample) of ``arch``: the model in eval mode on the device in ``dtype``,
     the generator the task would build, a random batch of ``args.batch_size`` sources."""
+    # torch, fairseq and our generator (which imports them) here: --help stays light
     import torch
     from fairseq.sequence_generator import SequenceGenerator
 

@@ -36,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from fairseq_hier.data.documents import Document, write_documents
+
 ROOT = Path(__file__).resolve().parent.parent
 PREPARE = ROOT / "examples" / "doc_mt_common" / "prepare.sh"
 # the commands prepare.sh calls (fastbpe, fairseq-hier-*, fairseq-preprocess): this Python's first
@@ -80,8 +82,6 @@ def zh_sentence(rng):
 def write_corpus(raw: Path, pair: str, docs: int, seed: int = 0) -> int:
     """Raw-layout train (``docs`` documents), valid and test (8 each); returns the training
     split's English words."""
-    from fairseq_hier.data.documents import Document, write_documents
-
     src, tgt = pair.split("-")
     rng = random.Random(seed)
     samplers = {lang: word_sampler(rng, seed=f"{lang}{seed}") for lang in (src, tgt) if lang != "zh"}

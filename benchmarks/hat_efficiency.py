@@ -18,6 +18,7 @@ time <= 1.10x, memory <= 1.15x. Last line: one JSON object with ``hat_time_ratio
 """
 
 import argparse
+import fairseq_hier
 import json
 import statistics
 import time
@@ -36,8 +37,6 @@ def build_model(arch, vocab=VOCAB, **options):
     dictionary; returns (model, dictionary)."""
     from fairseq.data import Dictionary
     from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
-
-    import fairseq_hier
 
     fairseq_hier.register()
     d = Dictionary()

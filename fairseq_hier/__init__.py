@@ -45,14 +45,15 @@ as fairseq is (or becomes) part of the process:
 - explicitly: ``fairseq_hier.register()`` (idempotent), e.g. to fail early if fairseq is missing.
 
 Without fairseq. fairseq-fixed is not a declared dependency (its torchaudio pin would pull a
-second torch): ``scripts/install.sh`` installs it with ``--no-deps``. Where it is missing, the
-first use of anything that needs it (``register()``, our fairseq-importing subpackages, ``import
-fairseq`` after ``import fairseq_hier``) raises :class:`FairseqMissing`, whose one line names
-that install step; uncaught, it prints that line alone
-(:func:`fairseq_hier.errors.install_excepthook`).
+second torch): ``scripts/install.sh`` installs it with ``--no-deps``. Where it is missing,
+``import fairseq_hier`` raises :class:`FairseqMissing`, whose one line names that install step;
+uncaught, it prints that line alone (:func:`fairseq_hier.errors.install_excepthook`), so every
+command of ours says so instead of failing later. Only fairseq's package is looked for, not
+imported: the import stays light.
 """
 
 import importlib.abc
+import importlib.util
 import sys
 
 from .errors import HierError, install_excepthook
@@ -91,10 +92,11 @@ def register() -> None:
     _state["registered"] = True
     _remove_hook()
     try:
-        from . import compat, errors
+        # torch and fairseq come in here, at registration, never with `import fairseq_hier`
+        from . import compat
 
         compat.apply_all()
-        errors.install_excepthook()
+        install_excepthook()
         from . import criterions, models, tasks  # noqa: F401  (registration side effects)
     except ModuleNotFoundError as e:
         _state["registered"] = False
@@ -168,6 +170,8 @@ def _remove_hook() -> None:
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _RegisterWithFairseq)]
 
 
+if "fairseq" not in sys.modules and importlib.util.find_spec("fairseq") is None:
+    raise _fairseq_missing()
 if "fairseq" in sys.modules:
     register()
 elif not any(isinstance(f, _RegisterWithFairseq) for f in sys.meta_path):

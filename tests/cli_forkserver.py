@@ -5,17 +5,24 @@ run dozens of tiny commands (tests/test_precision.py: each architecture trained 
 three precisions) would spend most of their time there. This server imports the console scripts'
 entry points once (``fairseq_cli.train:cli_main`` ...: the functions ``fairseq-train`` and the
 others call), then runs each command in a forked child with its own ``sys.argv``, its stdout and
-stderr written to a log file: the same code path as the command line, minus the imports. Children
-never share state (fork), and at most ``--workers`` run at once. CPU only (see :func:`run_jobs`).
+stderr written to a log file, in the job's working directory and environment, stdin empty: the
+same code path as the command line, minus the imports. Children never share state (fork), and at
+most ``--workers`` run at once. CPU only (see :func:`run_jobs`).
 
-Protocol: a JSON list of jobs on stdin, ``{"id", "script", "args", "log", "needs": [ids]}``; a job
-starts once the jobs it needs succeeded (skipped, with ``rc`` null, when one failed). One JSON
-line on stdout at the end: ``{id: {"rc", "seconds", "cpu"}}`` (wall and CPU seconds).
+One server per test process (each pytest-xdist worker), started at the first request and stopped
+when the process ends (:func:`run_jobs`), serves every test file: ``conftest.run_cli`` sends it
+the fairseq commands the tests run one at a time, and the test files that run many commands at
+once send it their whole list.
 
-Usage: ``python tests/cli_forkserver.py --workers 2 < jobs.json`` (see :func:`run_jobs`).
+Protocol: one request per line on stdin, ``{"jobs": [...], "workers": N, "stall": S}``, each job
+``{"id", "script", "args", "log", "needs": [ids], "cwd", "env"}`` (``cwd`` and ``env`` optional); a
+job starts once the jobs it needs succeeded (skipped, with ``rc`` null, when one failed). One JSON
+line on stdout per request once all its jobs ended: ``{id: {"rc", "seconds", "cpu"}}`` (wall and
+CPU seconds).
+
+Usage: ``python tests/cli_forkserver.py`` (see :func:`run_jobs`).
 """
 
-import argparse
 import json
 import logging
 import os
@@ -23,15 +30,23 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
+import threading
 from importlib.metadata import entry_points
+from pathlib import Path
 
 
-def _child(entry, script: str, args, log: str) -> int:
-    """In the forked child: run ``entry`` as ``script args`` with output to ``log``."""
+def _child(entry, script: str, args, log: str, cwd=None, env=None) -> int:
+    """In the forked child: run ``entry`` as ``script args`` with output to ``log``, in ``cwd``
+    with the environment ``env`` (the server's when None) and nothing on stdin."""
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the server's stdin carries its requests
+    if cwd is not None:
+        os.chdir(cwd)
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
     sys.argv = [script, *args]
     # the logging fairseq_cli's modules set up when a command imports them (the server's
     # imports may have configured it otherwise): same format, level and stream
@@ -76,10 +91,20 @@ def _log_size(job) -> int:
         return 0
 
 
+_ENTRIES = {}
+
+
+def _entry(script: str):
+    """The console script's entry point (loaded once per server)."""
+    if script not in _ENTRIES:
+        ep, = (ep for ep in entry_points(group="console_scripts") if ep.name == script)
+        _ENTRIES[script] = ep.load()
+    return _ENTRIES[script]
+
+
 def serve(jobs, workers: int, stall: float = 600.0):
-    scripts = {ep.name: ep for ep in entry_points(group="console_scripts")}
-    entries = {job["script"]: scripts[job["script"]].load() for job in jobs}
-    _warm_up()
+    """Run ``jobs`` (module docstring); returns their results."""
+    entries = {job["script"]: _entry(job["script"]) for job in jobs}
     results, running, pending = {}, {}, list(jobs)
     while pending or running:
         for job in list(pending):
@@ -93,7 +118,7 @@ def serve(jobs, workers: int, stall: float = 600.0):
                 pid = os.fork()
                 if pid == 0:
                     os._exit(_child(entries[job["script"]], job["script"], job["args"],
-                                    job["log"]))
+                                    job["log"], job.get("cwd"), job.get("env")))
                 now = time.perf_counter()
                 running[pid] = [job, now, 0, now]  # job, start, log size, when it last grew
                 pending.remove(job)
@@ -115,18 +140,56 @@ def serve(jobs, workers: int, stall: float = 600.0):
     return results
 
 
+class _Server:
+    """The warm server of this process (module docstring), started at the first request."""
+
+    def __init__(self):
+        self.proc, self.lock = None, threading.Lock()
+
+    def request(self, jobs, workers: int, stall: float):
+        with self.lock:
+            if self.proc is None or self.proc.poll() is not None:
+                env = dict(os.environ, PYTHONWARNINGS="ignore", OMP_NUM_THREADS="1",
+                           CUDA_VISIBLE_DEVICES="")
+                self.stderr = open(os.path.join(os.environ.get("TMPDIR", "/tmp"),
+                                                f"cli_forkserver.{os.getpid()}.log"), "w+")
+                self.proc = subprocess.Popen([sys.executable, __file__], env=env, text=True,
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=self.stderr)
+            request = {"jobs": jobs, "workers": workers, "stall": stall}
+            try:
+                self.proc.stdin.write(json.dumps(request) + "\n")
+                self.proc.stdin.flush()
+                reply = self.proc.stdout.readline()
+            except BrokenPipeError:
+                reply = ""
+            if not reply:
+                self.proc.wait()
+                self.stderr.seek(0)
+                raise AssertionError(f"cli_forkserver failed ({self.proc.returncode}):\n"
+                                     f"{self.stderr.read()[-4000:]}")
+            return json.loads(reply)
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait()
+
+
+_SERVER = _Server()
+
+
 def run_jobs(jobs, workers: int = 2, stall: float = 600.0):
-    """From a test: run ``jobs`` (see the module docstring) through a fresh server process;
+    """From a test: run ``jobs`` (see the module docstring) through this process's warm server;
     returns ``{id: {"rc", "seconds", "cpu"}}``. A job is killed (``rc`` -9) only when its log
-    has not grown for ``stall`` seconds (stuck), never for being slow. CPU only (no CUDA device visible): the jobs are forks, and a
-    CUDA context cannot be forked."""
-    env = dict(os.environ, PYTHONWARNINGS="ignore", OMP_NUM_THREADS="1", CUDA_VISIBLE_DEVICES="")
-    proc = subprocess.run([sys.executable, __file__, "--workers", str(workers), "--stall",
-                           str(stall)], env=env, input=json.dumps(jobs), text=True,
-                          capture_output=True)
-    if proc.returncode != 0:
-        raise AssertionError(f"cli_forkserver failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    has not grown for ``stall`` seconds (stuck), never for being slow. CPU only (no CUDA device
+    visible): the jobs are forks, and a CUDA context cannot be forked."""
+    return _SERVER.request(jobs, workers, stall)
+
+
+def stop_server():
+    """Stop this process's server (pytest_sessionfinish in conftest)."""
+    _SERVER.stop()
 
 
 def run_checked(jobs, folder, workers: int = 2, stall: float = 600.0):
@@ -144,12 +207,12 @@ def run_checked(jobs, folder, workers: int = 2, stall: float = 600.0):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--stall", type=float, default=600.0)
-    args = parser.parse_args()
-    results = serve(json.load(sys.stdin), args.workers, args.stall)
-    print(json.dumps(results), flush=True)
+    _warm_up()
+    for line in sys.stdin:
+        request = json.loads(line)
+        results = serve(request["jobs"], request["workers"], request["stall"])
+        sys.stdout.write(json.dumps(results) + "\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

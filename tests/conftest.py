@@ -1,15 +1,22 @@
 """Shared fixtures: tiny raw corpora, binarised once per session with the real fairseq-preprocess.
 
-fairseq commands are run as subprocesses through the real console scripts of this virtualenv.
+Commands run through the console scripts of this virtualenv (:func:`run_cli`): as processes of
+their own, or, for those that import torch and fairseq first (:data:`WARM_COMMANDS`), as forks of
+one warm process per test process that runs the console script's entry point with the command's
+arguments, working directory and environment (tests/cli_forkserver.py). The recipes' shell
+scripts run every command as its own process.
 """
 
 import os
 import random
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+
+from cli_forkserver import run_jobs, stop_server
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -25,12 +32,11 @@ SMALL_MODEL = ["--encoder-layers", "1", "--decoder-layers", "1", "--encoder-embe
 # longest first. They start first, so that the two workers of `make test` finish together instead
 # of one running a long file alone at the end (xdist's loadfile schedules files in this order with
 # --no-loadscope-reorder; by default it orders them by their number of tests).
-LONGEST_FILES = ("test_hat_recipes.py", "test_attention_alignment.py", "test_distributed.py",
-                 "test_end_to_end.py", "test_parsingsum_e2e.py", "test_doc_mt.py",
-                 "test_precision.py", "test_command_failures.py", "test_safe_loading.py",
-                 "test_hf_bart.py", "test_wikisum_recipe.py", "test_hat.py", "test_data.py",
-                 "test_cnndm_layouts.py", "test_interactive.py", "test_liu_ht_graph.py",
-                 "test_upfront_checks.py")
+LONGEST_FILES = ("test_hat_recipes.py", "test_distributed.py", "test_doc_mt.py",
+                 "test_wikisum_recipe.py", "test_hf_bart.py", "test_parsingsum_e2e.py",
+                 "test_precision.py", "test_attention_alignment.py", "test_safe_loading.py",
+                 "test_startup.py", "test_command_failures.py", "test_dependency_parse.py",
+                 "test_checkpoint_activations.py", "test_front_command.py")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -49,11 +55,45 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_cli(name, *args, cwd=None, check=True):
-    """Run a console script of this virtualenv; return the CompletedProcess (stdout+stderr text)."""
+# The commands that import torch and fairseq before they do anything (~4 s each here): run_cli
+# sends them to this test process's warm server (tests/cli_forkserver.py: a fork of one process
+# that imported them once runs the command's entry point with its arguments, working directory
+# and environment). fairseq's own commands go there only with --user-dir (the server has this
+# plugin registered, as --user-dir would) or when they take no plugin (fairseq-preprocess).
+WARM_COMMANDS = ("fairseq-train", "fairseq-generate", "fairseq-validate", "fairseq-preprocess",
+                 "fairseq-hier-record", "fairseq-hier-summarize", "fairseq-hier-extract-attention",
+                 "fairseq-hier-rank")
+
+
+def warm(name, args) -> bool:
+    """Whether :func:`run_cli` runs ``name args`` in the warm server."""
+    return name in WARM_COMMANDS and (name.startswith("fairseq-hier-")
+                                      or name == "fairseq-preprocess" or "--user-dir" in args)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    stop_server()
+
+
+def run_cli(name, *args, cwd=None, check=True, fork=None):
+    """Run a console script of this virtualenv; return the CompletedProcess (stdout+stderr text).
+    ``fork``: through the warm server (True), as a process of its own (False), or as
+    :func:`warm` decides (None)."""
     env = dict(os.environ, PYTHONWARNINGS="ignore", OMP_NUM_THREADS="1")
-    proc = subprocess.run([str(BIN / name), *map(str, args)], cwd=cwd, env=env, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    argv = [str(BIN / name), *map(str, args)]
+    if fork if fork is not None else warm(name, argv[1:]):
+        log = tempfile.NamedTemporaryFile(prefix=f"{name}.", suffix=".log", delete=False)
+        log.close()
+        try:
+            job = {"id": name, "script": name, "args": argv[1:], "log": log.name,
+                   "cwd": str(cwd or os.getcwd()), "env": env}
+            rc = run_jobs([job], workers=1)[name]["rc"]
+            proc = subprocess.CompletedProcess(argv, rc, Path(log.name).read_text())
+        finally:
+            os.unlink(log.name)
+    else:
+        proc = subprocess.run(argv, cwd=cwd, env=env, text=True, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT)
     if check and proc.returncode != 0:
         raise AssertionError(f"{name} failed ({proc.returncode}):\n{proc.stdout[-4000:]}")
     return proc

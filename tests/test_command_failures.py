@@ -80,8 +80,11 @@ def test_ctrl_c_in_the_middle_of_a_write_leaves_no_file(tmp_path):
     src = tmp_path / "summaries.txt"
     src.write_text("Anna can't find Betty's number. She'll call later! It costs $5.\n" * 20000)
     out = tmp_path / "out" / "summaries.tok"
+    # Ctrl-C's default action, as in a terminal's foreground job: a test run started in the
+    # background of a non-interactive shell ignores SIGINT, and its children would inherit that
     proc = subprocess.Popen([str(BIN / "fairseq-hier-ptb-tokenize"), str(src), str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 300
     # the temporary output appears once the command writes; it then tokenises for seconds
     while not (out.parent.exists() and leftovers(out.parent)):

@@ -4,7 +4,6 @@
 Every file is written here in the publisher's layout with made-up sentences; each malformed
 input must give one error line naming the file and the line."""
 
-import collections
 import logging
 import os
 import random

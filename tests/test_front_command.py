@@ -2,8 +2,8 @@
 installed console scripts: the listing of ``fairseq-hier --help`` holds every command of
 pyproject.toml in its group with its summary; ``fairseq-hier NAME`` behaves exactly as its alias
 ``fairseq-hier-NAME``; an unknown command is one line naming the closest one; the ROUGE command is
-``fairseq-hier-rouge`` (no bare ``rouge`` of ours); and without fairseq, the first use of what
-needs it fails with one line naming the install step."""
+``fairseq-hier-rouge`` (no bare ``rouge`` of ours); and without fairseq, ``import fairseq_hier``
+and every command fail with one line naming the install step."""
 
 import importlib.metadata
 import os
@@ -130,30 +130,29 @@ def test_rouge_is_fairseq_hier_rouge_and_no_bare_rouge_of_ours():
     assert "ROUGE-1.5.5" in front.stdout
 
 
-def test_without_fairseq_the_first_use_fails_with_one_line_naming_the_install_step(tmp_path):
-    # a Python user: importing the package works; registering, importing a fairseq-based
-    # subpackage or fairseq itself is one line (uncaught), an ImportError (caught)
-    for use in ("fairseq_hier.register()", "import fairseq_hier.models", "import fairseq"):
-        rc, lines = python(NO_FAIRSEQ + f"import fairseq_hier\n{use}\n")
-        assert (rc, lines) == (1, [f"-c: error: {FAIRSEQ_MISSING}"]), use
+def test_without_fairseq_the_import_fails_with_one_line_naming_the_install_step(tmp_path):
+    # a Python user: `import fairseq_hier` is one line (uncaught), an ImportError (caught)
+    rc, lines = python(NO_FAIRSEQ + "import fairseq_hier\n")
+    assert (rc, lines) == (1, [f"-c: error: {FAIRSEQ_MISSING}"])
     rc, lines = python(NO_FAIRSEQ + textwrap.dedent("""
-        import fairseq_hier
         try:
-            import fairseq
+            import fairseq_hier
         except ImportError as e:
-            print(type(e).__name__, e.name)
+            print(type(e).__name__, e.name, "fairseq" in sys.modules)
     """))
-    assert (rc, lines) == (0, ["FairseqMissing fairseq"])
-    # a command that needs fairseq, through the front command and through its alias
-    args = ["extract-attention", tmp_path, "--path", tmp_path / "x.pt", "--destdir", tmp_path / "o"]
-    for argv in ([BIN / "fairseq-hier", *args], [BIN / f"fairseq-hier-{args[0]}", *args[1:]]):
-        rc, lines = python(NO_FAIRSEQ + "import runpy\nsys.argv = sys.argv[1:]\n"
-                           "runpy.run_path(sys.argv[0], run_name='__main__')\n", *argv)
-        # the command's own name, or the front command's if fairseq is needed at import
-        assert rc == 1 and len(lines) == 1, lines
-        assert lines[0] in (f"fairseq-hier-extract-attention: error: {FAIRSEQ_MISSING}",
-                            f"fairseq-hier: error: {FAIRSEQ_MISSING}")
+    assert (rc, lines) == (0, ["FairseqMissing fairseq False"])
+    # every command, through the front command and through its alias, a scoring one included
+    for args in (["extract-attention", tmp_path, "--path", tmp_path / "x.pt", "--destdir",
+                  tmp_path / "o"], ["rouge", tmp_path / "ref", tmp_path / "hyp"]):
+        for argv in ([BIN / "fairseq-hier", *args], [BIN / f"fairseq-hier-{args[0]}", *args[1:]]):
+            rc, lines = python(NO_FAIRSEQ + "import runpy\nsys.argv = sys.argv[1:]\n"
+                               "runpy.run_path(sys.argv[0], run_name='__main__')\n", *argv)
+            assert (rc, lines) == (1, [f"{argv[0].name}: error: {FAIRSEQ_MISSING}"]), argv
     assert os.listdir(tmp_path) == []
+    # with fairseq present, importing the package imports neither fairseq nor torch
+    rc, lines = python("import sys, fairseq_hier\n"
+                       "print(sorted(m for m in ('fairseq', 'torch') if m in sys.modules))")
+    assert (rc, lines) == (0, ["[]"])
 
 
 @pytest.mark.parametrize("args", [["--help"], ["rouge", "--help"], ["lead", "--help"]])

@@ -437,8 +437,8 @@ def test_full_size_bart_large_in_both_layouts_loads_into_the_large_archs(caplog)
                 with caplog.at_level("INFO"):
                     model.load_state_dict(state, strict=True)
     extended = "extended: ['encoder.embed_positions.weight 1026 -> 3074 rows']; missing: none"
-    assert caplog.text.count(f"initialised HATModel from a pretrained checkpoint: 515 keys loaded; "
-                             f"new (fresh init) 136:") == 2
+    assert caplog.text.count("initialised HATModel from a pretrained checkpoint: 515 keys loaded; "
+                             "new (fresh init) 136:") == 2
     assert caplog.text.count(f"initialised LongBARTModel from a pretrained checkpoint: 515 keys "
                              f"loaded; new (fresh init) 0: []; {extended}") == 2
     assert caplog.text.count(extended) == 4

@@ -13,7 +13,6 @@ import pytest
 import torch
 
 import fairseq_hier  # noqa: F401  (registers the models)
-from conftest import paragraph_batch as stack
 from conftest import paragraph_dict as make_dict
 from conftest import random_prev_tokens as prev_tokens
 from fairseq_hier.models.parsingsum import (

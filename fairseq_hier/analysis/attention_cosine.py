@@ -181,6 +181,8 @@ def summary_distribution(step_attn: Tensor, target: Tensor, pad: int) -> Tensor:
 def attention_kind(model) -> str:
     """Which reading of the system's attention applies (module docstring); ValueError for a
     model whose decoder attention cannot be mapped onto paragraphs."""
+    # the models import fairseq: imported here, so that reading and scoring attention files
+    # (fairseq-hier-attention-cosine without a checkpoint) never imports it
     from ..models.hierarchical_transformer import HierarchicalTransformerModel
     from ..models.liu_ht import LiuHTModel
 

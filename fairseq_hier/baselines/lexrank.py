@@ -37,7 +37,10 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
+from fairseq_hier.data.graphs import tfidf_graph
+from fairseq_hier.data.paragraphs import text_paragraphs
 from fairseq_hier.errors import HierError
+from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
 
 TIE_DECIMALS = 10  # scores equal to 1e-10 are ties (power iteration leaves ~1e-12 noise)
 
@@ -87,8 +90,6 @@ def select_tokens(paragraphs: List[List[str]], order: List[int], k: int) -> List
 def lexrank(paragraphs: List[List[str]], k: int, damping: float = 0.85,
             threshold: Optional[float] = None) -> List[str]:
     """The LexRank summary (``k`` tokens at most) of one example's paragraphs."""
-    from fairseq_hier.data.graphs import tfidf_graph
-
     if k <= 0:
         return []
     scores = lexrank_scores(tfidf_graph(paragraphs), damping, threshold)
@@ -101,9 +102,6 @@ def lexrank_file(source_path: str, reference_path: str, output_path: str,
     """Write one LexRank summary per line of ``source_path``; returns (written, sources shorter
     than their reference, empty references)."""
     from tqdm import tqdm
-
-    from fairseq_hier.data.paragraphs import text_paragraphs
-    from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
 
     if not 0.0 < damping <= 1.0:
         raise HierError(f"--damping must be in (0, 1], got {damping}")

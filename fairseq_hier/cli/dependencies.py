@@ -29,6 +29,7 @@ def run(args) -> None:
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
+    # numpy, through the dependency module, imported here: --help stays light
     from fairseq_hier.data.dependency import SUBWORD_SCHEMES
 
     p = command_parser(PROG, __doc__)

@@ -19,7 +19,7 @@ output: one sentence per line, documents separated by an empty line) with its ``
 taken as they are; documents and sentence counts must match the chunk map. A reference document
 is its sentences joined by spaces. The post-processing of each side is printed; a warning says
 when the two sides do not look alike (tokenised references against detokenised hypotheses, or
-the reverse). See :mod:`fairseq_hier.scoring.bleu`.
+the reverse). See :mod:`fairseq_hier.analysis.doc_bleu` and :mod:`fairseq_hier.scoring.bleu`.
 
 Scores (sacreBLEU as a library, both signatures printed): **document BLEU** and **document chrF**
 (segments are whole documents: the paper's), and for reference **chunk BLEU** (segments are
@@ -35,15 +35,13 @@ which the system does not beat the baseline; ``*``: p < 0.05). Written to ``--ou
 
 import json
 import logging
-import os
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
+from fairseq_hier.analysis.doc_bleu import evaluate, write_outputs
 from fairseq_hier.cli.common import command_parser, count, run_command
-from fairseq_hier.data.doc_chunks import read_chunk_map, reassemble
-from fairseq_hier.errors import HierError
-from fairseq_hier.scoring import bleu as doc_bleu
-from fairseq_hier.scoring.significance import BLEU_SEED, bleu_significance
+from fairseq_hier.scoring.bleu import default_tokenize
+from fairseq_hier.scoring.significance import BLEU_SEED
 
 logger = logging.getLogger("fairseq_hier.doc_bleu")
 PROG = "fairseq-hier-doc-bleu"
@@ -67,82 +65,23 @@ def format_table(results: Dict[str, dict], baseline: str) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
 
 
-def read_system(spec: str, rows, args) -> Tuple[str, str, List[str]]:
-    """``NAME=LOG`` -> (name, log, the chunk hypotheses in map order)."""
-    from fairseq_hier.analysis.generate_log import read_hypotheses
-
-    name, log = spec.split("=", 1) if "=" in spec else (os.path.basename(spec), spec)
-    if not name or not log:
-        raise HierError(f"bad system {spec!r}: expected NAME=LOG")
-    return name, log, read_hypotheses(log, len(rows), args.lines)
-
-
-def write_outputs(folder: str, systems: Dict[str, Tuple[List[str], List[str]]], rows,
-                  inputs: List[str]) -> None:
-    """``NAME.docs`` and ``NAME.chunks.tsv`` of every system, all written together; none may be
-    one of ``inputs``."""
-    from fairseq_hier.io import atomic_outputs
-
-    paths = [os.path.join(folder, f"{name}{ext}") for name in systems
-             for ext in (".docs", ".chunks.tsv")]
-    with atomic_outputs(paths, inputs) as files:
-        for k, (docs, chunks) in enumerate(systems.values()):
-            f_docs, f_chunks = files[2 * k: 2 * k + 2]
-            f_docs.writelines(d + "\n" for d in docs)
-            f_chunks.writelines(r.line().rstrip("\n") + f"\t{c}\n" for r, c in zip(rows, chunks))
-
-
 def run(args) -> dict:
-    rows = read_chunk_map(args.chunks)
-    docids_path = args.docids or os.path.splitext(args.ref)[0] + ".docids"
-    doc_refs, chunk_refs, ref_sentences = doc_bleu.load_references(args.ref, docids_path, rows)
-    systems: Dict[str, Tuple[List[str], List[str]]] = {}
-    hyp_steps: Dict[str, str] = {}
-    logs = []
-    for spec in args.systems:
-        name, log, raw = read_system(spec, rows, args)
-        logs.append(log)
-        if name in systems:
-            raise HierError(f"two systems named {name!r}: name them NAME=LOG")
-        chunks, steps = doc_bleu.postprocess_hypotheses(raw, args.tgt_lang,
-                                                        not args.no_detokenize, log)
-        docs = [text for _, text in reassemble(rows, chunks)]
-        systems[name], hyp_steps[name] = (docs, chunks), steps.describe()
-    baseline = next(iter(systems))
-    warnings = doc_bleu.check_sides_alike(ref_sentences, systems[baseline][1], args.tgt_lang,
-                                          not args.no_detokenize, args.ref)
-    for warning in warnings:
-        logger.warning(warning)
-    results, signatures = {}, {}
-    for name, (docs, chunks) in systems.items():
-        results[name], signatures = doc_bleu.corpus_scores(docs, doc_refs, chunks, chunk_refs,
-                                                           args.tokenize)
-    if args.bootstrap > 0:
-        test = bleu_significance(doc_refs, {n: docs for n, (docs, _) in systems.items()},
-                                 baseline, args.tgt_lang, args.bootstrap, args.seed,
-                                 args.tokenize, ref_name=args.ref, min_systems=1)
-        signatures["bleu"] = test["signature"]
-        for name, entry in test["systems"].items():
-            results[name].update({k: v for k, v in entry.items() if k != "bleu"})
-            if len(systems) == 1:
-                results[name].pop("p_value", None)
+    result = evaluate(args.systems, args.chunks, args.ref, args.docids, args.tgt_lang,
+                      args.tokenize, args.lines, not args.no_detokenize, args.bootstrap,
+                      args.seed, warn=logger.warning)
     if args.output_dir:
-        write_outputs(args.output_dir, systems, rows, [args.chunks, args.ref, docids_path, *logs])
-    print(format_table(results, baseline))
+        write_outputs(args.output_dir, result)
+    summary = result.summary
+    print(format_table(summary["systems"], summary["baseline"]))
     note = (f"; {args.bootstrap} paired resamples (seed {args.seed}); p: one-sided, share of "
-            f"resamples in which the system does not beat {baseline}; * p < {ALPHA}"
-            if args.bootstrap > 0 and len(systems) > 1 else "")
-    print(f"{len(doc_refs)} documents, {len(rows)} chunks{note}")
-    print(f"BLEU signature: {signatures['bleu']}")
-    print(f"chrF signature: {signatures['chrf']}")
-    references = doc_bleu.reference_postprocessing(args.ref).describe()
-    for name, steps in hyp_steps.items():
+            f"resamples in which the system does not beat {summary['baseline']}; * p < {ALPHA}"
+            if args.bootstrap > 0 and len(result.systems) > 1 else "")
+    print(f"{summary['documents']} documents, {summary['chunks']} chunks{note}")
+    print(f"BLEU signature: {summary['signature']}")
+    print(f"chrF signature: {summary['chrf_signature']}")
+    for name, steps in summary["postprocessing"]["hypotheses"].items():
         print(f"hypotheses ({name}): {steps}")
-    print(f"references: {references}")
-    summary = {"signature": signatures["bleu"], "chrf_signature": signatures["chrf"],
-               "documents": len(doc_refs), "chunks": len(rows), "baseline": baseline,
-               "postprocessing": {"hypotheses": hyp_steps, "references": references},
-               "warnings": warnings, "systems": results}
+    print(f"references: {summary['postprocessing']['references']}")
     print(json.dumps(summary))
     return summary
 
@@ -176,7 +115,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--output-dir", default=None, help="write NAME.docs and NAME.chunks.tsv here")
     args = p.parse_args(argv)
     if args.tokenize is None:
-        args.tokenize = doc_bleu.default_tokenize(args.tgt_lang)
+        args.tokenize = default_tokenize(args.tgt_lang)
     return run_command(PROG, run, args)
 
 

@@ -50,6 +50,8 @@ import sys
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.data.doc_readers import DOC_FOLDER_REF, DOC_FOLDER_SRC, FORMATS
+from fairseq_hier.data.documents import split_paths, write_documents
 from fairseq_hier.preparation.documents import INPUT_KINDS, Input, collect_documents
 
 PROG = "fairseq-hier-doc-extract"
@@ -66,8 +68,6 @@ class _AppendInput(argparse.Action):
 
 
 def get_parser() -> argparse.ArgumentParser:
-    from fairseq_hier.data.doc_readers import DOC_FOLDER_REF, DOC_FOLDER_SRC, FORMATS
-
     p = command_parser(PROG, __doc__)
     p.add_argument("--format", required=True, choices=sorted(FORMATS),
                    help="published layout of the inputs (see fairseq_hier/data/doc_readers.py)")
@@ -104,8 +104,6 @@ def get_parser() -> argparse.ArgumentParser:
 
 def check_args(parser: argparse.ArgumentParser, args) -> None:
     """Usage errors (exit status 2): inputs of the wrong kind, options of another format."""
-    from fairseq_hier.data.doc_readers import DOC_FOLDER_REF, DOC_FOLDER_SRC
-
     if not args.inputs:
         parser.error("give at least one input (--pair SRC REF, --file F or --folder DIR)")
     kinds = INPUT_KINDS[args.format]
@@ -126,8 +124,6 @@ def check_args(parser: argparse.ArgumentParser, args) -> None:
 def run(args) -> int:
     """Read every input, check docids across them, write the split; returns the number of
     documents written."""
-    from fairseq_hier.data.documents import split_paths, write_documents
-
     docs, inputs = [], []
     for item, read in collect_documents(
             args.inputs, args.format, args.output, args.src_lang, args.tgt_lang,

@@ -30,17 +30,15 @@ from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, count, positive_int, run_command
 from fairseq_hier.errors import HierError
+from fairseq_hier.report.inputs import REPORTED_FILES, load_runs
+from fairseq_hier.report.render import write_report
+from fairseq_hier.report.sections import ReportOptions, build_report
 
 PROG = "fairseq-hier-report"
 logger = logging.getLogger("fairseq_hier.report")
 
 
 def run(args) -> None:
-    # imported here, not at the top: the report's modules load its scorers; --help stays light
-    from fairseq_hier.report.inputs import REPORTED_FILES, load_runs
-    from fairseq_hier.report.render import write_report
-    from fairseq_hier.report.sections import ReportOptions, build_report
-
     runs = load_runs(args.run_dirs)
     empty = [r.path for r in runs if r.is_empty]
     if len(empty) == len(runs):

@@ -29,12 +29,11 @@ from collections import Counter
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, positive_int, ranged, run_command
+from fairseq_hier.data.readers import READERS
 from fairseq_hier.preparation.sentence_bos import encode_split, gpt2_files
 
 
 def get_parser() -> argparse.ArgumentParser:
-    from fairseq_hier.data.readers import READERS
-
     p = command_parser("fairseq-hier-sentence-bos", __doc__)
     p.add_argument("--format", required=True, choices=sorted(READERS),
                    help="published layout of --input (see fairseq_hier/data/readers.py)")

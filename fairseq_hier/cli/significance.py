@@ -27,62 +27,15 @@ them. Last line: the results as JSON (also written to ``--json``).
 import argparse
 import json
 import sys
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, positive_int, run_command
-from fairseq_hier.errors import HierError
-from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
+from fairseq_hier.io import atomic_outputs
 from fairseq_hier.scoring import significance as sig
 from fairseq_hier.scoring.significance import METRICS
 
 PROG = "fairseq-hier-significance"
 ALPHA = 0.05
-
-
-def read_systems(specs: List[str]):
-    """``NAME=PATH`` -> ({name: lines}, {name: path}), in the order given; one-line errors."""
-    systems: Dict[str, List[str]] = {}
-    paths: Dict[str, str] = {}
-    for spec in specs:
-        name, sep, path = spec.partition("=")
-        if not sep or not name or not path:
-            raise HierError(f"bad system {spec!r}: expected NAME=PATH (e.g. PHT=pht/test.hyp)")
-        if name in systems:
-            raise HierError(f"two systems named {name!r} ({paths[name]} and {path})")
-        systems[name], paths[name] = read_lines(path), path
-    return systems, paths
-
-
-def split_inputs(metric: str, inputs: List[str]):
-    """``REF [REF ...] NAME=PATH NAME=PATH ...`` -> (reference files, system specs): the
-    references come first, each system is NAME=PATH (several references: ROUGE only)."""
-    first = next((k for k, item in enumerate(inputs) if "=" in item), len(inputs))
-    ref_files, specs = inputs[:first], inputs[first:]
-    if not ref_files:
-        raise HierError("give the reference file(s) first, then the systems as NAME=PATH")
-    if len(ref_files) > 1 and metric != "rouge":
-        raise HierError(f"one reference file for {metric} (got {len(ref_files)}: "
-                        f"{', '.join(ref_files)})")
-    return ref_files, specs
-
-
-def read_inputs(args):
-    """References and systems, checked: no empty file, equal line counts (naming both files).
-    Several reference files (ROUGE): line i of each is a reference of document i."""
-    ref_files, specs = split_inputs(args.metric, args.inputs)
-    ref_lines = [read_lines(path) for path in ref_files]
-    systems, paths = read_systems(specs)
-    if len(systems) < 2:
-        raise HierError("give at least two systems, NAME=PATH each (the first is the baseline)")
-    for path, lines in [*zip(ref_files, ref_lines), *((paths[n], s) for n, s in systems.items())]:
-        if not lines:
-            raise HierError(f"{path} is empty: one document per line is expected")
-    for path, lines in zip(ref_files[1:], ref_lines[1:]):
-        check_parallel(ref_files[0], ref_lines[0], path, lines)
-    for name, lines in systems.items():
-        check_parallel(ref_files[0], ref_lines[0], paths[name], lines)
-    refs = ref_lines[0] if len(ref_files) == 1 else [list(r) for r in zip(*ref_lines)]
-    return refs, systems, ref_files[0] if len(ref_files) == 1 else ref_files
 
 
 def mark(p: Optional[float]) -> str:
@@ -124,7 +77,7 @@ def bleu_table(result: dict) -> str:
 
 def test(args) -> dict:
     """Run the test; print its table and note; return the results."""
-    refs, systems, ref_name = read_inputs(args)
+    refs, systems, ref_name = sig.read_inputs(args.metric, args.inputs)
     baseline = next(iter(systems))
     if args.metric == "rouge":
         result = sig.rouge_significance(
@@ -150,7 +103,7 @@ def test(args) -> dict:
 
 def run(args) -> dict:
     if args.json:  # refused before the test when it is one of the inputs; written whole
-        ref_files, specs = split_inputs(args.metric, args.inputs)
+        ref_files, specs = sig.split_inputs(args.metric, args.inputs)
         inputs = [*ref_files, *(spec.partition("=")[2] for spec in specs)]
         with atomic_outputs([args.json], inputs=inputs) as (f,):
             result = test(args)

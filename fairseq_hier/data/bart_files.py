@@ -30,9 +30,12 @@ last, two tokens on one row, ids outside ``config.json``'s ``vocab_size``, a byt
 Standard library only: the commands that derive the files start without torch or fairseq.
 """
 
+import importlib
+import importlib.util
 import json
 import logging
 import os
+import sys
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple
 
@@ -105,6 +108,25 @@ def read_json_object(path: str, what: str = "a JSON object") -> dict:
     if not isinstance(value, dict):
         raise HierError(f"{path}: expected {what}, got a {type(value).__name__}")
     return value
+
+
+def gpt2_encoder(encoder_json: str, vocab_bpe: str):
+    """fairseq's own GPT-2 byte-level BPE (``fairseq.data.encoders.gpt2_bpe_utils.get_encoder``)
+    for these files. That module needs only ``json`` and ``regex``: where fairseq is not imported
+    yet, it is loaded from fairseq's installed file alone, without the ``fairseq`` package (whose
+    import brings torch: seconds per command), so that the commands that only encode text start
+    light. Where fairseq is imported already, its module is used as it is."""
+    name = "fairseq.data.encoders.gpt2_bpe_utils"
+    if "fairseq" in sys.modules:
+        module = importlib.import_module(name)
+    else:
+        fairseq = importlib.util.find_spec("fairseq")  # finds the package, runs none of it
+        path = os.path.join(fairseq.submodule_search_locations[0], "data", "encoders",
+                            "gpt2_bpe_utils.py")
+        spec = importlib.util.spec_from_file_location("gpt2_bpe_utils", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return module.get_encoder(encoder_json, vocab_bpe)
 
 
 def check_gpt2_files(encoder_json: Optional[str], vocab_bpe: Optional[str]) -> None:

@@ -57,7 +57,7 @@ from typing import Iterator, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
 
-from ..io import StagedWriter
+from ..io import StagedWriter, iter_lines
 from ..errors import HierError
 
 NOT_A_WORD = -32768
@@ -151,8 +151,6 @@ class _Sentence:
 
 def _conllu_lines(path: str) -> Iterator[Tuple[int, str]]:
     """(1-based line number, text without line end) of a UTF-8 file; lines end at \\n only."""
-    from fairseq_hier.io import iter_lines
-
     for lineno, line in iter_lines(path):
         if lineno == 1:
             line = line.lstrip("\ufeff")

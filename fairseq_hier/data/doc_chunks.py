@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Sequence, Tuple
 
 from ..errors import HierError
+from ..io import atomic_outputs
 
 logger = logging.getLogger(__name__)
 
@@ -266,8 +267,6 @@ def write_chunks(out: str, src: str, tgt: str, chunks: Iterable[Tuple[ChunkRow, 
     """Write ``OUT.{src,tgt,chunks}`` from ``(row, source sentences, target sentences)`` (BPE'd
     token strings, already cut to the limit), together once complete; none may be one of
     ``inputs`` (:func:`fairseq_hier.io.atomic_outputs`)."""
-    from ..io import atomic_outputs
-
     n = 0
     with atomic_outputs((f"{out}.{src}", f"{out}.{tgt}", f"{out}.chunks"),
                         inputs) as (fs, ft, fm):

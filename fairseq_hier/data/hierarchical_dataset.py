@@ -36,6 +36,7 @@ import numpy as np
 import torch
 from fairseq.data import FairseqDataset, data_utils
 
+from .dependency import decode
 from .paragraphs import segment, summarize_errors
 from ..errors import HierError
 
@@ -222,8 +223,6 @@ class HierarchicalSummarizationDataset(FairseqDataset):
         from one segmentation of the line."""
         per_token = ()
         if self.use_parses:
-            from .dependency import decode
-
             per_token = decode(self.parses.codes(index))
         rows, *parse = self._paragraph_rows(index, per_token)
         if self.layout == "hierarchical":

@@ -33,8 +33,10 @@ from typing import Optional
 
 import numpy as np
 
-from ..io import StagedWriter
 from ..errors import HierError
+from ..io import StagedWriter
+from .graphs import GraphBuilder
+from .paragraphs import text_paragraphs
 
 SUFFIXES = ("sizes", "offsets", "values")
 COMMAND = "fairseq-hier-graph"
@@ -207,9 +209,6 @@ class InferenceGraphs:
 
     @classmethod
     def of_tokens(cls, kind: str, src_tokens, src_dict, separator: str) -> "InferenceGraphs":
-        from .graphs import GraphBuilder
-        from .paragraphs import text_paragraphs
-
         examples = [text_paragraphs(src_dict.string(t[t.ne(src_dict.eos())]), separator)
                     for t in src_tokens]
         return cls(GraphBuilder(kind)(examples))

@@ -46,9 +46,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
+from ..io import atomic_outputs
 from .markup import markup_counts
 from ..errors import HierError
-from .bart_files import check_gpt2_files
+from .bart_files import check_gpt2_files, gpt2_encoder
 
 logger = logging.getLogger(__name__)
 
@@ -138,9 +139,7 @@ class SentenceBOSEncoder:
     @property
     def bpe(self):
         if self._bpe is None:
-            from fairseq.data.encoders.gpt2_bpe_utils import get_encoder
-
-            self._bpe = get_encoder(self.encoder_json, self.vocab_bpe)
+            self._bpe = gpt2_encoder(self.encoder_json, self.vocab_bpe)
         return self._bpe
 
     def split(self, text: str) -> List[str]:
@@ -256,8 +255,6 @@ def write_split(examples: Iterable[Encoded], prefix: str, speakers: bool,
     ``markup``, when given, counts every tag-like token written to ``PREFIX.ref``
     (:func:`~fairseq_hier.data.markup.markup_counts`), and ``references_with_markup`` in the
     statistics the references holding one."""
-    from ..io import atomic_outputs
-
     suffixes = [s for s in SUFFIXES if speakers or s != "segments"]
     totals = Counter()
     with atomic_outputs([f"{prefix}.{s}" for s in suffixes], inputs) as handles:

@@ -26,14 +26,13 @@ from fairseq.data import BaseWrapperDataset
 
 from .hierarchical_dataset import token_buffer, token_chunks
 from ..errors import HierError
+from ..io import read_lines
 
 logger = logging.getLogger(__name__)
 HINT = "(fairseq-hier-sentence-bos writes it; copy it next to the binarized data)"
 
 
 def _lines(path: str) -> List[str]:
-    from ..io import read_lines
-
     if not os.path.exists(path):
         raise HierError(f"{path} not found {HINT}")
     return read_lines(path)

@@ -9,8 +9,9 @@ steps), :mod:`fairseq_hier.data`, :mod:`fairseq_hier.generation`, :mod:`fairseq_
 fairseq inside the functions that need them. Never :mod:`fairseq_hier.cli`."""
 
 
-def __getattr__(name):  # HierSummarizer imports fairseq lazily: `import fairseq_hier.inference` stays light
+def __getattr__(name):
     if name == "HierSummarizer":
+        # the summarizer imports fairseq: `import fairseq_hier.inference` stays light
         from .summarizer import HierSummarizer
 
         return HierSummarizer

@@ -26,6 +26,9 @@ detokenised (:func:`fairseq_hier.scoring.bleu.postprocess_hypotheses`) -> joined
 import logging
 from typing import List
 
+from ..data.doc_chunks import (BOS, SPECIAL_SYMBOLS, ChunkRow, apply_bpe, chunk_spans, reassemble,
+                               tokenizer)
+from ..scoring.bleu import postprocess_hypotheses
 from .pipeline_base import InputError, Pipeline, RawExample, RecordError, register_pipeline
 
 logger = logging.getLogger(__name__)
@@ -72,14 +75,10 @@ class DocChunksPipeline(Pipeline):
         if not raw:
             raise InputError(f"{example.where}: the document has no sentence")
         if self._tokenize is None:
-            from ..data.doc_chunks import tokenizer
-
             self._tokenize = tokenizer(self.options["src_lang"])
         return [self._tokenize(s) for s in raw]
 
     def encode(self, example: RawExample) -> List[str]:
-        from ..data.doc_chunks import BOS, SPECIAL_SYMBOLS, apply_bpe, chunk_spans
-
         bpe = [s.split() for s in apply_bpe(self.assets.path("bpe.codes"),
                                             self.sentences(example))]
         for i, tokens in enumerate(bpe):
@@ -99,9 +98,6 @@ class DocChunksPipeline(Pipeline):
         return [" ".join(f"{BOS} {' '.join(s)}" for s in bpe[a:b + 1]) for a, b in spans]
 
     def decode(self, outputs: List[str]) -> str:
-        from ..scoring.bleu import postprocess_hypotheses
-        from ..data.doc_chunks import ChunkRow, reassemble
-
         chunks, _ = postprocess_hypotheses(list(outputs), self.options["tgt_lang"],
                                            source="doc_chunks decode")
         rows = [ChunkRow("document", k, k, k) for k in range(len(chunks))]

@@ -9,15 +9,12 @@ import collections
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple, Type
 
+from ..data.preprocessing_record import RecordError
 from ..errors import HierError
 
 
 class InputError(HierError):
     """Bad raw input (one line naming the example or file)."""
-
-
-class RecordError(HierError):
-    """A missing or malformed preprocessing record (one-line message)."""
 
 
 @dataclass

@@ -16,6 +16,8 @@ lines (``tgt_dict.string`` of the tokens, as fairseq's ``H-`` lines) into the fi
 import logging
 from typing import List, Tuple
 
+from ..data.mds_readers import clean
+from ..data.rouge_ngrams import split_source
 from ..preparation.parse import DEFAULT_MODEL, load_parser, parse_lines
 from ..preparation.spm import encode_lines
 from ..ranking.runtime import Record, Scorer, load_ranker, write_ranked
@@ -88,8 +90,6 @@ class ParagraphPipeline(Pipeline):
     # ------------------------------------------------------------------ steps
     def paragraphs(self, example: RawExample) -> List[str]:
         """The paragraph texts, one line each, separators escaped."""
-        from ..data.mds_readers import clean
-
         texts = []
         for doc in example.documents:
             if self.options["paragraphs"] == "lines":
@@ -129,8 +129,6 @@ class ParagraphPipeline(Pipeline):
             return line
         import io
 
-        from ..data.rouge_ngrams import split_source
-
         scorer = self._ranker()
         title, paragraphs, empty = split_source(line, self.options["separator"])
         done = scorer.add(Record(1, title, paragraphs, empty)) + scorer.flush()
@@ -163,8 +161,6 @@ class ParagraphPipeline(Pipeline):
             raise InputError(f"{example.where}: no paragraph (every document is empty)")
         title = ""
         if self.options["title"]:
-            from ..data.mds_readers import clean
-
             title = clean(example.title or "", self.counts)
         elif example.title:
             self.counts["titles ignored (the model was trained without titles)"] += 1

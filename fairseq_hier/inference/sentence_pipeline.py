@@ -40,6 +40,10 @@ import logging
 import re
 from typing import List
 
+from ..data import readers
+from ..data.bart_files import check_gpt2_files
+from ..data.readers import READERS, load_filler_words
+from ..data.sentence_bos import SentenceBOSEncoder
 from .pipeline_base import InputError, Pipeline, RawExample, RecordError, register_pipeline
 
 logger = logging.getLogger(__name__)
@@ -73,8 +77,6 @@ class SentenceBOSPipeline(Pipeline):
 
     @classmethod
     def check_options(cls, options: dict, where: str) -> None:
-        from ..data.readers import READERS
-
         if options["format"] not in READERS:
             raise _record_error(where, f"option format={options['format']!r} is not one of "
                                        f"{', '.join(sorted(READERS))}")
@@ -98,8 +100,6 @@ class SentenceBOSPipeline(Pipeline):
         self._bpe_checked = False  # the GPT-2 BPE assets are checked once, when first needed
         self._fillers = frozenset()
         if self.options["filler_words"]:
-            from ..data.readers import load_filler_words
-
             self._fillers = load_filler_words(self.assets.path("filler_words.txt"))
 
     @property
@@ -107,8 +107,6 @@ class SentenceBOSPipeline(Pipeline):
         """fairseq-hier-sentence-bos's encoder with the recorded source limit (the target is
         not encoded: the summary is empty)."""
         if self._encoder is None:
-            from ..data.sentence_bos import SentenceBOSEncoder
-
             self.check_bpe_files()
             self._encoder = SentenceBOSEncoder(
                 self.assets.path("encoder.json"), self.assets.path("vocab.bpe"),
@@ -118,8 +116,6 @@ class SentenceBOSPipeline(Pipeline):
     def check_bpe_files(self) -> None:
         """The assets ``encoder.json`` / ``vocab.bpe`` are GPT-2 BPE files (one line naming the
         file otherwise, before fairseq's loader reads them)."""
-        from ..data.bart_files import check_gpt2_files
-
         if not self._bpe_checked:
             check_gpt2_files(self.assets.path("encoder.json"), self.assets.path("vocab.bpe"))
             self._bpe_checked = True
@@ -129,8 +125,6 @@ class SentenceBOSPipeline(Pipeline):
         """The reader's :class:`~fairseq_hier.data.readers.Record` of a raw document (its
         sentences, or its text for pysbd) under the recorded format."""
         from collections import Counter
-
-        from ..data import readers
 
         stats, fmt = Counter(), self.options["format"]
         sentences, source = None, None

@@ -42,12 +42,14 @@ import shlex
 import tempfile
 from typing import Iterable, List, Optional, Sequence, Union
 
+from ..data.dependency import DependencyParses
+from ..data.preprocessing_record import STATE_KEY, Assets, RecordError, restore
 from ..errors import HierError
 from ..generation.checks import check_generation_options
 from ..preparation.dependencies import project_dependencies
 from ..safe_loading import checkpoint_task_and_arch, describe_checkpoint, trusting
 from .pipelines import PIPELINES, InputError, RawExample
-from .record import STATE_KEY, Assets, RecordError, read_record, restore
+from .record import check_record, read_checked_record
 
 logger = logging.getLogger(__name__)
 
@@ -106,9 +108,9 @@ def _load_record(path: str, state: dict, folder: str):
             record, assets = restore(kept, folder)
         except RecordError as e:
             raise RecordError(f"checkpoint {path}: {e}") from None
-        return record, assets, folder
+        return check_record(record, f"checkpoint {path}"), assets, folder
     beside = os.path.dirname(os.path.abspath(path))
-    record = read_record(beside)
+    record = read_checked_record(beside)
     if record is None:
         raise RecordError(
             f"{path} has no preprocessing record: its data-bin had no hier_preprocess.json when it "
@@ -345,8 +347,6 @@ class HierSummarizer:
     def _dependency_parses(self, lines: Sequence[str], folder: str):
         """The dependency parse of ``lines`` (their CoNLL-U, kept by the pipeline's spaCy step)
         projected on their pieces by fairseq-hier-deps, as the recipe's prepare step does."""
-        from ..data.dependency import DependencyParses
-
         conllu = getattr(self.pipeline, "conllu", [])
         if len(conllu) != len(lines):
             raise InputError("this model reads the dependency parse of its source (ParsingSum): "

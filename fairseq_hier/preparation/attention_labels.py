@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 import torch
 
 from fairseq_hier.errors import HierError
+from fairseq_hier.safe_loading import trusting
 
 logger = logging.getLogger("fairseq_hier.extract_attention")
 
@@ -52,7 +53,6 @@ def extract_labels(data: str, path: str, destdir: str, splits: Sequence[str] = (
             overrides[name] = value
     if not os.path.exists(path):
         raise HierError(f"--path {path}: no such checkpoint")
-    from fairseq_hier.safe_loading import trusting
 
     with trusting(trust_checkpoint):
         models, cfg, task = checkpoint_utils.load_model_ensemble_and_task(

@@ -11,14 +11,13 @@ from itertools import zip_longest
 from typing import Iterator, List
 
 from fairseq_hier.errors import HierError
+from fairseq_hier.io import iter_lines
 
 logger = logging.getLogger("fairseq_hier.dependencies")
 
 
 def source_lines(path: str) -> Iterator[List[str]]:
     """The whitespace tokens of each line of ``path`` (lines end at ``\\n`` only)."""
-    from fairseq_hier.io import iter_lines
-
     for _, line in iter_lines(path):
         yield line.split()
 

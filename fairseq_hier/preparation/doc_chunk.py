@@ -8,7 +8,9 @@ applied to both sides, every document cut at sentence boundaries
 import logging
 from typing import List, Tuple
 
-from fairseq_hier.data.doc_chunks import apply_bpe, check_codes
+from fairseq_hier.data.doc_chunks import (SPECIAL_SYMBOLS, ChunkRow, apply_bpe, check_codes,
+                                          chunk_spans, write_chunks)
+from fairseq_hier.data.documents import read_documents, split_paths
 from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.doc_chunk")
@@ -31,10 +33,6 @@ def chunk_split(input_prefix: str, output_prefix: str, src_lang: str, tgt_lang: 
     ``output_prefix.{src,tgt,chunks}`` (``fairseq-hier-doc-chunk`` documents the rules); logs the
     counts and returns (chunks written, the truncated sentences named)."""
     from tqdm import tqdm
-
-    from fairseq_hier.data.doc_chunks import (SPECIAL_SYMBOLS, ChunkRow, chunk_spans,
-                                              write_chunks)
-    from fairseq_hier.data.documents import read_documents, split_paths
 
     check_codes(codes)  # before the documents are read: fastBPE crashes on bad codes
     docs = read_documents(input_prefix, src_lang, tgt_lang)

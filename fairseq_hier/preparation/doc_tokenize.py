@@ -9,6 +9,10 @@ import logging
 import time
 from typing import List
 
+from fairseq_hier.data.doc_chunks import tokenizer
+from fairseq_hier.data.documents import Document, read_documents, split_paths, write_documents
+from fairseq_hier.data.sentence_bos import encode_records
+
 logger = logging.getLogger("fairseq_hier.doc_tokenize")
 
 
@@ -24,16 +28,11 @@ class SentenceTokenizer:
 
     def __call__(self, sentence: str) -> str:
         if self._fn is None:
-            from fairseq_hier.data.doc_chunks import tokenizer
-
             self._fn = tokenizer(self.lang)
         return self._fn(sentence)
 
 
 def tokenize_sentences(sentences: List[str], lang: str, workers: int, progress: bool) -> List[str]:
-    from fairseq_hier.data.doc_chunks import tokenizer
-    from fairseq_hier.data.sentence_bos import encode_records
-
     tokenizer(lang)  # an unknown language fails here, before any worker starts
     return list(encode_records(SentenceTokenizer(lang), sentences, workers=workers, chunk=256,
                                progress=progress, total=len(sentences), desc=f"tokenize {lang}"))
@@ -43,9 +42,6 @@ def tokenize_split(input_prefix: str, output_prefix: str, src_lang: str, tgt_lan
                    workers: int = 1, progress_bar: bool = True) -> int:
     """Tokenise every sentence of the split ``input_prefix.{src,tgt,docids}`` into
     ``output_prefix.*`` (same layout); logs the rate and returns the number of documents."""
-    from fairseq_hier.data.documents import (Document, read_documents, split_paths,
-                                             write_documents)
-
     docs = read_documents(input_prefix, src_lang, tgt_lang)
     start = time.perf_counter()
     sides = {}

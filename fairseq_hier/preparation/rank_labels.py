@@ -10,6 +10,7 @@ from typing import Iterator, Optional, Tuple
 
 from fairseq_hier.data.rouge_ngrams import rouge_n_recall, split_source, tokenize
 from fairseq_hier.errors import HierError
+from fairseq_hier.io import atomic_outputs, iter_lines as numbered_lines
 
 logger = logging.getLogger("fairseq_hier.rank_labels")
 DECIMALS = 4
@@ -19,8 +20,6 @@ def iter_lines(path: str) -> Iterator[str]:
     """The lines of a UTF-8 file without their ends, streamed (only ``\\n`` ends a line, as
     :func:`fairseq_hier.io.read_lines`). HierError naming the file (and line) if it cannot be
     read."""
-    from fairseq_hier.io import iter_lines as numbered_lines
-
     for _, line in numbered_lines(path):
         yield line.rstrip("\n").rstrip("\r")
 
@@ -77,8 +76,6 @@ def write_labels(source: str, target: str, output: str, separator: str = "<P>",
     from multiprocessing import Pool
 
     from tqdm import tqdm
-
-    from fairseq_hier.io import atomic_outputs
 
     pairs = iter_parallel(source, target)
     jobs = ((pair, separator, lowercase, n) for pair in pairs)

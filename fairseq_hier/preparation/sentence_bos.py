@@ -9,6 +9,11 @@ import logging
 from collections import Counter
 from typing import Optional
 
+from fairseq_hier.data import readers
+from fairseq_hier.data.bart_files import gpt2_bpe_files
+from fairseq_hier.data.markup import describe_markup
+from fairseq_hier.data.sentence_bos import (SentenceBOSEncoder, encode_records, format_totals,
+                                            write_split)
 from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.sentence_bos")
@@ -18,8 +23,6 @@ def gpt2_files(gpt2_encoder_json: Optional[str], gpt2_vocab_bpe: Optional[str],
                bart_dir: Optional[str], scratch: str):
     """``(encoder.json, vocab.bpe)``: the two files, or ``bart_dir``'s (derived into ``scratch``
     from a Hugging Face directory)."""
-    from fairseq_hier.data.bart_files import gpt2_bpe_files
-
     files = (gpt2_encoder_json, gpt2_vocab_bpe)
     if bart_dir is not None:
         if any(files):
@@ -39,11 +42,6 @@ def encode_split(layout: str, input_path: str, output_prefix: str, encoder_json:
     """Read the split ``input_path`` in the published ``layout`` (``--format``) and write its
     BOS-marked GPT-2 BPE files ``output_prefix.*`` (``fairseq-hier-sentence-bos`` documents
     them); logs the counts and returns the totals."""
-    from fairseq_hier.data import readers
-    from fairseq_hier.data.markup import describe_markup
-    from fairseq_hier.data.sentence_bos import (SentenceBOSEncoder, encode_records,
-                                                format_totals, write_split)
-
     stats, skipped = Counter(), []
     kwargs = dict(stats=stats, skipped=skipped)
     if layout == "qmsum" and filler_words:

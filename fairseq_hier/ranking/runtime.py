@@ -15,7 +15,9 @@ from typing import Callable, Iterator, List, Optional
 
 from fairseq_hier.data.rouge_ngrams import split_source
 from fairseq_hier.errors import HierError
+from fairseq_hier.io import atomic_outputs
 from fairseq_hier.preparation.rank_labels import count_lines, iter_lines
+from fairseq_hier.safe_loading import expecting_task, trusting
 
 logger = logging.getLogger("fairseq_hier.rank")
 
@@ -88,6 +90,7 @@ def load_ranker(path: str, data: Optional[str], cpu: bool, trust: bool = False):
     import fairseq_hier
 
     fairseq_hier.register()
+    # fairseq and the ranking task (which imports it) here, after registration
     from fairseq import checkpoint_utils
 
     from fairseq_hier.tasks.paragraph_ranking import ParagraphRankingTask
@@ -95,7 +98,6 @@ def load_ranker(path: str, data: Optional[str], cpu: bool, trust: bool = False):
     if not os.path.isfile(path):
         raise HierError(f"--path {path}: no such checkpoint")
     overrides = {"data": data} if data else None
-    from fairseq_hier.safe_loading import expecting_task, trusting
 
     try:
         with trusting(trust), expecting_task("paragraph_ranking"):
@@ -137,6 +139,7 @@ class Scorer:
 
     def add(self, record: Record) -> List:
         """Queue one record; returns the finished ones (record, scores)."""
+        # numpy, and torch and fairseq through the dataset module, imported when ranking runs
         import numpy as np
 
         from fairseq_hier.data.ranking_dataset import paragraph_block
@@ -211,8 +214,6 @@ def rank_file(path: str, source: str, output: str, input_format: str = "raw",
     ``""`` options take the checkpoint task's value. Logs the counts; returns the number of
     examples."""
     from tqdm import tqdm
-
-    from fairseq_hier.io import atomic_outputs
 
     model, task = load_ranker(path, data, cpu, trust_checkpoint)
     separator = paragraph_separator or task.cfg.paragraph_separator

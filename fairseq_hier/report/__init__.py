@@ -14,6 +14,10 @@ Modules, in reading order:
 
 A RUN_DIR is one trained system: ``train.log``, ``test.hyp`` or ``generate-test.txt``, and
 optionally ``run.json`` ({"name", "arch"}), ``efficiency.json``, ``attention.json`` (schemas in
-:mod:`fairseq_hier.report.inputs`). Importing this package is light: matplotlib is imported when
-a figure is drawn, the scorers when scores are computed.
+:mod:`fairseq_hier.report.inputs`).
+
+May import: :mod:`fairseq_hier.scoring`, :mod:`fairseq_hier.analysis`, :mod:`fairseq_hier.data`,
+:mod:`fairseq_hier.io`, :mod:`fairseq_hier.errors`. Importing this package is light: matplotlib,
+numpy and sacreBLEU are imported when a figure is drawn or scores are computed. Never
+:mod:`fairseq_hier.cli`.
 """

@@ -12,6 +12,8 @@ heatmaps are :mod:`fairseq_hier.report.sentence_heatmap`'s figure (the one
 import io
 from typing import Dict, List, Optional, Sequence, Tuple
 from ..errors import HierError
+from ..io import iter_lines
+from .sentence_heatmap import gpt2_labels, heatmap_figure, read_example
 
 MAX_STEPS = 60  # target steps drawn per heatmap: a longer summary is cut (said in its title)
 
@@ -86,8 +88,6 @@ def sentence_heatmap_png(generate_output: str, example_id: int, title: str,
     """HAT's sentence attention of one example of a ``fairseq-generate
     --print-sentence-attention`` output, drawn by fairseq-hier-heatmap's own functions; returns
     ``(png, steps drawn, steps in all)``."""
-    from .sentence_heatmap import gpt2_labels, heatmap_figure, read_example
-
     tokens, weights = read_example(generate_output, example_id)
     labels = (tokens if encoder_json is None else gpt2_labels(tokens, encoder_json)) + ["</s>"]
     fig = heatmap_figure(weights[:max_steps], labels[:max_steps], title)
@@ -96,8 +96,6 @@ def sentence_heatmap_png(generate_output: str, example_id: int, title: str,
 
 def attention_ids(generate_output: str) -> List[int]:
     """The example ids that have an ``A-`` line in a fairseq-generate output, sorted."""
-    from fairseq_hier.io import iter_lines
-
     ids = set()
     for _, line in iter_lines(generate_output):
         if line.startswith("A-"):

@@ -42,7 +42,9 @@ from dataclasses import dataclass
 from numbers import Number
 from typing import List, Optional
 
+from fairseq_hier.analysis.generate_log import read_hypotheses
 from fairseq_hier.io import read_lines
+
 from ..errors import HierError
 
 HYP_FILES = ("test.hyp", "generate-test.txt")
@@ -161,8 +163,6 @@ class Run:
         if path is None:
             raise HierError(f"{self.path} has no {' or '.join(HYP_FILES)}")
         if os.path.basename(path) == GENERATE:
-            from fairseq_hier.analysis.generate_log import read_hypotheses
-
             return read_hypotheses(path, kind="D")
         return read_lines(path)
 

@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from fairseq_hier.io import read_lines
 
+from ..data.documents import read_sentence_blocks
 from ..errors import HierError
 from ..scoring.bleu import default_tokenize, metrics
 from ..scoring.rouge import (ROUGE_SCORE_KEYS, official_unavailable, rouge_score_f1,
@@ -79,8 +80,6 @@ def read_bleu_references(path: str) -> List[str]:
     by one empty line), each document its sentences joined by spaces (as doc-bleu joins them)."""
     lines = read_lines(path)
     if any(not line.strip() for line in lines):
-        from fairseq_hier.data.documents import read_sentence_blocks
-
         return [" ".join(block) for block in read_sentence_blocks(path)]
     return lines
 

@@ -13,9 +13,14 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
 from fairseq_hier.analysis.efficiency import TABLE_ARCHS
+from fairseq_hier.errors import HierError
+from fairseq_hier.io import iter_lines, read_lines
+from fairseq_hier.report import scores
+from fairseq_hier.report.figures import (MAX_STEPS, attention_ids, curve_png,
+                                         paragraph_heatmap_png, sentence_heatmap_png)
 from fairseq_hier.report.inputs import GENERATE, HYP_FILES, Run, read_json
+from fairseq_hier.report.logs import read_train_log
 from fairseq_hier.report.render import Block, Code, Heading, Image, Note, Table, Text
-from ..errors import HierError
 
 EFFICIENCY_COMMAND = ("fairseq-hier-efficiency --archs {arch} --data DATA_BIN "
                       "--output {run}/efficiency.json")
@@ -64,8 +69,6 @@ def overview(runs: Sequence[Run]) -> List[Block]:
 
 # ------------------------------------------------------------------------------- scores
 def scores_section(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
-    from fairseq_hier.report import scores
-
     bleu = opt.metric == "bleu"
     blocks: List[Block] = [Heading("Scores")]
     if opt.reference is None:
@@ -90,8 +93,6 @@ def scores_section(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
         what = (f"Document BLEU [95% interval] and document chrF (sacreBLEU; segments are "
                 f"whole documents) of {len(refs)} documents")
     else:
-        from fairseq_hier.io import read_lines
-
         refs = read_lines(opt.reference)
         systems = {r.name: r.hypotheses() for r in scored}
         sources = {r.name: r.hyp_file for r in scored}
@@ -136,8 +137,6 @@ def _rouge_score_block(table, summaries: int) -> Table:
 
 
 def _read_docs(run: Run) -> List[str]:
-    from fairseq_hier.io import read_lines
-
     return read_lines(run.file("test.docs"))
 
 
@@ -227,9 +226,6 @@ def _efficiency_missing(missing: Sequence[Run]) -> List[Block]:
 
 # ------------------------------------------------------------------------------- curves
 def curves_section(runs: Sequence[Run]) -> List[Block]:
-    from fairseq_hier.report.figures import curve_png
-    from fairseq_hier.report.logs import read_train_log
-
     blocks: List[Block] = [Heading("Training curves")]
     train, valid, lr, counts = {}, {}, {}, []
     no_log = [r for r in runs if r.train_log is None]
@@ -306,9 +302,6 @@ def _checkpoint(run: Run) -> Optional[str]:
 
 def _sentence_ids(path: str) -> List[int]:
     """Ids with sentence-attention A- lines; [] when the A- lines are word alignments."""
-    from fairseq_hier.io import iter_lines
-    from fairseq_hier.report.figures import attention_ids
-
     for _, line in iter_lines(path):
         if line.startswith("A-"):
             if WORD_ALIGNMENT.match(line.rstrip("\n").split("\t", 1)[-1]):
@@ -318,9 +311,6 @@ def _sentence_ids(path: str) -> List[int]:
 
 
 def heatmaps(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
-    from fairseq_hier.report.figures import (MAX_STEPS, paragraph_heatmap_png,
-                                             sentence_heatmap_png)
-
     if opt.heatmaps == 0:
         return []
     blocks: List[Block] = []

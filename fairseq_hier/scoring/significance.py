@@ -62,6 +62,7 @@ import sys
 from typing import Dict, List, Optional, Sequence
 
 from ..errors import HierError
+from ..io import check_parallel, read_lines
 from . import rouge
 from .bleu import default_tokenize
 from .bootstrap import ROUGE_SEED, SAMPLES, bootstrap_indices
@@ -268,6 +269,54 @@ def bleu_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], ba
     return {"metric": "bleu", "signature": str(signature),
             "documents": len(refs), "baseline": baseline, "samples": samples, "seed": seed,
             "systems": out}
+
+
+def read_systems(specs: List[str]):
+    """``NAME=PATH`` -> ({name: lines}, {name: path}), in the order given; one-line errors."""
+    systems: Dict[str, List[str]] = {}
+    paths: Dict[str, str] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise HierError(f"bad system {spec!r}: expected NAME=PATH (e.g. PHT=pht/test.hyp)")
+        if name in systems:
+            raise HierError(f"two systems named {name!r} ({paths[name]} and {path})")
+        systems[name], paths[name] = read_lines(path), path
+    return systems, paths
+
+
+def split_inputs(metric: str, inputs: List[str]):
+    """``REF [REF ...] NAME=PATH NAME=PATH ...`` -> (reference files, system specs): the
+    references come first, each system is NAME=PATH (several references: ROUGE only)."""
+    first = next((k for k, item in enumerate(inputs) if "=" in item), len(inputs))
+    ref_files, specs = inputs[:first], inputs[first:]
+    if not ref_files:
+        raise HierError("give the reference file(s) first, then the systems as NAME=PATH")
+    if len(ref_files) > 1 and metric != "rouge":
+        raise HierError(f"one reference file for {metric} (got {len(ref_files)}: "
+                        f"{', '.join(ref_files)})")
+    return ref_files, specs
+
+
+def read_inputs(metric: str, inputs: List[str]):
+    """The inputs of ``fairseq-hier-significance METRIC REF... NAME=PATH...``: (references,
+    {name: lines}, reference name), checked: no empty file, equal line counts (naming both
+    files), two systems at least. Several reference files (ROUGE): line i of each is a reference
+    of document i."""
+    ref_files, specs = split_inputs(metric, inputs)
+    ref_lines = [read_lines(path) for path in ref_files]
+    systems, paths = read_systems(specs)
+    if len(systems) < 2:
+        raise HierError("give at least two systems, NAME=PATH each (the first is the baseline)")
+    for path, lines in [*zip(ref_files, ref_lines), *((paths[n], s) for n, s in systems.items())]:
+        if not lines:
+            raise HierError(f"{path} is empty: one document per line is expected")
+    for path, lines in zip(ref_files[1:], ref_lines[1:]):
+        check_parallel(ref_files[0], ref_lines[0], path, lines)
+    for name, lines in systems.items():
+        check_parallel(ref_files[0], ref_lines[0], paths[name], lines)
+    refs = ref_lines[0] if len(ref_files) == 1 else [list(r) for r in zip(*ref_lines)]
+    return refs, systems, ref_files[0] if len(ref_files) == 1 else ref_files
 
 
 def dumps(result: dict) -> str:

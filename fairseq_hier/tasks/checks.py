@@ -21,9 +21,7 @@ or the first decoded batch is refused there, in one line naming the option, file
   ``--buffer-size`` buffer at a time, and the tokens that became ``<unk>`` counted in the log.
 """
 
-import json
 import logging
-import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np

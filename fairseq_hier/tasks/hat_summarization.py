@@ -47,10 +47,11 @@ from fairseq import utils
 from fairseq.tasks import register_task
 from fairseq.tasks.translation import TranslationConfig, TranslationTask
 
+from ..data.preprocessing_record import keep_in_task_state
 from ..data.sentence_dataset import (SentenceSegmentsDataset, check_sentences, max_segment,
                                      read_segments, read_sentence_counts)
-from ..inference.record import keep_in_task_state
 from ..generation.checks import check_generation_options
+from ..generation.sentence_attention import SentenceAttentionSequenceGenerator
 from ..models.option_checks import check_model_options
 from ..errors import HierError
 from .checks import (InputLines, check_bpe, check_lengths, check_options,
@@ -179,7 +180,6 @@ class HATSummarizationTask(TranslationTask):
         if not self.cfg.print_sentence_attention:
             return super().build_generator(models, args, seq_gen_cls, extra_gen_cls_kwargs,
                                            **kwargs)
-        from ..generation.sentence_attention import SentenceAttentionSequenceGenerator
 
         if getattr(args, "print_alignment", None) not in (None, "soft"):
             raise HierError("--print-sentence-attention prints the sentence attention as soft "

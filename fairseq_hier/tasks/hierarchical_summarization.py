@@ -39,10 +39,14 @@ from fairseq.dataclass import ChoiceEnum, FairseqDataclass
 from fairseq.tasks import FairseqTask, register_task
 from omegaconf import II
 
+from ..data.dependency import DependencyParses
 from ..data.hierarchical_dataset import HierarchicalSummarizationDataset
-from ..inference.record import keep_in_task_state
+from ..data.paragraph_graph import InferenceGraphs, ParagraphGraphs
+from ..data.preprocessing_record import keep_in_task_state
 from ..generation.alignment import STRATEGIES
 from ..generation.checks import check_generation_options
+from ..generation.options import alignment_generator_kwargs
+from ..generation.sequence_generator import AttentionAlignmentSequenceGenerator
 from ..models.option_checks import check_model_options
 from ..errors import HierError
 from .checks import (InputLines, check_lengths, check_options, filter_indices_by_size,
@@ -202,14 +206,10 @@ class HierarchicalSummarizationTask(FairseqTask):
         )
         self.check_lengths(split, self.datasets[split])
         if self.cfg.paragraph_graph:
-            from ..data.paragraph_graph import ParagraphGraphs
-
             graph_prefix = os.path.join(data_path, f"{split}.graph.{self.cfg.paragraph_graph}")
             self.datasets[split].attach_graphs(ParagraphGraphs(graph_prefix), prefix + src)
             self.datasets[split].use_graphs = self.use_graphs
         if self.cfg.dependency_parse:
-            from ..data.dependency import DependencyParses
-
             parse_prefix = os.path.join(data_path, f"{split}.parse.{self.cfg.dependency_parse}")
             self.datasets[split].attach_parses(DependencyParses(parse_prefix), prefix + src)
             self.datasets[split].use_parses = self.use_parses
@@ -256,8 +256,6 @@ class HierarchicalSummarizationTask(FairseqTask):
             dataset.attach_parses(dependency_parses, "input")
             dataset.use_parses = True
         if self.use_graphs:
-            from ..data.paragraph_graph import InferenceGraphs
-
             graphs = InferenceGraphs.of_tokens(self.cfg.paragraph_graph, src_tokens, self.src_dict,
                                                self.cfg.paragraph_separator)
             dataset.attach_graphs(graphs, "input")
@@ -349,12 +347,10 @@ class HierarchicalSummarizationTask(FairseqTask):
         """fairseq's generator, or ours when any alignment / blocking option is set; decoding
         options out of range are refused first, before any batch."""
         check_generation_options(args)
-        from ..generation.options import alignment_generator_kwargs
 
         ours = alignment_generator_kwargs(self, models, args)
         if ours is None:
             return super().build_generator(models, args, seq_gen_cls, extra_gen_cls_kwargs, **kwargs)
-        from ..generation.sequence_generator import AttentionAlignmentSequenceGenerator
 
         extra = dict(extra_gen_cls_kwargs or {}, **ours)
         return super().build_generator(models, args, AttentionAlignmentSequenceGenerator, extra,
