@@ -3,6 +3,7 @@ fairseq-generate token for token (pht, the flat transformer, liu_ht with tf-idf 
 ``HierSummarizer`` / ``fairseq-hier-summarize`` on checkpoints trained here on a data-bin with a
 preprocessing record (the record travels inside the checkpoint)."""
 
+import copy
 import json
 import re
 import shutil
@@ -155,6 +156,28 @@ def test_checkpoint_without_record(runs, raw_corpus, tmp_path):
     interactive = hypotheses((runs / "pht-interactive.log").read_text())
     lines = (raw_corpus / "test.src").read_text().splitlines()
     assert [h[0]["text"] for h in beside.generate(lines)] == [interactive[i][1] for i in range(8)]
+
+
+def test_a_checkpoints_record_is_checked_against_the_pipelines(runs, tmp_path):
+    """Training keeps the record as the data-bin has it (its layout checked); loading checks it
+    against the pipelines, as fairseq-hier-record did when it wrote it."""
+    import torch
+
+    from fairseq_hier.inference import HierSummarizer
+    from fairseq_hier.inference.record import RecordError
+
+    state = torch.load(runs / "pht" / "checkpoint_last.pt", weights_only=False)
+    for key, value, message in (
+            ("pipeline", "nope", r"unknown pipeline 'nope' \(known: "),
+            ("options", {"colour": 1}, r"pipeline 'paragraphs' has no option 'colour'")):
+        changed = copy.deepcopy(state)
+        changed["task_state"]["hier_preprocess"]["record"][key] = value
+        folder = tmp_path / key
+        folder.mkdir()
+        torch.save(changed, folder / "checkpoint_best.pt")
+        with pytest.raises(RecordError, match=rf"^checkpoint {re.escape(str(folder))}/"
+                                              rf"checkpoint_best.pt: {message}"):
+            HierSummarizer.from_pretrained(str(folder), cpu=True)
 
 
 def test_summarize_cli(runs, tmp_path):

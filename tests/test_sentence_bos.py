@@ -5,6 +5,7 @@ PTB-tokenisation step before ROUGE."""
 
 import json
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -29,6 +30,26 @@ def encoder(bpe_dir, src=64, tgt=16, speakers=False):
 def record(sentences=None, text=None, speakers=None, summary="we study the notes ."):
     return Record(id="x1", where="file.txt:3", sentences=sentences, text=text, speakers=speakers,
                   summary=summary, summary_sentences=[summary])
+
+
+def test_the_bpe_is_fairseqs_own_and_does_not_import_fairseq(bpe_dir):
+    """gpt2_encoder loads fairseq's gpt2_bpe_utils from its file: the same ids and text as
+    fairseq's get_encoder, and in a fresh process neither fairseq nor torch is imported."""
+    from fairseq.data.encoders.gpt2_bpe_utils import get_encoder
+
+    from fairseq_hier.data.bart_files import gpt2_encoder
+
+    files = (str(bpe_dir / "encoder.json"), str(bpe_dir / "vocab.bpe"))
+    ours, theirs = gpt2_encoder(*files), get_encoder(*files)
+    assert type(ours).__module__ == "fairseq.data.encoders.gpt2_bpe_utils"  # fairseq imported
+    for text in ("the model reads long papers .", " we study  meetings!", "caf\u00e9 \u2014 ok", ""):
+        ids = ours.encode(text)
+        assert ids == theirs.encode(text) and ours.decode(ids) == theirs.decode(ids) == text
+    code = ("import sys; from fairseq_hier.data.bart_files import gpt2_encoder; "
+            f"e = gpt2_encoder({files[0]!r}, {files[1]!r}); print(e.encode('the model'), "
+            "type(e).__module__, sorted(m for m in ('fairseq', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == f"{theirs.encode('the model')} gpt2_bpe_utils []"
 
 
 def test_fit_sentences_keeps_whole_sentences_or_cuts_only_the_first():
