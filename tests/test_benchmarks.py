@@ -76,7 +76,7 @@ def test_largest_batch_search():
 
 def test_max_batch_table_keys(capsys):
     """The max-batch results (CUDA only) become ``{pht,vht}_max_batch_ratio_1600`` (fp32), with
-    ``_bf16`` and ``_vs_s2`` variants; here with the issue's H100 figures."""
+    ``_bf16`` and ``_vs_s2`` variants; here with figures of an H100 run."""
     efficiency = load_efficiency()
     found = {"fp32": {"transformer": 64, "transformer-S2": 27, "pht": 53, "vht": 45},
              "bf16": {"transformer": 88, "transformer-S2": 40, "pht": 75, "vht": 71}}

@@ -1,6 +1,7 @@
 """The documentation's links and paths: every relative Markdown link and every repository path
 named in backticks in README.md, docs/*.md and examples/**/README.md exists, no page points
-outside the repository, the front page stays short, and no page names an issue number.
+outside the repository, the front page stays short, and no page or source file names an issue
+number.
 
 A backtick span counts as a repository path when it is one path and nothing else (no spaces,
 wildcards or shell variables), has a slash, ends in a file extension or a slash, and its first
@@ -148,4 +149,19 @@ def test_no_page_names_an_issue_number():
         for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
             if ISSUE.search(line):
                 found.append(f"{page.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_no_source_file_names_an_issue_number():
+    found = []
+    for folder in ("fairseq_hier", "tests", "benchmarks", "examples", "scripts"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in (".py", ".sh", ".md", ".txt") and path.is_file():
+                for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                    if ISSUE.search(line):
+                        found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    for name in ("Makefile", "pyproject.toml", "setup.py"):
+        for number, line in enumerate((ROOT / name).read_text(encoding="utf-8").splitlines(), 1):
+            if ISSUE.search(line):
+                found.append(f"{name}:{number}: {line.strip()}")
     assert not found, "\n".join(found)
