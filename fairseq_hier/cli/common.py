@@ -48,6 +48,16 @@ positive_int = ranged(int, 1)
 count = ranged(int, 0)
 
 
+#: the significance level the scoring commands mark with ``*``
+ALPHA = 0.05
+
+
+def text_table(rows) -> str:
+    """Rows of strings as left-aligned columns two spaces apart (the scoring commands' tables)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
+
+
 def run_command(prog: str, run: Callable, args) -> int:
     """``run(args)`` as the command ``prog``; returns the exit status."""
     logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",

@@ -39,13 +39,12 @@ import sys
 from typing import Dict, List, Optional
 
 from fairseq_hier.analysis.doc_bleu import evaluate, write_outputs
-from fairseq_hier.cli.common import command_parser, count, run_command
+from fairseq_hier.cli.common import ALPHA, command_parser, count, run_command, text_table
 from fairseq_hier.scoring.bleu import default_tokenize
 from fairseq_hier.scoring.significance import BLEU_SEED
 
 logger = logging.getLogger("fairseq_hier.doc_bleu")
 PROG = "fairseq-hier-doc-bleu"
-ALPHA = 0.05
 
 
 def format_table(results: Dict[str, dict], baseline: str) -> str:
@@ -61,8 +60,7 @@ def format_table(results: Dict[str, dict], baseline: str) -> str:
             delta, p = ("(baseline)" if name == baseline and len(results) > 1 else "-"), "-"
         rows.append((name, f"{r['doc_bleu']:.2f}", ci, f"{r['chrf']:.2f}", delta, p,
                      f"{r['chunk_bleu']:.2f}"))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
+    return text_table(rows)
 
 
 def run(args) -> dict:

@@ -29,22 +29,16 @@ import json
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.cli.common import ALPHA, command_parser, positive_int, run_command, text_table
 from fairseq_hier.io import atomic_outputs
 from fairseq_hier.scoring import significance as sig
 from fairseq_hier.scoring.significance import METRICS
 
 PROG = "fairseq-hier-significance"
-ALPHA = 0.05
 
 
 def mark(p: Optional[float]) -> str:
     return "" if p is None else ("*" if p < ALPHA else "")
-
-
-def table(rows: List[List[str]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
 
 
 def rouge_table(result: dict) -> str:
@@ -59,7 +53,7 @@ def rouge_table(result: dict) -> str:
                        f"{100 * s['delta']:+.2f} [{100 * s['low']:+.2f}, {100 * s['high']:+.2f}] "
                        f"p={s['p_value']:.3f}{mark(s['p_value'])}")
         rows.append(row)
-    return table(rows)
+    return text_table(rows)
 
 
 def bleu_table(result: dict) -> str:
@@ -72,7 +66,7 @@ def bleu_table(result: dict) -> str:
             else f"{s['delta']:+.2f} [{s['low']:+.2f}, {s['high']:+.2f}]",
             "-" if name == base else f"{s['p_value']:.3f}{mark(s['p_value'])}",
             f"{s['sacrebleu_mean']:.2f} +- {s['sacrebleu_ci95']:.2f}"])
-    return table(rows)
+    return text_table(rows)
 
 
 def test(args) -> dict:

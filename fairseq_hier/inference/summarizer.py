@@ -104,11 +104,12 @@ def _load_record(path: str, state: dict, folder: str):
     ``hier_preprocess.json`` beside it."""
     kept = (state.get("task_state") or {}).get(STATE_KEY)
     if kept is not None:
+        check_record(kept.get("record"), f"checkpoint {path}")  # before any file is written
         try:
             record, assets = restore(kept, folder)
         except RecordError as e:
             raise RecordError(f"checkpoint {path}: {e}") from None
-        return check_record(record, f"checkpoint {path}"), assets, folder
+        return record, assets, folder
     beside = os.path.dirname(os.path.abspath(path))
     record = read_checked_record(beside)
     if record is None:
