@@ -32,7 +32,8 @@ SMALL_MODEL = ["--encoder-layers", "1", "--decoder-layers", "1", "--encoder-embe
 # longest first. They start first, so that the two workers of `make test` finish together instead
 # of one running a long file alone at the end (xdist's loadfile schedules files in this order with
 # --no-loadscope-reorder; by default it orders them by their number of tests).
-LONGEST_FILES = ("test_hat_recipes.py", "test_distributed.py", "test_doc_mt.py",
+LONGEST_FILES = ("test_hat_recipes.py", "test_own_data_recipe.py", "test_distributed.py",
+                 "test_doc_mt.py", "test_own_data_mt.py",
                  "test_wikisum_recipe.py", "test_hf_bart.py", "test_parsingsum_e2e.py",
                  "test_precision.py", "test_attention_alignment.py", "test_safe_loading.py",
                  "test_startup.py", "test_command_failures.py", "test_dependency_parse.py",
@@ -102,7 +103,8 @@ def run_cli(name, *args, cwd=None, check=True, fork=None):
 def run_recipe(script, *args, env=None):
     """Run a recipe script with this virtualenv's commands first on PATH."""
     full_env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", OMP_NUM_THREADS="1",
-                    PYTHONWARNINGS="ignore", WORKERS="1", PRECISION="", **(env or {}))
+                    PYTHONWARNINGS="ignore", WORKERS="1", PRECISION="", GPUS="1")
+    full_env.update(env or {})
     proc = subprocess.run(["bash", str(script), *map(str, args)], env=full_env, text=True,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if proc.returncode != 0:

@@ -199,7 +199,7 @@ def test_document_bleu_equals_sacrebleu_called_directly(wmt):
     assert summary["documents"] == 3 and summary["baseline"] == "plain"
     assert summary["signature"].startswith("nrefs:1|bs:1000|seed:12345|case:mixed|eff:no|tok:13a")
     for kind in ("plain", "hat"):
-        rebuilt = independent_documents(work / "decode" / kind / "generate-test.txt",
+        rebuilt = independent_documents(work / "checkpoints" / kind / "generate-test.txt",
                                         work / "data-bin" / "test.chunks", "de")
         assert list(rebuilt) == docids
         docs = [rebuilt[d] for d in docids]
@@ -218,9 +218,29 @@ def test_document_bleu_equals_sacrebleu_called_directly(wmt):
     assert 0 <= summary["systems"]["hat"]["p_value"] <= 1
 
 
+def test_each_system_has_its_run_directory(wmt):
+    """WORK/checkpoints/KIND: run.json, the generate log, the documents and references as scored
+    and that system's doc-bleu output, with the scores of the side-by-side table."""
+    work = wmt["work"]
+    table = doc_bleu_summary((work / "decode" / "test.bleu").read_text())
+    refs = [" ".join(d) for d in read_sentence_blocks(str(work / "raw" / "test.de"))]
+    for kind, arch in (("plain", "transformer_wmt_en_de_big"), ("hat", "hat_transformer_wmt_en_de")):
+        run = work / "checkpoints" / kind
+        assert json.loads((run / "run.json").read_text()) == {
+            "name": kind, "arch": arch, "task": "document_translation", "metric": "bleu"}
+        assert (run / "test.docs").read_bytes() == (work / "decode" / "test" / f"{kind}.docs").read_bytes()
+        assert (run / "test.ref").read_text(encoding="utf-8").splitlines() == refs
+        own = (run / "test.bleu.txt").read_text(encoding="utf-8")
+        assert re.search(rf"^{kind} +[\d.]+ +[\d.]+ ± [\d.]+ +[\d.]+ +- +- +[\d.]+$", own, re.M)
+        scores = doc_bleu_summary(own)["systems"][kind]
+        for key in ("doc_bleu", "chrf", "chunk_bleu", "sacrebleu_mean", "sacrebleu_ci95"):
+            assert scores[key] == table["systems"][kind][key]
+        assert (run / "generate-test.txt").is_file() and (run / "train.log").is_file()
+
+
 def test_the_recipe_trains_both_systems_and_prints_them_side_by_side(wmt):
     logs, work = wmt["logs"], wmt["work"]
-    assert "hat_transformer_wmt_en_de, 1 device(s) x 400 tokens x update-freq 1, 4 updates" in logs["train"]
+    assert "hat_transformer_wmt_en_de, 1 device(s), --max-tokens 400 --update-freq 1, 4 updates" in logs["train"]
     assert "transformer_wmt_en_de_big, 1 device(s)" in logs["train"]
     for kind in ("plain", "hat"):
         assert (work / "checkpoints" / kind / "checkpoint_best.pt").exists()
@@ -237,9 +257,19 @@ def test_the_recipe_trains_both_systems_and_prints_them_side_by_side(wmt):
     # the test's short length limit is flagged (fairseq-generate's defaults would cut chunks)
     assert (f"--max-len-a 1.0 --max-len-b 4 allow {MAX_CHUNK + 4} tokens for a chunk of up to "
             f"{MAX_CHUNK} source tokens: long chunks may be cut before EOS") in table
+    # the tokenizer choice (the default, auto) is kept beside the tokenised text and recorded
+    assert (work / "tok" / "tokenizers").read_text() == "auto auto\n"
+    options = json.loads((work / "data-bin" / "hier_preprocess.json").read_text())["options"]
+    assert (options["src_tokenizer"], options["tgt_tokenizer"]) == ("auto", "auto")
     # a second run skips every finished step
     again = run_recipe(EXAMPLES / "wmt20_doc" / "recipe.sh", "en-de", "prepare", wmt["data"], work, env=ENV)
     assert again.count("exists, skipped") == 8  # tokenise x3, BPE, chunk x3, binarize
+    # another tokenizer than the one that made WORK/tok is refused, not recorded
+    with pytest.raises(AssertionError, match=re.escape(
+            f"prepare.sh: {work}/tok was tokenised with source and target tokenizers auto auto, "
+            f"not none auto: set SRC_TOKENIZER/TGT_TOKENIZER back, or remove {work}/tok")):
+        run_recipe(EXAMPLES / "wmt20_doc" / "recipe.sh", "en-de", "prepare", wmt["data"], work,
+                   env=dict(ENV, SRC_TOKENIZER="none"))
 
 
 def test_the_task_checks_chunks_against_their_map_before_generating(wmt, tmp_path):
@@ -271,7 +301,7 @@ def test_the_task_checks_chunks_against_their_map_before_generating(wmt, tmp_pat
 
 def test_doc_bleu_errors_are_one_line(wmt, tmp_path):
     work = wmt["work"]
-    log = (work / "decode" / "hat" / "generate-test.txt").read_text().splitlines()
+    log = (work / "checkpoints" / "hat" / "generate-test.txt").read_text().splitlines()
     cut = tmp_path / "cut.txt"
     cut.write_text("\n".join(line for line in log if not line.startswith(("H-3\t", "D-3\t"))) + "\n")
     args = ["--chunks", work / "data-bin" / "test.chunks", "--ref", work / "raw" / "test.de",

@@ -8,9 +8,11 @@ checkpoint in fairseq's real layout (conftest):
   from the arXiv-trained HAT (004 Table 5's scheme) -> decode -> ROUGE; the sentence-attention
   heatmap (examples/hat_common/heatmap.sh).
 
-The scores each decode step saves in rouge.txt are checked against its written (PTB-tokenised)
-hypotheses and references re-scored (tests/rouge_oracle.py): ROUGE-1.5.5 with the recipe's flags
-(-zs), and rouge-score's own RougeScorer for the --also-rouge-score block.
+The scores each decode step saves in the run folder's test.rouge.txt are checked against its
+written (PTB-tokenised) hypotheses and references re-scored (tests/rouge_oracle.py): ROUGE-1.5.5
+with the recipe's flags (-zs), and rouge-score's own RougeScorer for the --also-rouge-score
+block. Each model kind's run folder (WORK/checkpoints/KIND) holds run.json, train.log, the
+checkpoints and the decoded test set.
 """
 
 import json
@@ -131,17 +133,22 @@ def test_arxiv_train_from_bart_and_decode_and_score(arxiv, arxiv_trained, tiny_b
         out = run_recipe(EXAMPLES / "hat_arxiv" / "decode.sh", work, tiny_bart_dir, kind, env=DECODE)
         scores = rouge_f(out)
         assert set(scores) == {"1", "2", "L"}, out[-2000:]
-        hyps = (work / "decode" / kind / "test.hyp").read_text().splitlines()
-        assert len(hyps) == 5
-        decoded = work / "decode" / kind
-        saved = (decoded / "rouge.txt").read_text()
+        decoded = work / "checkpoints" / kind  # the run folder
+        hyps = (decoded / "test.hyp").read_text().splitlines()
+        assert len(hyps) == 5 and len((decoded / "test.hyp.raw").read_text().splitlines()) == 5
+        assert json.loads((decoded / "run.json").read_text()) == {
+            "name": kind, "arch": ("hat" if kind == "hat" else "long") + "_bart_base",
+            "task": "hat_summarization", "metric": "rouge"}
+        assert "num_updates" in (decoded / "train.log").read_text()
+        assert (decoded / "generate-test.txt").read_text().count("\nD-") == 5
+        saved = (decoded / "test.rouge.txt").read_text()
         assert rouge_f(saved) == scores
-        assert_rescored(saved, decoded / "test.ref.tok", decoded / "test.hyp.tok")
+        assert_rescored(saved, decoded / "test.ref", decoded / "test.hyp")
         # the recipe's source length reaches fairseq-generate (its default, 1024, would refuse
         # every arXiv source of 3072 tokens)
         assert "'max_source_positions': 64" in out, out[-3000:]
     # the scoring step itself: the references scored as hypotheses through the same PTB step
-    ref_tok = work / "decode" / "hat" / "test.ref.tok"
+    ref_tok = work / "checkpoints" / "hat" / "test.ref"
     subprocess.run([str(BIN / "fairseq-hier-ptb-tokenize"), str(work / "bpe" / "test.ref"),
                     str(work / "oracle.tok")], check=True)
     out = subprocess.run([str(BIN / "fairseq-hier-rouge"), str(ref_tok), str(work / "oracle.tok")],
@@ -197,9 +204,9 @@ def test_samsum_from_the_arxiv_hat_with_segments_decodes_and_draws(samsum, arxiv
     assert "--segment-embeddings" not in log or "Traceback" not in log
     out = run_recipe(EXAMPLES / "hat_samsum" / "decode.sh", work, tiny_bart_dir, "hat", env=DECODE)
     assert set(rouge_f(out)) == {"1", "2", "L"}
-    decoded = work / "decode" / "hat"
-    assert_rescored((decoded / "rouge.txt").read_text(), decoded / "test.ref.tok",
-                    decoded / "test.hyp.tok")
+    decoded = work / "checkpoints" / "hat"
+    assert_rescored((decoded / "test.rouge.txt").read_text(), decoded / "test.ref",
+                    decoded / "test.hyp")
     heat = run_recipe(EXAMPLES / "hat_common" / "heatmap.sh", work, tiny_bart_dir,
                work / "checkpoints" / "hat" / "checkpoint_best.pt", work / "heatmap",
                env=dict(DECODE, SHARDS="2"))

@@ -586,8 +586,9 @@ def test_the_recipe_decodes_with_the_derived_files(prepared, trained, hf_dirs, t
     out = run_recipe(EXAMPLES / "hat_arxiv" / "decode.sh", work, hf_dirs["deduped"], "hat",
                      env=dict(BEAM="2", MIN_LEN="1", MAX_LEN="10", BATCH="4", MAX_SOURCE="64"))
     assert "ROUGE-1 Average_F" in out, out[-2000:]
-    assert len((work / "decode" / "hat" / "test.hyp").read_text().splitlines()) == 4
-    with open(work / "decode" / "hat" / "generate.log", encoding="utf-8", newline="") as f:
+    run = work / "checkpoints" / "hat"  # the run folder
+    assert len((run / "test.hyp").read_text().splitlines()) == 4
+    with open(run / "generate-test.txt", encoding="utf-8", newline="") as f:
         lines = f.read().split("\n")  # "\r" may be part of a hypothesis
     hypos, texts = {}, {}  # example id -> H- (dictionary words) / D- (detokenised) field
     for line in lines:

@@ -34,6 +34,7 @@ ALLOWED = {
     "generation": {"data", "errors", "io", "models", "modules"},
     "tasks": {"data", "errors", "generation", "io", "models", "modules"},
     "demo": {"errors", "io"},
+    "recipes": {"errors"},
     "scoring": {"data", "errors", "io"},
     "baselines": {"data", "errors", "io"},
     "preparation": {"data", "errors", "io", "safe_loading"},

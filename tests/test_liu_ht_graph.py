@@ -54,13 +54,19 @@ def test_train_and_generate_with_a_graph(graph_bin, graph_model):
     assert ids == list(range(8))
 
 
-def test_graph_model_decoded_without_its_graph_is_an_error(graph_bin, graph_model):
+def test_graph_model_decoded_without_its_graph_takes_it_from_the_checkpoint(graph_bin,
+                                                                            graph_model):
     save, _ = graph_model
-    proc = run_cli("fairseq-generate", graph_bin, "--path", save / "checkpoint_last.pt", *GEN,
-                   check=False)
-    assert proc.returncode != 0
-    assert "this model was trained with graph-informed attention (002 Eq. 24): pass " \
-           "--paragraph-graph KIND" in proc.stdout
+    given = run_cli("fairseq-generate", graph_bin, "--path", save / "checkpoint_last.pt", *GEN,
+                    "--paragraph-graph", "tfidf")
+    taken = run_cli("fairseq-generate", graph_bin, "--path", save / "checkpoint_last.pt", *GEN)
+    line, = [x for x in taken.stdout.splitlines() if "taking the training cuts" in x]
+    assert line.endswith("from the checkpoint: --max-source-positions 30 --paragraph-graph tfidf")
+
+    def hyps(proc):
+        return [line for line in proc.stdout.splitlines() if line.startswith("H-")]
+
+    assert hyps(taken) == hyps(given) and len(hyps(given)) == 8
 
 
 def _task(data, kind):

@@ -116,11 +116,14 @@ def test_parse_train_generate(parsed_bin, arch, extra):
 
     assert summarizer.summarize(examples) == [post_process(generated[i], "sentencepiece")
                                               for i in range(4)]
-    # the parse is required by the model, refused for a plain one
-    bad = run_cli("fairseq-generate", data, *task[:4], *extra[:2], "--path",
-                  save / "checkpoint_last.pt",
-                  "--gen-subset", "test", "--beam", "1", "--batch-size", "4", check=False)
-    assert bad.returncode != 0 and "pass --dependency-parse NAME" in bad.stdout
+    # the parse and the cuts come from the checkpoint: decoding without them gives the same
+    again = run_cli("fairseq-generate", data, *task[:4], *extra[:2], "--path",
+                    save / "checkpoint_last.pt", "--gen-subset", "test", "--beam", "2",
+                    "--max-len-b", "8", "--batch-size", "4", "--num-workers", "0")
+    assert ("taking the training cuts from the checkpoint: --max-paragraphs 3 "
+            "--max-paragraph-tokens 40" in again.stdout), again.stdout[-3000:]
+    assert "--dependency-parse spacy" in again.stdout
+    assert [line for line in again.stdout.splitlines() if line.startswith("H-")] == hyps
 
 
 def test_a_mismatched_parse_is_refused_before_training(parsed_bin, tmp_path):

@@ -401,7 +401,7 @@ def test_rank_keep_and_jsonl_input(ranker_run, tmp_path, capsys):
     assert cli_main(["--path", checkpoint, "--source", str(tmp_path / "bad.jsonl"),
                      "--input-format", "jsonl", "--output", str(tmp_path / "x"), "--cpu",
                      "--no-progress-bar"]) == 1
-    assert f"{tmp_path / 'bad.jsonl'}:2: expected" in capsys.readouterr().err
+    assert f"{tmp_path / 'bad.jsonl'}:2: the example lacks the key(s) documents" in capsys.readouterr().err
 
 
 def test_summarizer_ranks_as_fairseq_hier_rank(ranker_run, tmp_path):

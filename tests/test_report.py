@@ -332,3 +332,159 @@ def test_bleu_report(tmp_path):
         assert row[1].split("\u2021")[0].split(" [")[0] == (
             f"{BLEU(tokenize='13a').corpus_score(hyps, [docs]).score:.2f}")
     assert rows[0][0] == "base (baseline)" and "\u2021" in rows[1][1]
+    # run folders of document MT: run.json's metric, each run's test.ref (one document a line)
+    for name in systems:
+        (tmp_path / name / "test.ref").write_text("\n".join(docs) + "\n")
+        (tmp_path / name / "run.json").write_text(json.dumps({"name": name, "arch": "hat",
+                                                              "metric": "bleu"}))
+    run_cli("fairseq-hier-report", tmp_path / "base", tmp_path / "good", "--samples", "200",
+            "--output-dir", tmp_path / "own")
+    assert _md_rows((tmp_path / "own" / "report.md").read_text(), "| system | doc BLEU |") == rows
+
+
+# ----------------------------------------------------------------------------- run folders
+# The layout every recipe writes: run.json, SUBSET.hyp (or generate-SUBSET.txt), the references
+# used (SUBSET.ref; SUBSET.refs.jsonl when an example has several), SUBSET.rouge.txt.
+def _run_folder(root, name, hyps, refs, arch="pht", subset="test", metric="rouge"):
+    """A run folder; ``refs``: one string per example, or a list of its references."""
+    run = root / name
+    run.mkdir()
+    (run / "run.json").write_text(json.dumps({"name": name, "arch": arch,
+                                              "task": "hierarchical_summarization",
+                                              "metric": metric}))
+    (run / f"{subset}.hyp").write_text("\n".join(hyps) + "\n")
+    firsts = [r if isinstance(r, str) else r[0] for r in refs]
+    (run / f"{subset}.ref").write_text("\n".join(firsts) + "\n")
+    if any(not isinstance(r, str) for r in refs):
+        (run / f"{subset}.refs.jsonl").write_text(
+            "".join(json.dumps([r] if isinstance(r, str) else r) + "\n" for r in refs))
+    return run
+
+
+def _score_rows(out):
+    return _md_rows((out / "report.md").read_text(), "| system | ROUGE-1 | ROUGE-2 | ROUGE-L |")
+
+
+def test_run_folders_are_scored_against_their_own_references(tmp_path):
+    """No --reference: each run's test.ref, with the scores (and marks) of --reference pointing
+    at the same file; the run's own ROUGE report is listed with the run; --subset picks the
+    split's files."""
+    base = _run_folder(tmp_path, "base", BASE, REFS, arch="transformer")
+    _run_folder(tmp_path, "good", REFS, REFS)
+    (base / "test.rouge.txt").write_text(run_cli("fairseq-hier-rouge", base / "test.ref",
+                                                 base / "test.hyp").stdout)
+    run_cli("fairseq-hier-report", tmp_path / "base", tmp_path / "good", "--samples", "100",
+            "--output-dir", tmp_path / "own")
+    run_cli("fairseq-hier-report", tmp_path / "base", tmp_path / "good", "--samples", "100",
+            "--reference", tmp_path / "good" / "test.ref", "--output-dir", tmp_path / "given")
+    own, given = _score_rows(tmp_path / "own"), _score_rows(tmp_path / "given")
+    assert own == given and [r[0] for r in own] == ["base (baseline)", "good"]
+    assert own[1][1].startswith("100.00\u2021 [")
+    md = (tmp_path / "own" / "report.md").read_text()
+    assert (f"ROUGE F1 x100 of 10 summaries against {tmp_path / 'base' / 'test.ref'} (the same "
+            f"in good) (ROUGE-1.5.5") in md
+    runs = _md_rows(md, "| system | arch | RUN_DIR |")
+    assert runs[0][3] == "test.hyp, test.ref"
+    assert runs[0][4] == "test.rouge.txt: ROUGE-1/2/L F1 x100 " + " / ".join(
+        given[0][k].split(" [")[0] for k in (1, 2, 3))
+    assert runs[1][4] == "-"
+    # another split: its own files, the test split's ignored
+    _run_folder(tmp_path, "valid_only", REFS[:4], REFS[:4], subset="valid")
+    run_cli("fairseq-hier-report", tmp_path / "valid_only", tmp_path / "base", "--subset",
+            "valid", "--output-dir", tmp_path / "valid")
+    md = (tmp_path / "valid" / "report.md").read_text()
+    assert [r[0] for r in _score_rows(tmp_path / "valid")] == ["valid_only"]
+    assert "Not scored (no valid.hyp or generate-valid.txt): base." in md
+
+
+def test_several_references_per_example_score_as_fairseq_hier_rouge(tmp_path):
+    """test.refs.jsonl (1 to 3 references per summary) is what the report scores, as
+    fairseq-hier-rouge scores the same files (ROUGE-1.5.5's multi-model scoring), for both runs
+    of a table with its paired bootstrap."""
+    from fairseq_hier.scoring.rouge import parse_report
+
+    refs = [[REFS[i], f"the team w{i} agrees on the design .",
+             f"w{i + 2} is the price ."][:1 + i % 3] for i in range(10)]
+    half = [REFS[i] if i % 2 else BASE[i] for i in range(10)]
+    for name, hyps in (("base", BASE), ("half", half)):
+        _run_folder(tmp_path, name, hyps, refs)
+    assert json.loads((tmp_path / "half" / "test.refs.jsonl").read_text().splitlines()[2]) == \
+        refs[2] and len(refs[2]) == 3
+    run_cli("fairseq-hier-report", tmp_path / "base", tmp_path / "half", "--samples", "100",
+            "--output-dir", tmp_path / "out")
+    rows = _score_rows(tmp_path / "out")
+    for row, name in zip(rows, ("base", "half")):
+        printed = run_cli("fairseq-hier-rouge", tmp_path / name / "test.refs.jsonl",
+                          tmp_path / name / "test.hyp").stdout
+        expected = parse_report(printed)
+        cells = [c.replace("\u2021", "").replace("\u2020", "") for c in row[1:]]
+        assert cells == [f"{100 * expected[k]['f']:.2f} [{100 * expected[k]['f_low']:.2f}, "
+                         f"{100 * expected[k]['f_high']:.2f}]"
+                         for k in ("rouge-1", "rouge-2", "rouge-l")], name
+    # the first reference alone scores differently: the extra references count
+    first_only = parse_report(run_cli("fairseq-hier-rouge", tmp_path / "half" / "test.ref",
+                                      tmp_path / "half" / "test.hyp").stdout)
+    assert rows[1][1].split(" [")[0].rstrip("\u2020\u2021") != \
+        f"{100 * first_only['rouge-1']['f']:.2f}"
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert (f"against {tmp_path / 'base' / 'test.refs.jsonl'} (the same in half) (up to 3 "
+            f"references per summary: ROUGE-1.5.5's multi-model scoring)") in md
+    assert "several references: the best one per metric (rouge-score's score_multi)" in md
+
+
+def test_runs_with_different_references_are_one_line_errors(tmp_path):
+    refs = list(REFS)
+    _run_folder(tmp_path, "a", BASE, refs)
+    refs[3] = "the team w3 agrees on nothing ."
+    _run_folder(tmp_path, "b", REFS, refs)
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert _fail(tmp_path, a, b) == (
+        f"fairseq-hier-report: error: a and b are scored against different references: line 4 of "
+        f"{a / 'test.ref'} ('{REFS[3]}') differs from line 4 of {b / 'test.ref'} ('the team w3 "
+        f"agrees on nothing .'); a table compares runs on the same references (or give "
+        f"--reference)")
+    # one reference more than the other: the first line one of them lacks
+    (b / "test.ref").write_text("\n".join(REFS + ["one more ."]) + "\n")
+    assert _fail(tmp_path, a, b).endswith(
+        f"line 11 of {a / 'test.ref'} (no line) differs from line 11 of {b / 'test.ref'} ('one "
+        f"more .'); a table compares runs on the same references (or give --reference)")
+    # several references against the first one only
+    (b / "test.ref").write_text("\n".join(REFS) + "\n")
+    (b / "test.refs.jsonl").write_text("".join(json.dumps([r, "x ."] if i == 6 else [r]) + "\n"
+                                               for i, r in enumerate(REFS)))
+    assert f"line 7 of {a / 'test.ref'} (1 reference) differs from line 7 of " \
+           f"{b / 'test.refs.jsonl'} (reference 2 of 2: 'x .');" in _fail(tmp_path, a, b)
+    # run.json: a metric that is neither, and two runs naming different ones
+    (b / "run.json").write_text(json.dumps({"name": "b", "metric": "meteor"}))
+    assert _fail(tmp_path, a, b) == (f"fairseq-hier-report: error: {b / 'run.json'}: metric must "
+                                     f"be rouge or bleu, got 'meteor'")
+    (b / "run.json").write_text(json.dumps({"name": "b", "metric": "bleu"}))
+    assert _fail(tmp_path, a, b) == (
+        f"fairseq-hier-report: error: a is scored by rouge ({a}/run.json), b by bleu "
+        f"({b}/run.json): one report scores one metric; give --metric or report them apart")
+
+
+def test_run_json_written_by_the_recipes_and_inherited_by_a_second_decoding(tmp_path):
+    from fairseq_hier.errors import HierError
+    from fairseq_hier.report.inputs import inherit_run_json, load_run, write_run_json
+
+    trained = tmp_path / "checkpoints" / "liu_ht"
+    write_run_json(str(trained), "liu_ht", "liu_ht", "hierarchical_summarization", "rouge")
+    run = load_run(str(trained))
+    assert (run.name, run.arch, run.task, run.metric) == (
+        "liu_ht", "liu_ht", "hierarchical_summarization", "rouge")
+    # the same checkpoint decoded into a run folder of its own: its name, the trained run's arch
+    second = tmp_path / "checkpoints" / "liu_ht_3000"
+    inherit_run_json(str(second), str(trained), "other_task", "rouge")
+    assert json.loads((second / "run.json").read_text()) == {
+        "name": "liu_ht_3000", "arch": "liu_ht", "task": "hierarchical_summarization",
+        "metric": "rouge"}
+    inherit_run_json(str(trained), str(trained), "other_task", "bleu")  # kept as training wrote it
+    assert load_run(str(trained)).metric == "rouge"
+    untracked = tmp_path / "old" / "pht"  # trained without a run.json: the folder's name
+    untracked.mkdir(parents=True)
+    inherit_run_json(str(tmp_path / "pht_align"), str(untracked), "hierarchical_summarization",
+                     "rouge")
+    assert load_run(str(tmp_path / "pht_align")).arch == "pht"
+    with pytest.raises(HierError, match="run.json: metric must be rouge or bleu, got 'f1'"):
+        write_run_json(str(tmp_path / "x"), "x", "pht", "hierarchical_summarization", "f1")

@@ -17,6 +17,7 @@ import pytest
 
 from fairseq_hier.cli.rouge import cli_main
 from fairseq_hier.scoring import rouge
+from rouge_oracle import perl_direct, report_lines
 
 needs_official = pytest.mark.skipif(
     rouge.official_unavailable() is not None,
@@ -297,43 +298,6 @@ MULTI_REFS = [  # MULTI_REFS[k][i]: reference k of summary i, as sentence lists
     [["the cat sat .", "it was on the mat .", "the dog saw it ."],
      ["the children were happy .", "they swam in the lake ."]],
 ]
-
-
-def hand_see(path, sentences):
-    """A SEE file as ROUGE-1.5.5's README describes it, one sentence per anchor."""
-    body = "".join(f'<a name="{n}">[{n}]</a> <a href="#{n}" id={n}>{s}</a>\n'
-                   for n, s in enumerate(sentences, start=1))
-    path.write_text(f"<html>\n<head>\n<title>t</title>\n</head>\n<body bgcolor=\"white\">\n"
-                    f"{body}</body>\n</html>", encoding="utf-8")
-
-
-def perl_direct(folder, models, hyps):
-    """Run ROUGE-1.5.5.pl itself (files2rouge's arguments) on a config written here:
-    ``models[i]``: the sentence lists of summary i's references, listed as <M ID="A">, "B", ..."""
-    model, peer = folder / "models", folder / "peers"
-    model.mkdir(parents=True)
-    peer.mkdir()
-    evals = []
-    for i, (refs, hyp) in enumerate(zip(models, hyps)):
-        hand_see(peer / f"p{i}.html", [s + " ." for s in hyp.split(" . ") if s.strip(" .")])
-        entries = []
-        for k, sentences in enumerate(refs):
-            hand_see(model / f"m{i}_{k}.html", sentences)
-            entries.append(f'<M ID="{"ABC"[k]}">m{i}_{k}.html</M>')
-        evals.append(f'<EVAL ID="{i + 1}"><MODEL-ROOT>{model}</MODEL-ROOT><PEER-ROOT>{peer}'
-                     f'</PEER-ROOT><INPUT-FORMAT TYPE="SEE"></INPUT-FORMAT><PEERS><P ID="1">'
-                     f'p{i}.html</P></PEERS><MODELS>{"".join(entries)}</MODELS></EVAL>\n')
-    config = folder / "config.xml"
-    config.write_text('<ROUGE-EVAL version="1.55">\n' + "".join(evals) + "</ROUGE-EVAL>\n")
-    home = rouge.rouge_home()
-    proc = subprocess.run(["perl", os.path.join(home, "ROUGE-1.5.5.pl"), "-e",
-                           os.path.join(home, "data"), "-c", "95", "-r", "1000", "-n", "2", "-a",
-                           "-m", str(config)], text=True, capture_output=True, check=True)
-    return proc.stdout
-
-
-def report_lines(text):
-    return [line for line in text.splitlines() if " Average_" in line]
 
 
 @needs_official

@@ -5,6 +5,7 @@ special pieces. prepare.sh -> train_pht.sh -> decode.sh (fairseq CLIs + official
 scores the recipe prints are checked against its written files re-scored (tests/rouge_oracle.py):
 ROUGE-1.5.5 with the recipe's flags, and rouge-score's own RougeScorer for --also-rouge-score."""
 
+import json
 import os
 import random
 import re
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import BIN, ROOT, SMALL_MODEL
+from conftest import BIN, ROOT, SMALL_MODEL, run_cli
 from rouge_oracle import assert_rescored
 
 REAL_SPM = Path(os.environ.get("FAIRSEQ_HIER_WIKISUM_SPM", ROOT.parent / "shared" / "wikisum" / "spm9998_3.model"))
@@ -108,23 +109,35 @@ def test_recipe_end_to_end(tmp_path):
     work = tmp_path / "work"
     log = run("prepare.sh", prefix, model, work)
     assert re.search(r"\[train\] 12 examples written from 2 shard\(s\)", log)
-    train_log = run("train_pht.sh", work / "data-bin", work / "ck", *SMALL_MODEL,
+    ck = work / "checkpoints" / "pht"  # the run folder: checkpoints, train.log, decodes, scores
+    train_log = run("train_pht.sh", work / "data-bin", ck, *SMALL_MODEL,
                     "--max-update", "3", "--batch-size", "4", "--warmup-updates", "2",
                     "--save-interval-updates", "3", "--num-workers", "0", "--no-progress-bar")
     assert "num_updates 3" in train_log and "source layout: hierarchical" in train_log
-    out = run("decode.sh", work, work / "ck" / "checkpoint_last.pt", "--max-len-b", "15",
+    assert (ck / "train.log").read_text() == train_log
+    assert json.loads((ck / "run.json").read_text()) == {
+        "name": "pht", "arch": "pht", "task": "hierarchical_summarization", "metric": "rouge"}
+    out = run("decode.sh", work, ck / "checkpoint_last.pt", "--max-len-b", "15",
               "--num-workers", "0")
     assert re.search(r"ROUGE-1 Average_F: \d\.\d+ \(95%-conf\.int\. \d\.\d+ - \d\.\d+\)", out)
-    hyps = (work / "decode" / "test.hyp").read_text().splitlines()
-    assert len(hyps) == 4
-    saved = (work / "decode" / "rouge.txt").read_text()
+    hyps = (ck / "test.hyp").read_text().splitlines()
+    assert len(hyps) == 4 and (ck / "generate-test.txt").read_text().count("\nH-") == 4
+    assert (ck / "test.ref").read_text() == (work / "raw" / "test.ref").read_text()
+    saved = (ck / "test.rouge.txt").read_text()
     assert rouge_report_lines(saved) == rouge_report_lines(out) != []  # printed == kept
-    assert_rescored(saved, work / "raw" / "test.ref", work / "decode" / "test.hyp", "<q>")
+    assert_rescored(saved, work / "raw" / "test.ref", ck / "test.hyp", "<q>")
+    # the run folder as fairseq-hier-report reads it, no --reference: ROUGE of the kept report
+    # (the -e '<q>' split aside, the same files), the training curve from train.log
+    report = run_cli("fairseq-hier-report", ck, "--heatmaps", "0", "--output-dir",
+                     work / "report").stdout
+    md = (work / "report" / "report.md").read_text()
+    assert "| pht | pht | " in md and "test.rouge.txt: ROUGE-1/2/L F1 x100 " in md, report
+    assert "against " + str(ck / "test.ref") in md and "curve-train-loss" in md
     # prepare.sh recorded the preprocessing and decode.sh's options: the checkpoint summarises
     # raw text (lowercased, the published sentencepiece model, pieces joined back into words)
     from fairseq_hier.inference import HierSummarizer
 
-    summarizer = HierSummarizer.from_pretrained(str(work / "ck"), "checkpoint_last.pt", cpu=True,
+    summarizer = HierSummarizer.from_pretrained(str(ck), "checkpoint_last.pt", cpu=True,
                                                 max_len_b=15)
     assert summarizer.record["generation"][-4:] == ["--block-previous-tokens", "2",
                                                     "--block-previous-exceptions", "▁,"]
@@ -242,21 +255,25 @@ def test_oracle_gold_targets_score_100(tmp_path):
     log.write_text(generate_log(raw), encoding="utf-8")
     out = run("score.sh", raw / "test.ref", log, tmp_path / "oracle")
     hyps = (tmp_path / "oracle" / "test.hyp").read_text(encoding="utf-8").splitlines()
+    assert (tmp_path / "oracle" / "test.ref").read_text() == (raw / "test.ref").read_text()
     assert hyps[1].startswith("the river UNK was built in the north in 1850 . <q> ")
     assert "no sentence break" not in out and "contain markup" not in out  # nothing cut/unsplit
     oracle = parse_report(out)
     for key in ("rouge-1", "rouge-2", "rouge-l"):
         assert oracle[key]["f"] >= 0.995, (key, oracle[key])
-    saved = (tmp_path / "oracle" / "rouge.txt").read_text()
+    saved = (tmp_path / "oracle" / "test.rouge.txt").read_text()
     assert_rescored(saved, raw / "test.ref", tmp_path / "oracle" / "test.hyp", "<q>")
     assert parse_report(saved) == oracle and parse_rouge_score(saved)["rougeLsum"] >= 0.995
-    # table.sh: ROUGE-1.5.5's F [interval], then rouge-score's F1, both x100
-    (tmp_path / "tables" / "decode_oracle").mkdir(parents=True)
-    (tmp_path / "tables" / "decode_oracle" / "rouge.txt").write_text(saved)
+    # table.sh: ROUGE-1.5.5's F [interval], then rouge-score's F1, both x100, of every run folder
+    # WORK/checkpoints/RUN holding test.rouge.txt (an unscored one is left out)
+    (tmp_path / "tables" / "checkpoints" / "oracle").mkdir(parents=True)
+    (tmp_path / "tables" / "checkpoints" / "unscored").mkdir()
+    (tmp_path / "tables" / "checkpoints" / "oracle" / "test.rouge.txt").write_text(saved)
     table = subprocess.run(["bash", str(RECIPE / "table.sh"), str(tmp_path / "tables")], text=True,
                            capture_output=True, check=True).stdout.splitlines()
     assert table[1].split("|")[1].split() == ["rouge1", "rouge2", "rougeL", "rougeLsum"]
     official, other = table[2].split("|")
+    assert len(table) == 3
     assert official.split()[:2] == ["oracle", f"{100 * oracle['rouge-1']['f']:.2f}"]
     assert other.split() == [f"{100 * v:.2f}" for v in parse_rouge_score(saved).values()]
 
@@ -267,7 +284,7 @@ def test_oracle_gold_targets_score_100(tmp_path):
     assert len(hyps) == ORACLE_TEST_SIZE and hyps[0] == ""
     assert "1 empty summary(ies) scored 0 on every metric (-zs), first at line 1" in out
     scores = parse_report(out)
-    assert_rescored((tmp_path / "empty" / "rouge.txt").read_text(), raw / "test.ref",
+    assert_rescored((tmp_path / "empty" / "test.rouge.txt").read_text(), raw / "test.ref",
                     tmp_path / "empty" / "test.hyp", "<q>")
     for key in ("rouge-1", "rouge-2", "rouge-l"):  # example 0 scored 1 in the oracle
         assert scores[key]["f"] == pytest.approx(oracle[key]["f"] - 1 / ORACLE_TEST_SIZE,

@@ -2,6 +2,10 @@
 # Attention alignment on the demo corpus (the three steps of README.md, then a ROUGE table of the
 # decoding strategies of 001 Table 2). Reuses the PHT of examples/demo/run_demo.sh (runs it first
 # if its checkpoint is missing). Steps whose outputs exist are skipped.
+# Each strategy is a run folder of its own, $WORK/alignment/NAME (PHT's checkpoint decoded
+# another way): run.json (named pht+STRATEGY, arch pht), generate-test.txt, test.hyp, test.ref
+# (raw/test.tgt) and test.rouge.txt, what fairseq-hier-report reads (examples/demo/report.sh);
+# the predictor's training is $WORK/checkpoints/attention_predictor (train.log, checkpoints).
 set -euo pipefail
 START=$SECONDS
 cd "$(dirname "$0")/../.."
@@ -52,28 +56,36 @@ declare -A STRATEGY=(
   [attalign_live]="--attention-alignment --align-beta 0.8 --align-predictor $PRED/checkpoint_best.pt --align-live-beams"
   [attalign_top5]="--attention-alignment --align-beta 0.8 --align-predictor $PRED/checkpoint_best.pt --align-keep-paragraphs 5"
 )
+declare -A LABEL=([vanilla]=vanilla [attalign]=attAlign [strcov]=strCov [extprob]=extProb
+                  [attalign_live]=attAlign,live [attalign_top5]=attAlign,top-5)
 N_TEST=$(wc -l < "$WORK/raw/test.tgt")
 for NAME in vanilla attalign strcov extprob attalign_live attalign_top5; do
-  if [[ ! -f "$OUT/$NAME.hyp" ]]; then
+  RUN="$OUT/$NAME"
+  if [[ ! -f "$RUN/test.rouge.txt" ]]; then
     echo "== decoding: $NAME"
+    fairseq-hier-run-json "$RUN" --name "pht+${LABEL[$NAME]}" --arch pht \
+      --task hierarchical_summarization --metric rouge > /dev/null
     # shellcheck disable=SC2086
     fairseq-generate "$WORK/data-bin" "${TASK[@]}" --path "$PHT" "${RULES[@]}" ${STRATEGY[$NAME]} \
-      > "$OUT/$NAME.generate.log" 2>&1
-    python -m fairseq_hier.cli.hypotheses "$OUT/$NAME.generate.log" --expected "$N_TEST" \
-      -o "$OUT/$NAME.hyp"
+      > "$RUN/generate-test.txt.tmp" 2>&1 || { tail -5 "$RUN/generate-test.txt.tmp" >&2; exit 1; }
+    mv "$RUN/generate-test.txt.tmp" "$RUN/generate-test.txt"
+    python -m fairseq_hier.cli.hypotheses "$RUN/generate-test.txt" --expected "$N_TEST" \
+      -o "$RUN/test.hyp"
+    cp "$WORK/raw/test.tgt" "$RUN/test.ref"
+    fairseq-hier-rouge "$RUN/test.ref" "$RUN/test.hyp" -zs --saveto "$RUN/test.rouge.txt" > /dev/null
   fi
+done
+SYSTEMS=()
+for NAME in vanilla strcov extprob attalign attalign_live attalign_top5; do
+  SYSTEMS+=("${LABEL[$NAME]}=$OUT/$NAME/test.hyp")
 done
 echo
 echo "== PHT decoding strategies on the $N_TEST test examples: fact accuracy and ROUGE-1.5.5 F1, x100 [95% interval]"
-python examples/demo/score_table.py --facts "$WORK/raw/test.facts.jsonl" "$WORK/raw/test.tgt" "vanilla=$OUT/vanilla.hyp" \
-  "strCov=$OUT/strcov.hyp" "extProb=$OUT/extprob.hyp" "attAlign=$OUT/attalign.hyp" "attAlign,live=$OUT/attalign_live.hyp" \
-  "attAlign,top-5=$OUT/attalign_top5.hyp" \
-  | tee "$OUT/table.txt"
+python examples/demo/score_table.py --facts "$WORK/raw/test.facts.jsonl" "$WORK/raw/test.tgt" \
+  "${SYSTEMS[@]}" | tee "$OUT/table.txt"
 # is a strategy's ROUGE gain over vanilla beam search more than resampling noise? paired
 # bootstrap over the test documents (one-sided p; *: p < 0.05)
 echo "== paired bootstrap of ROUGE against vanilla beam search (1000 resamples)"
-fairseq-hier-significance rouge "$WORK/raw/test.tgt" "vanilla=$OUT/vanilla.hyp" \
-  "strCov=$OUT/strcov.hyp" "extProb=$OUT/extprob.hyp" "attAlign=$OUT/attalign.hyp" \
-  "attAlign,live=$OUT/attalign_live.hyp" "attAlign,top-5=$OUT/attalign_top5.hyp" \
+fairseq-hier-significance rouge "$WORK/raw/test.tgt" "${SYSTEMS[@]}" \
   --json "$OUT/significance.json" | grep -v '^{' | tee "$OUT/significance.txt"
 echo "== demo part 2 took $((SECONDS - START)) s"

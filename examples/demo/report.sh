@@ -2,9 +2,12 @@
 # The last step of `make demo`: one report page of every system the demo ran
 # (fairseq-hier-report: scores with paired-bootstrap significance against the flat transformer,
 # the efficiency table, training and validation curves, paragraph-attention heatmaps), written to
-# $WORK/report/report.{html,md}. Run directories: the trained models (checkpoints/ARCH, from
-# run_demo.sh), the three baselines, and PHT's decoding strategies of the attention-alignment demo
-# when it ran (alignment/NAME.hyp). `make report-check` then opens it in headless Chromium.
+# $WORK/report/report.{html,md}. Run folders, each read as it is (its test.hyp against its own
+# test.ref: no --reference): the trained models (checkpoints/ARCH, from run_demo.sh), the three
+# baselines (baselines/NAME, completed here from run_demo.sh's outputs), and PHT's decoding
+# strategies of the attention-alignment demo when it ran (alignment/NAME, from
+# examples/attention_alignment/run_demo.sh). `make report-check` then opens it in headless
+# Chromium.
 # Environment: WORK (demo_work), ARCHS ("transformer pht vht liu_ht").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,24 +22,22 @@ RUNS=()
 for ARCH in $ARCHS; do
   [[ -f "$WORK/checkpoints/$ARCH/test.hyp" ]] && RUNS+=("$WORK/checkpoints/$ARCH")
 done
-# systems without a training run of their own: a folder holding test.hyp (and run.json)
-runs_of_outputs() {  # FOLDER NAME=HYP ...
-  local folder=$1; shift
-  for pair in "$@"; do
-    local name=${pair%%=*} hyp=${pair#*=}
-    [[ -f "$hyp" ]] || continue
-    mkdir -p "$WORK/$folder/$name"
-    cp "$hyp" "$WORK/$folder/$name/test.hyp"
-    printf '{"name": "%s"}\n' "$name" > "$WORK/$folder/$name/run.json"
-    RUNS+=("$WORK/$folder/$name")
-  done
-}
-runs_of_outputs baselines Lead="$WORK/lead.hyp" most-frequent="$WORK/frequent.hyp" \
-  first-stated="$WORK/first.hyp"
-A="$WORK/alignment"
-runs_of_outputs alignment_runs "pht+strCov=$A/strcov.hyp" "pht+extProb=$A/extprob.hyp" \
-  "pht+attAlign=$A/attalign.hyp" "pht+attAlign,live=$A/attalign_live.hyp" \
-  "pht+attAlign,top-5=$A/attalign_top5.hyp"
+# the baselines have no training run: a run folder each, baselines/NAME, with run.json, test.hyp,
+# the references (test.ref) and ROUGE-1.5.5's report (test.rouge.txt)
+for PAIR in lead=Lead frequent=most-frequent first=first-stated; do
+  FILE=${PAIR%%=*} NAME=${PAIR#*=}
+  [[ -f "$WORK/$FILE.hyp" ]] || continue
+  RUN="$WORK/baselines/$NAME"
+  fairseq-hier-run-json "$RUN" --name "$NAME" --arch "$FILE" \
+    --task hierarchical_summarization --metric rouge > /dev/null
+  cp "$WORK/$FILE.hyp" "$RUN/test.hyp"
+  cp "$WORK/raw/test.tgt" "$RUN/test.ref"
+  fairseq-hier-rouge "$RUN/test.ref" "$RUN/test.hyp" -zs --saveto "$RUN/test.rouge.txt" > /dev/null
+  RUNS+=("$RUN")
+done
+for NAME in strcov extprob attalign attalign_live attalign_top5; do
+  [[ -f "$WORK/alignment/$NAME/test.hyp" ]] && RUNS+=("$WORK/alignment/$NAME")
+done
 echo "== report: ${#RUNS[@]} systems, significance against ${ARCHS%% *}"
-fairseq-hier-report "${RUNS[@]}" --reference "$WORK/raw/test.tgt" --title "fairseq-hier demo" \
-  --baseline "${ARCHS%% *}" --output-dir "$WORK/report"
+fairseq-hier-report "${RUNS[@]}" --title "fairseq-hier demo" --baseline "${ARCHS%% *}" \
+  --output-dir "$WORK/report"

@@ -9,6 +9,12 @@
 # About 20 minutes on 2 CPU cores. Steps whose outputs exist are skipped; delete $WORK (default
 # demo_work/) to start over.
 #
+# Every model's run folder is $WORK/checkpoints/ARCH (fairseq-train's --save-dir): run.json,
+# checkpoint_last.pt, train.log, generate-test.txt (fairseq-generate's output), test.hyp (the
+# summaries in example order), test.ref (the references, raw/test.tgt), test.rouge.txt
+# (fairseq-hier-rouge's report), attention.json and efficiency.json: what fairseq-hier-report
+# reads (examples/demo/report.sh).
+#
 # Training: no dropout and no label smoothing, for every model: on this corpus a model first
 # learns to copy any value of the right attribute (~40-50% of the facts) and only later to bind
 # values to the title's place; dropout delayed that transition by hundreds of updates in our runs.
@@ -58,6 +64,8 @@ TASK=(--user-dir "$ROOT/fairseq_hier" --task hierarchical_summarization --max-pa
 N_TEST=$(wc -l < "$WORK/raw/test.tgt")
 for ARCH in $ARCHS; do
   CK="$WORK/checkpoints/$ARCH"
+  fairseq-hier-run-json "$CK" --name "$ARCH" --arch "$ARCH" \
+    --task hierarchical_summarization --metric rouge > /dev/null
   if [[ ! -f "$CK/checkpoint_last.pt" ]] || ! grep -q "done training" "$CK/train.log" 2>/dev/null; then
     mkdir -p "$CK"
     EXTRA=()
@@ -78,17 +86,18 @@ for ARCH in $ARCHS; do
     fi
     echo "   trained in $((SECONDS - T0)) s"
   fi
-  if [[ ! -f "$WORK/$ARCH.hyp" || ! -f "$CK/generate-test.txt" ]]; then
+  if [[ ! -f "$CK/test.rouge.txt" || ! -f "$CK/generate-test.txt" ]]; then
     echo "== decoding $ARCH"
     fairseq-generate "$WORK/data-bin" "${TASK[@]}" --path "$CK/checkpoint_last.pt" \
       "${GENERATION[@]}" --batch-size 50 \
-      --required-batch-size-multiple 1 --num-workers 0 > "$WORK/$ARCH.generate.log" 2>&1 \
-      || { tail -5 "$WORK/$ARCH.generate.log" >&2; exit 1; }
-    python -m fairseq_hier.cli.hypotheses "$WORK/$ARCH.generate.log" --expected "$N_TEST" \
-      -o "$WORK/$ARCH.hyp"
-    # the run directory of the report: train.log (already there), outputs, analyses
-    cp "$WORK/$ARCH.generate.log" "$CK/generate-test.txt"
-    cp "$WORK/$ARCH.hyp" "$CK/test.hyp"
+      --required-batch-size-multiple 1 --num-workers 0 > "$CK/generate-test.txt.tmp" 2>&1 \
+      || { tail -5 "$CK/generate-test.txt.tmp" >&2; exit 1; }
+    mv "$CK/generate-test.txt.tmp" "$CK/generate-test.txt"
+    python -m fairseq_hier.cli.hypotheses "$CK/generate-test.txt" --expected "$N_TEST" \
+      -o "$CK/test.hyp"
+    # the rest of the run folder: the references scored and ROUGE-1.5.5's report
+    cp "$WORK/raw/test.tgt" "$CK/test.ref"
+    fairseq-hier-rouge "$CK/test.ref" "$CK/test.hyp" -zs --saveto "$CK/test.rouge.txt" > /dev/null
   fi
   if [[ ! -f "$CK/attention.json" ]]; then
     echo "== paragraph-attention cosine of $ARCH (000 Table 1)"
@@ -107,7 +116,7 @@ python -m fairseq_hier.cli.demo_facts baseline frequent --facts "$RAW/test.facts
 python -m fairseq_hier.cli.demo_facts baseline first --facts "$RAW/test.facts.jsonl" \
   --source "$RAW/test.src" --output "$WORK/first.hyp"
 SYSTEMS=(Lead="$WORK/lead.hyp" most-frequent="$WORK/frequent.hyp" first-stated="$WORK/first.hyp")
-for ARCH in $ARCHS; do SYSTEMS+=("$ARCH=$WORK/$ARCH.hyp"); done
+for ARCH in $ARCHS; do SYSTEMS+=("$ARCH=$WORK/checkpoints/$ARCH/test.hyp"); done
 echo
 echo "== $N_TEST test examples: fact accuracy (ground truth of the corpus generator) and ROUGE-1.5.5 F1, x100 [95% interval]"
 python examples/demo/score_table.py --facts "$RAW/test.facts.jsonl" "$RAW/test.tgt" "${SYSTEMS[@]}" \
@@ -144,7 +153,8 @@ for line in sys.stdin:
     --checkpoint-file checkpoint_last.pt \
     --no-progress-bar -o "$WORK/raw_clusters.summaries" 2> "$WORK/summarize.log" \
     || { tail -3 "$WORK/summarize.log" >&2; exit 1; }
-  SAME=$(paste -d '\t' "$WORK/raw_clusters.summaries" <(head -5 "$WORK/$SUMMARIZE_ARCH.hyp") \
+  SAME=$(paste -d '\t' "$WORK/raw_clusters.summaries" \
+    <(head -5 "$WORK/checkpoints/$SUMMARIZE_ARCH/test.hyp") \
     | awk -F '\t' '$1 == $2' | wc -l)
   echo "   $SAME of 5 equal to fairseq-generate's; first: $(head -1 "$WORK/raw_clusters.summaries")"
 else

@@ -4,9 +4,11 @@
 # targets opening with "– "): reader -> spaCy parse -> sentencepiece -> fairseq-preprocess ->
 # fairseq-hier-deps -> fairseq-train of the four systems of 003 Tables 2-3 (transformer,
 # parsingsum_ft, liu_ht, parsingsum_ht; small widths, same seed and data) -> fairseq-generate ->
-# ROUGE-1.5.5 table. The corpus is the main demo's (fairseq-hier-demo-corpus: places and their
-# facts, stated in English sentences that spaCy parses); its title becomes a one-sentence first
-# document. Measured: 34 min on 2 CPU cores shared with the test suite (each system 2-4 min
+# ROUGE-1.5.5 table -> the report of the four run folders (recipe/checkpoints/SYSTEM: run.json,
+# checkpoints, train.log, generate-test.txt, test.hyp, test.ref, test.rouge.txt,
+# test.rouge_whole.txt), read as they are, in recipe/report. The corpus is the main demo's
+# (fairseq-hier-demo-corpus: places and their facts, stated in English sentences that spaCy
+# parses); its title becomes a one-sentence first document. Measured: 34 min on 2 CPU cores shared with the test suite (each system 2-4 min
 # alone); steps whose outputs exist are skipped.
 #
 # Environment: WORK (default demo_parsingsum/), TRAIN (training examples, 2000), UPDATES (per
@@ -64,4 +66,6 @@ for SYSTEM in transformer parsingsum_ft liu_ht parsingsum_ht; do
     > "$WORK/decode_$SYSTEM.out" 2>&1 || { tail -20 "$WORK/decode_$SYSTEM.out" >&2; exit 1; }
 done
 bash "$RECIPE" table
+fairseq-hier-report "$WORK"/checkpoints/* --title "ParsingSum demo" --baseline transformer \
+  --output-dir "$WORK/report" 2> "$WORK/report.log" || { tail -3 "$WORK/report.log" >&2; exit 1; }
 echo "demo done in $((SECONDS - START)) s"

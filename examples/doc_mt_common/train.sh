@@ -4,39 +4,54 @@
 # randomly with the same training setup"): Adam (0.9, 0.98) eps 1e-6, label-smoothed cross
 # entropy, linear warmup to LR then linear decay to 0 (polynomial_decay, power 1), shared joint
 # embeddings, mixed precision on GPUs. A relaunch resumes from checkpoint_last.
+# WORK/checkpoints/KIND is the system's run directory: fairseq-train's checkpoints, train.log,
+# run.json ({"name": KIND, "arch": ARCH, "task": "document_translation", "metric": "bleu"}), and
+# decode.sh's outputs per test set.
 #
 # usage: train.sh WORK SRC TGT hat|plain [extra fairseq-train args]
-# env (the dataset's recipe sets the paper's values): HAT_ARCH PLAIN_ARCH UPDATES WARMUP LR
-#      MAX_TOKENS UPDATE_FREQ (per GPU; default PAPER_GPUS x PAPER_UPDATE_FREQ / GPUs, so the
-#      paper's effective batch holds on any number of GPUs) DROPOUT SMOOTHING WEIGHT_DECAY
-#      PRECISION (--fp16 on a GPU, empty on CPU) MAX_CHUNK (512)
+# env (defaults.sh: the paper's WMT20 En-De values; the dataset's recipe sets its own): HAT_ARCH
+#      PLAIN_ARCH UPDATES WARMUP LR MAX_TOKENS UPDATE_FREQ (per GPU; default PAPER_GPUS x
+#      PAPER_UPDATE_FREQ / GPUs, so the paper's effective batch holds on any number of GPUs)
+#      DROPOUT SMOOTHING WEIGHT_DECAY PRECISION (--fp16 on a GPU, empty on CPU) MAX_CHUNK (512)
+#      LOG_INTERVAL (100)
 set -euo pipefail
 [[ $# -ge 4 ]] || { echo "usage: $0 WORK SRC TGT hat|plain [fairseq-train args...]" >&2; exit 2; }
 WORK=$1; SRC=$2; TGT=$3; KIND=$4; shift 4
+source "$(dirname "$0")/defaults.sh"
 case "$KIND" in hat) ARCH=$HAT_ARCH;; plain) ARCH=$PLAIN_ARCH;;
   *) echo "train.sh: the model kind must be hat or plain, got '$KIND'" >&2; exit 2;; esac
 SAVE="$WORK/checkpoints/$KIND"
+mkdir -p "$SAVE"
+if [[ ! -f "$SAVE/run.json" ]]; then  # what fairseq-hier-report reads of the run
+  fairseq-hier-run-json "$SAVE" --name "$KIND" --arch "$ARCH" --task document_translation \
+    --metric bleu > /dev/null
+fi
 if [[ -f "$SAVE/done" ]]; then echo "train.sh: $SAVE/done exists, skipping"; exit 0; fi
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
-GPUS=$(python -c 'import torch; print(max(1, torch.cuda.device_count()))')
-UPDATE_FREQ=${UPDATE_FREQ:-$(( (PAPER_GPUS * PAPER_UPDATE_FREQ + GPUS - 1) / GPUS ))}
+GPUS=${GPUS:-$(python -c 'import torch; print(max(1, torch.cuda.device_count()))')}
+if [[ -n "${UPDATE_FREQ:-}" ]]; then
+  BATCHING=(--max-tokens "$MAX_TOKENS" --update-freq "$UPDATE_FREQ")
+else  # the paper's tokens per update on this machine's GPUs
+  mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "$MAX_TOKENS" \
+    --paper-gpus "$PAPER_GPUS" --paper-update-freq "$PAPER_UPDATE_FREQ" --gpus "$GPUS" \
+    --log "$SAVE/train.log")
+fi
 if [[ -z "${PRECISION+x}" ]]; then
   PRECISION=$(python -c 'import torch; print("--fp16" if torch.cuda.is_available() else "")')
 fi
-echo "train.sh: $ARCH, $GPUS device(s) x $MAX_TOKENS tokens x update-freq $UPDATE_FREQ," \
-  "$UPDATES updates (the paper: $PAPER_GPUS GPUs x $PAPER_UPDATE_FREQ)"
-mkdir -p "$SAVE"
+echo "train.sh: $ARCH, $GPUS device(s), ${BATCHING[*]}, $UPDATES updates (the paper: $PAPER_GPUS" \
+  "GPUs x $MAX_TOKENS tokens x $PAPER_UPDATE_FREQ)"
 t0=$SECONDS
 # shellcheck disable=SC2086  # PRECISION is empty or one flag
 fairseq-train "$WORK/data-bin" --user-dir "$USER_DIR" --task document_translation \
-  --source-lang "$SRC" --target-lang "$TGT" --max-chunk-tokens "${MAX_CHUNK:-512}" \
+  --source-lang "$SRC" --target-lang "$TGT" --max-chunk-tokens "$MAX_CHUNK" \
   --arch "$ARCH" --share-all-embeddings --dropout "$DROPOUT" \
   --criterion label_smoothed_cross_entropy --label-smoothing "$SMOOTHING" \
   --optimizer adam --adam-betas "(0.9, 0.98)" --adam-eps 1e-06 --weight-decay "$WEIGHT_DECAY" \
   --lr-scheduler polynomial_decay --lr "$LR" --end-learning-rate 0 --power 1 \
   --warmup-updates "$WARMUP" --total-num-update "$UPDATES" --max-update "$UPDATES" \
-  --max-tokens "$MAX_TOKENS" --update-freq "$UPDATE_FREQ" --save-dir "$SAVE" \
-  --no-epoch-checkpoints --log-format simple --log-interval "${LOG_INTERVAL:-100}" \
+  "${BATCHING[@]}" --save-dir "$SAVE" \
+  --no-epoch-checkpoints --log-format simple --log-interval "$LOG_INTERVAL" \
   $PRECISION "$@" 2>&1 | tee -a "$SAVE/train.log"
 echo "train.sh: $KIND trained in $((SECONDS - t0)) s"
 touch "$SAVE/done"

@@ -7,6 +7,8 @@
 #          checkpoint (SAMSum/AMI start from CNN/DM's)
 #        recipe.sh decode WORK BART_DIR hat|plain [fairseq-generate args]
 #          (a Hugging Face BART_DIR: decoded with the files prepare.sh derived, WORK/bart_files)
+# One run folder per model kind, WORK/checkpoints/KIND: train.sh's run.json, checkpoints and
+# train.log, then decode.sh's generate-test.txt, test.hyp, test.ref and test.rouge.txt.
 # env: ARCH (hat_bart_large for hat, long_bart_large for plain) MAX_SOURCE (source length of the
 #      model and of the task's checks, train and decode alike: fairseq-generate's default is 1024)
 #      SEGMENTS (auto: 1 + the largest speaker index of WORK/bpe/*.segments; unset: none) and the
@@ -29,6 +31,6 @@ case "$STEP" in
   decode)
     BPE=$FROM; [[ -f "$FROM/config.json" ]] && BPE="$WORK/bart_files"
     exec bash "$HERE/decode.sh" "$WORK" "$BPE" "$WORK/checkpoints/$KIND/checkpoint_best.pt" \
-      "$WORK/decode/$KIND" --max-source-positions "${MAX_SOURCE:-1024}" "$@";;
+      "$WORK/checkpoints/$KIND" --max-source-positions "${MAX_SOURCE:-1024}" "$@";;
   *) echo "recipe.sh: the step must be train or decode, got '$STEP'" >&2; exit 2;;
 esac

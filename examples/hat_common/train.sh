@@ -9,11 +9,16 @@
 # 004 Sec. 4.1 settings: Adam (0.9, 0.999) eps 1e-8, weight decay 0.01, lr 3e-5 with linear warmup
 # and decay, dropout 0.1 (attention too), label smoothing 0.1, mixed precision on GPUs.
 #
-# usage: train.sh WORK ARCH INIT SAVE_DIR [extra fairseq-train args]
-# env: UPDATES (30000) WARMUP (900) LR (3e-5) BATCH (4) UPDATE_FREQ (16) PRECISION (--fp16 on a
-#      GPU, empty on CPU) SEGMENTS (0: --segment-embeddings K for dialogues)
+# usage: train.sh WORK ARCH INIT RUN_DIR [extra fairseq-train args]
+#   RUN_DIR: the run folder (fairseq-train's --save-dir; recipe.sh: WORK/checkpoints/KIND): run.json,
+#   the checkpoints, train.log (fairseq-train's output, appended); decode.sh adds its files
+# env: UPDATES (30000) WARMUP (900) LR (3e-5) BATCH (4 per GPU) PAPER_GPUS (2) PAPER_UPDATE_FREQ
+#      (16): the paper's batch, BATCH x PAPER_UPDATE_FREQ x PAPER_GPUS articles per update, kept on
+#      this machine's GPUs (GPUS, default: those torch sees) by fairseq-hier-settings --stage batch
+#      (--update-freq, and the per-GPU batch with more GPUs than that); UPDATE_FREQ: yours instead
+#      PRECISION (--fp16 on a GPU, empty on CPU) SEGMENTS (0: --segment-embeddings K for dialogues)
 set -euo pipefail
-[[ $# -ge 4 ]] || { echo "usage: $0 WORK ARCH INIT SAVE_DIR [fairseq-train args...]" >&2; exit 2; }
+[[ $# -ge 4 ]] || { echo "usage: $0 WORK ARCH INIT RUN_DIR [fairseq-train args...]" >&2; exit 2; }
 WORK=$1; ARCH=$2; INIT=$3; SAVE=$4; shift 4
 if [[ -f "$SAVE/done" ]]; then echo "train.sh: $SAVE/done exists, skipping"; exit 0; fi
 [[ -f "$INIT" || -f "$INIT/config.json" ]] \
@@ -26,6 +31,16 @@ fi
 SEGMENT_FLAGS=()  # only for dialogue models: fairseq's own bart_* archs have no such option
 [[ "${SEGMENTS:-0}" != 0 ]] && SEGMENT_FLAGS=(--segment-embeddings "$SEGMENTS")
 mkdir -p "$SAVE"
+if [[ -n "${UPDATE_FREQ:-}" ]]; then
+  BATCHING=(--batch-size "${BATCH:-4}" --update-freq "$UPDATE_FREQ")
+else
+  GPUS=${GPUS:-$(python -c 'import torch; print(max(1, torch.cuda.device_count()))')}
+  mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --batch-size "${BATCH:-4}" \
+    --paper-gpus "${PAPER_GPUS:-2}" --paper-update-freq "${PAPER_UPDATE_FREQ:-16}" --gpus "$GPUS" \
+    --log "$SAVE/train.log")
+fi
+fairseq-hier-run-json "$SAVE" --name "$(basename "$SAVE")" --arch "$ARCH" \
+  --task hat_summarization --metric rouge > /dev/null
 # shellcheck disable=SC2086  # PRECISION is empty or one flag
 fairseq-train "$WORK/data-bin" --user-dir "$USER_DIR" --task hat_summarization \
   --source-lang source --target-lang target --arch "$ARCH" --finetune-from-model "$INIT" \
@@ -34,7 +49,7 @@ fairseq-train "$WORK/data-bin" --user-dir "$USER_DIR" --task hat_summarization \
   --attention-dropout 0.1 --weight-decay 0.01 --optimizer adam --adam-betas "(0.9, 0.999)" \
   --adam-eps 1e-08 --clip-norm 0.1 --lr-scheduler polynomial_decay --lr "${LR:-3e-5}" \
   --total-num-update "$UPDATES" --max-update "$UPDATES" --warmup-updates "$WARMUP" \
-  --batch-size "${BATCH:-4}" --update-freq "${UPDATE_FREQ:-16}" --required-batch-size-multiple 1 \
+  "${BATCHING[@]}" --required-batch-size-multiple 1 \
   --save-dir "$SAVE" --no-epoch-checkpoints --log-format simple --log-interval "${LOG_INTERVAL:-100}" \
   $PRECISION "$@" 2>&1 | tee -a "$SAVE/train.log"
 touch "$SAVE/done"

@@ -12,15 +12,19 @@
 # reads a sentence only up to its first '<'; it drops non-alphanumerics itself, so nothing else
 # changes). Two runs of `fairseq-hier-rouge -zs` (an empty hypothesis scores 0 and stays in the
 # average):
-#   rouge.txt        sentences split on ' .': ROUGE-L is ROUGE-1.5.5's summary-level (union-LCS);
-#                    under it, --also-rouge-score's block: Google's rouge-score F1 (rouge1/2/L/
-#                    Lsum, stemmed, rougeLsum on the same sentences), a different scorer, not
-#                    comparable with ROUGE-1.5.5
-#   rouge_whole.txt  each summary one sequence (-e '<nosplit>', a marker that never occurs):
-#                    ROUGE-L over whole summaries, the scale of 003's R-L (~20 on Multi-News);
-#                    fairseq-hier-rouge warns that no summary has a sentence break: that is
-#                    the point
+#   SUBSET.rouge.txt        sentences split on ' .': ROUGE-L is ROUGE-1.5.5's summary-level
+#                           (union-LCS); under it, --also-rouge-score's block: Google's rouge-score
+#                           F1 (rouge1/2/L/Lsum, stemmed, rougeLsum on the same sentences), a
+#                           different scorer, not comparable with ROUGE-1.5.5
+#   SUBSET.rouge_whole.txt  each summary one sequence (-e '<nosplit>', a marker that never
+#                           occurs): ROUGE-L over whole summaries, the scale of 003's R-L (~20 on
+#                           Multi-News); fairseq-hier-rouge warns that no summary has a sentence
+#                           break: that is the point
 # ROUGE-1 and ROUGE-2 are the same in both.
+# Everything goes into the run folder $WORK/checkpoints/$RUN (train.sh's), named by SUBSET so
+# that the test and valid decodes sit side by side: generate-SUBSET.txt (fairseq-generate's
+# output, kept: a rerun rescores it), SUBSET.hyp.raw, SUBSET.hyp, SUBSET.ref (the references
+# used), the two reports above; run.json when the folder has none (CHECKPOINT from elsewhere).
 #
 # usage: WORK=DIR decode.sh SYSTEM [extra fairseq-generate args]
 # env: WORK; MAX_PARAGRAPHS MAX_PARAGRAPH_TOKENS FLAT_POSITIONS MIN_LEN MAX_LEN (the dataset's);
@@ -34,7 +38,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 RUN=${RUN:-$SYSTEM}; SUBSET=${SUBSET:-test}
 CKPT=${CHECKPOINT:-$WORK/checkpoints/$RUN/checkpoint_best.pt}
-OUT="$WORK/decode/$SUBSET/$RUN"
+OUT="$WORK/checkpoints/$RUN"
 REF="$WORK/parsed/$SUBSET.tgt.tok"
 
 TASK=(--max-paragraphs "${MAX_PARAGRAPHS:-10}"
@@ -52,19 +56,28 @@ esac
 [[ -f "$CKPT" ]] || { echo "decode.sh: $CKPT not found (train $RUN first)" >&2; exit 1; }
 
 mkdir -p "$OUT"
+if [[ ! -f "$OUT/run.json" ]]; then  # trained elsewhere (CHECKPOINT): this run is SYSTEM's
+  fairseq-hier-run-json "$OUT" --name "$RUN" --arch "$SYSTEM" \
+    --task hierarchical_summarization --metric rouge > /dev/null
+fi
 # shellcheck source=generation.sh
 source "$ROOT/examples/mds_common/generation.sh"
-if [[ ! -f "$OUT/generate.log" ]]; then
+LOG="$OUT/generate-$SUBSET.txt"
+if [[ ! -f "$LOG" ]]; then
   fairseq-generate "$WORK/data-bin" --user-dir "$ROOT/fairseq_hier" \
     --task hierarchical_summarization "${TASK[@]}" --path "$CKPT" --gen-subset "$SUBSET" \
     "${GENERATION[@]}" --post-process sentencepiece \
-    --batch-size "${BATCH:-32}" --required-batch-size-multiple 1 "$@" > "$OUT/generate.log.tmp"
-  mv "$OUT/generate.log.tmp" "$OUT/generate.log"
+    --batch-size "${BATCH:-32}" --required-batch-size-multiple 1 "$@" > "$LOG.tmp"
+  mv "$LOG.tmp" "$LOG"
 fi
-python -m fairseq_hier.cli.hypotheses "$OUT/generate.log" --expected "$(wc -l < "$REF")" \
+python -m fairseq_hier.cli.hypotheses "$LOG" --expected "$(wc -l < "$REF")" \
   -o "$OUT/$SUBSET.hyp.raw"
-sed -e 's/<unk>/UNK/g' -e 's/[<>]/ /g' "$OUT/$SUBSET.hyp.raw" > "$OUT/$SUBSET.hyp"
-sed -e 's/[<>]/ /g' "$REF" > "$OUT/$SUBSET.ref"
-fairseq-hier-rouge "$OUT/$SUBSET.ref" "$OUT/$SUBSET.hyp" -zs --also-rouge-score | tee "$OUT/rouge.txt"
-fairseq-hier-rouge "$OUT/$SUBSET.ref" "$OUT/$SUBSET.hyp" -zs -e "<nosplit>" > "$OUT/rouge_whole.txt"
-echo "decode.sh: $OUT/rouge.txt, $OUT/rouge_whole.txt"
+sed -e 's/<unk>/UNK/g' -e 's/[<>]/ /g' "$OUT/$SUBSET.hyp.raw" > "$OUT/$SUBSET.hyp.tmp"
+mv "$OUT/$SUBSET.hyp.tmp" "$OUT/$SUBSET.hyp"
+sed -e 's/[<>]/ /g' "$REF" > "$OUT/$SUBSET.ref.tmp"
+mv "$OUT/$SUBSET.ref.tmp" "$OUT/$SUBSET.ref"
+fairseq-hier-rouge "$OUT/$SUBSET.ref" "$OUT/$SUBSET.hyp" -zs --also-rouge-score \
+  --saveto "$OUT/$SUBSET.rouge.txt"
+fairseq-hier-rouge "$OUT/$SUBSET.ref" "$OUT/$SUBSET.hyp" -zs -e "<nosplit>" \
+  --saveto "$OUT/$SUBSET.rouge_whole.txt" > /dev/null
+echo "decode.sh: $OUT/$SUBSET.rouge.txt, $OUT/$SUBSET.rouge_whole.txt"

@@ -1,10 +1,11 @@
-"""ParsingSum recipes, step 8: one table of the systems decoded in WORK/decode/SUBSET/*/, next to
-003's numbers (ROUGE-1.5.5 F1 x 100; 95% bootstrap interval of ROUGE-1 in brackets).
+"""ParsingSum recipes, step 8: one table of the run folders WORK/checkpoints/RUN/, next to 003's
+numbers (ROUGE-1.5.5 F1 x 100; 95% bootstrap interval of ROUGE-1 in brackets).
 
     python examples/mds_common/table.py WORK [--subset test] [--paper multi_news|wcep]
 
-Columns: R-1, R-2, R-L over whole summaries (decode.sh's rouge_whole.txt: the scale of 003's R-L)
-and R-Lsum, ROUGE-1.5.5's summary-level ROUGE-L over sentences (rouge.txt).
+Columns: R-1, R-2, R-L over whole summaries (decode.sh's SUBSET.rouge_whole.txt: the scale of
+003's R-L) and R-Lsum, ROUGE-1.5.5's summary-level ROUGE-L over sentences (SUBSET.rouge.txt). A
+run folder without them (trained, not decoded on SUBSET yet) is listed as not scored.
 """
 
 import argparse
@@ -42,19 +43,21 @@ def main(argv=None):
     p.add_argument("--subset", default="test", help="decoded split (default test)")
     p.add_argument("--paper", choices=sorted(PAPER), help="add 003's numbers for this dataset")
     args = p.parse_args(argv)
-    folder = os.path.join(args.work, "decode", args.subset)
-    runs = sorted(os.listdir(folder), key=lambda r: (ORDER.index(r) if r in ORDER else 9, r)) \
-        if os.path.isdir(folder) else []
+    folder = os.path.join(args.work, "checkpoints")
+    runs = [r for r in (os.listdir(folder) if os.path.isdir(folder) else [])
+            if os.path.isdir(os.path.join(folder, r))]
+    runs.sort(key=lambda r: (ORDER.index(r) if r in ORDER else 9, r))
     if not runs:
-        raise SystemExit(f"table.py: error: no decoded run in {folder} (run decode.sh first)")
+        raise SystemExit(f"table.py: error: no run folder in {folder} (run train.sh and "
+                         f"decode.sh first)")
     paper = PAPER.get(args.paper, {}) if args.subset == "test" else {}
     print(f"{'system':<24} {'R-1 [95% CI]':<22} {'R-2':>6} {'R-L':>6} {'R-Lsum':>7}"
           f"{'   003: R-1 / R-2 / R-L' if paper else ''}")
     for run in runs:
-        whole = scores(os.path.join(folder, run, "rouge_whole.txt"))
-        split = scores(os.path.join(folder, run, "rouge.txt"))
+        whole = scores(os.path.join(folder, run, f"{args.subset}.rouge_whole.txt"))
+        split = scores(os.path.join(folder, run, f"{args.subset}.rouge.txt"))
         if whole is None or split is None:
-            print(f"{run:<24} (not scored yet)")
+            print(f"{run:<24} (not scored on {args.subset} yet: decode.sh)")
             continue
         r1 = f"{whole['rouge-1']:.2f} [{whole['r1_low']:.2f}, {whole['r1_high']:.2f}]"
         ref = paper.get(run)

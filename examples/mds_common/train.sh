@@ -16,8 +16,12 @@
 #
 # usage: WORK=DIR train.sh SYSTEM [extra fairseq-train args, e.g. --lga-alpha 1]
 # env: WORK; MAX_PARAGRAPHS MAX_PARAGRAPH_TOKENS FLAT_POSITIONS (set by the dataset's run.sh);
-#      RUN (SYSTEM: the run's name, checkpoints in $WORK/checkpoints/$RUN); MAX_TOKENS,
-#      UPDATE_FREQ (1), MAX_UPDATE, DECAY_PERIOD (the system's values above);
+#      RUN (SYSTEM: the run's name; its folder $WORK/checkpoints/$RUN holds the checkpoints,
+#      train.log (fairseq-train's output, appended), run.json and decode.sh's outputs); MAX_TOKENS
+#      (the paper's per update on its one GPU) and PAPER_UPDATE_FREQ (1): kept on this machine's
+#      GPUS (default: those torch sees) by fairseq-hier-settings --stage batch, the per-GPU
+#      tokens shrinking to no less than one example at the cut; UPDATE_FREQ: yours instead;
+#      MAX_UPDATE, DECAY_PERIOD (the system's values above);
 #      SAVE_INTERVAL (2000 flat, 5000 hierarchical); PRECISION (empty: fp32 as the paper; e.g.
 #      --bf16)
 set -euo pipefail
@@ -52,13 +56,27 @@ PRECISION_FLAGS=()
 [[ -n "${PRECISION:-}" ]] && PRECISION_FLAGS=("$PRECISION")
 
 mkdir -p "$SAVE"
+if [[ -n "${UPDATE_FREQ:-}" ]]; then
+  BATCHING=(--max-tokens "$MAX_TOKENS" --update-freq "$UPDATE_FREQ")
+else
+  GPUS=${GPUS:-$(python -c 'import torch; print(max(1, torch.cuda.device_count()))')}
+  # one example: the concatenation's positions (flat), the paragraph grid (hierarchical)
+  SMALLEST=${FLAT_POSITIONS:-1600}
+  [[ "$KIND" == hier ]] && SMALLEST=$(( ${MAX_PARAGRAPHS:-10} * ${MAX_PARAGRAPH_TOKENS:-160} ))
+  mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "$MAX_TOKENS" \
+    --paper-update-freq "${PAPER_UPDATE_FREQ:-1}" --smallest "$(( SMALLEST < MAX_TOKENS ? SMALLEST : MAX_TOKENS ))" \
+    --gpus "$GPUS" --log "$SAVE/train.log")
+fi
+
+fairseq-hier-run-json "$SAVE" --name "$RUN" --arch "$SYSTEM" \
+  --task hierarchical_summarization --metric rouge > /dev/null
 # fairseq spells the step scheduler's period --lr-deacy-period
 fairseq-train "$WORK/data-bin" --user-dir "$ROOT/fairseq_hier" --task hierarchical_summarization \
   "${CUT[@]}" "${ARCH[@]}" --dropout 0.1 \
   --optimizer adam --adam-betas '(0.9, 0.998)' --lr 1e-3 \
   --lr-scheduler step --warmup-updates 8000 --lr-deacy-period "$DECAY_PERIOD" --lr-decay 0.5 \
   --criterion label_smoothed_cross_entropy --label-smoothing 0.1 \
-  --max-tokens "$MAX_TOKENS" --update-freq "${UPDATE_FREQ:-1}" --max-update "$MAX_UPDATE" \
+  "${BATCHING[@]}" --max-update "$MAX_UPDATE" \
   --save-dir "$SAVE" --save-interval-updates "$SAVE_INTERVAL" \
   --validate-interval-updates "$SAVE_INTERVAL" --keep-interval-updates 2 --no-epoch-checkpoints \
   --skip-invalid-size-inputs-valid-test --log-format simple --log-interval 100 \

@@ -9,7 +9,11 @@
 #     Validation (Table 7): dev2010 + tst2011..tst2015 (those present, at least one); test:
 #     tst2017 (test, required) and tst2016 (test1, optional), each with its reference. A missing
 #     required split stops the extract step with one line naming it and its files.
-# env: the paper's settings below can be overridden; WORKERS, BPE_CODES (40000), MAX_CHUNK (512)
+# env: the paper's settings below can be overridden; the others (WORKERS, BPE_CODES, MAX_CHUNK,
+#   TOKENIZER, ...) have the defaults of examples/doc_mt_common/defaults.sh
+# outputs: WORK/checkpoints/{plain,hat}: each system's run directory (run.json, checkpoints,
+#   train.log, and per test set SPLIT = test, test1, ...: generate-SPLIT.txt,
+#   SPLIT.{docs,ref,bleu.txt}); WORK/decode/SPLIT.bleu: both systems side by side
 set -euo pipefail
 [[ $# -ge 3 ]] || { echo "usage: $0 extract|prepare|train|decode|all DATA_DIR WORK [fairseq args]" >&2; exit 2; }
 STEP=$1; DATA=$2; WORK=$3; shift 3

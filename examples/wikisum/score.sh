@@ -7,12 +7,20 @@
 # --also-rouge-score adds Google's rouge-score F1 (rouge1/2/L/Lsum, stemmed, rougeLsum on the
 # same sentences, '<q>' dropped) under the report: a different scorer, not comparable with
 # ROUGE-1.5.5.
-# usage: score.sh REFS GENERATE_LOG OUT_DIR   (writes OUT_DIR/test.hyp.raw, test.hyp, rouge.txt)
+# usage: score.sh REFS GENERATE_LOG RUN_DIR
+#   writes RUN_DIR/SUBSET.hyp.raw, SUBSET.hyp, SUBSET.ref (a copy of REFS: the references used)
+#   and SUBSET.rouge.txt (ROUGE-1.5.5's report); env SUBSET (test)
 set -euo pipefail
-[[ $# -eq 3 ]] || { echo "usage: $0 REFS GENERATE_LOG OUT_DIR" >&2; exit 2; }
-REF=$1; LOG=$2; OUT=$3
+[[ $# -eq 3 ]] || { echo "usage: $0 REFS GENERATE_LOG RUN_DIR" >&2; exit 2; }
+REF=$1; LOG=$2; OUT=$3; SUBSET=${SUBSET:-test}
 mkdir -p "$OUT"
 N=$(wc -l < "$REF")
-python -m fairseq_hier.cli.hypotheses "$LOG" --expected "$N" -o "$OUT/test.hyp.raw"
-python "$(dirname "$0")/postprocess.py" < "$OUT/test.hyp.raw" > "$OUT/test.hyp"
-fairseq-hier-rouge "$REF" "$OUT/test.hyp" -e "<q>" -zs --also-rouge-score | tee "$OUT/rouge.txt"
+python -m fairseq_hier.cli.hypotheses "$LOG" --expected "$N" -o "$OUT/$SUBSET.hyp.raw"
+python "$(dirname "$0")/postprocess.py" < "$OUT/$SUBSET.hyp.raw" > "$OUT/$SUBSET.hyp.tmp"
+mv "$OUT/$SUBSET.hyp.tmp" "$OUT/$SUBSET.hyp"
+if [[ ! "$REF" -ef "$OUT/$SUBSET.ref" ]]; then
+  cp "$REF" "$OUT/$SUBSET.ref.tmp"
+  mv "$OUT/$SUBSET.ref.tmp" "$OUT/$SUBSET.ref"
+fi
+fairseq-hier-rouge "$OUT/$SUBSET.ref" "$OUT/$SUBSET.hyp" -e "<q>" -zs --also-rouge-score \
+  --saveto "$OUT/$SUBSET.rouge.txt"

@@ -10,16 +10,31 @@
 # --max-tokens counts source (P x L) tokens per GPU and --update-freq accumulates.
 # Graph-informed attention (002 Eq. 24): write the graphs first (fairseq-hier-graph, see the
 # README) and append --paragraph-graph tfidf (or adg).
-# usage: train_liu_ht.sh DATA_BIN SAVE_DIR [extra fairseq-train args]
+# usage: train_liu_ht.sh DATA_BIN RUN_DIR [extra fairseq-train args]
+#   RUN_DIR (--save-dir), e.g. work/wikisum/checkpoints/liu_ht: checkpoints, train.log, run.json
 set -euo pipefail
-[[ $# -ge 2 ]] || { echo "usage: $0 DATA_BIN SAVE_DIR [fairseq-train args...]" >&2; exit 2; }
+[[ $# -ge 2 ]] || { echo "usage: $0 DATA_BIN RUN_DIR [fairseq-train args...]" >&2; exit 2; }
 DATA=$1; SAVE=$2; shift 2
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
+mkdir -p "$SAVE"
+# 002's batch, 10,500 tokens x 16 accumulated per update, on any number of GPUs (GPUS: default
+# those torch sees); MAX_TOKENS and UPDATE_FREQ: yours instead
+if [[ -n "${UPDATE_FREQ:-}" ]]; then
+  BATCHING=(--max-tokens "${MAX_TOKENS:-10500}" --update-freq "$UPDATE_FREQ")
+else
+  GPUS=${GPUS:-$(python -c 'import torch; print(max(1, torch.cuda.device_count()))')}
+  mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "${MAX_TOKENS:-10500}" \
+    --paper-update-freq 16 --gpus "$GPUS" --log "$SAVE/train.log")
+fi
+ARCH=liu_ht
+# the run folder: checkpoints, train.log and run.json (what fairseq-hier-report reads)
+fairseq-hier-run-json "$SAVE" --name "$(basename "$SAVE")" --arch "$ARCH" \
+  --task hierarchical_summarization --metric rouge > /dev/null
 fairseq-train "$DATA" --user-dir "$USER_DIR" --task hierarchical_summarization \
   --max-paragraphs 24 --max-paragraph-tokens 500 --arch liu_ht \
   --optimizer adam --adam-betas '(0.9, 0.998)' --adam-eps 1e-9 --lr 1.3975e-3 \
   --lr-scheduler inverse_sqrt --warmup-updates 8000 --warmup-init-lr 0 \
   --criterion label_smoothed_cross_entropy --label-smoothing 0.1 \
-  --max-tokens "${MAX_TOKENS:-10500}" --update-freq "${UPDATE_FREQ:-16}" --max-update 500000 \
+  "${BATCHING[@]}" --max-update 500000 \
   --save-dir "$SAVE" --save-interval-updates 5000 --validate-interval-updates 5000 \
-  --keep-interval-updates 5 --skip-invalid-size-inputs-valid-test "$@"
+  --keep-interval-updates 5 --skip-invalid-size-inputs-valid-test "$@" 2>&1 | tee -a "$SAVE/train.log"

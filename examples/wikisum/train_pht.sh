@@ -2,16 +2,34 @@
 # Step 3: train PHT with the papers' settings (000 Sec. 4.2, 001 Sec. 5.2): 3+3 layers, d=256,
 # FFN 1024, 4 heads, dropout 0.3, top 30 paragraphs x 100 tokens, batch 16, Adam (0.9, 0.98, 1e-9)
 # with the Noam schedule and 16,000 warm-up steps (Noam's peak lr d^-0.5 * warmup^-0.5 = 4.94e-4
-# with fairseq's inverse_sqrt), ~600k updates, a checkpoint every 20k updates.
-# usage: train_pht.sh DATA_BIN SAVE_DIR [extra fairseq-train args, e.g. --arch vht]
+# with fairseq's inverse_sqrt), ~600k updates, a checkpoint every 20k updates. The batch of 16
+# examples per update holds on any number of GPUs (GPUS: default those torch sees):
+# fairseq-hier-settings --stage batch gives each GPU its share.
+# usage: train_pht.sh DATA_BIN RUN_DIR [extra fairseq-train args, e.g. --arch vht]
+#   RUN_DIR (fairseq-train's --save-dir), e.g. work/wikisum/checkpoints/pht: checkpoints, train.log
+#   (fairseq-train's output, appended) and run.json; decode.sh adds the decoded test set
 set -euo pipefail
-[[ $# -ge 2 ]] || { echo "usage: $0 DATA_BIN SAVE_DIR [fairseq-train args...]" >&2; exit 2; }
+[[ $# -ge 2 ]] || { echo "usage: $0 DATA_BIN RUN_DIR [fairseq-train args...]" >&2; exit 2; }
 DATA=$1; SAVE=$2; shift 2
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
+ARCH=pht  # the last --arch of the extra arguments wins, as in fairseq-train
+PREVIOUS=
+for ARG in "$@"; do
+  [[ "$PREVIOUS" == --arch ]] && ARCH=$ARG
+  [[ "$ARG" == --arch=* ]] && ARCH=${ARG#--arch=}
+  PREVIOUS=$ARG
+done
+GPUS=${GPUS:-$(python -c 'import torch; print(max(1, torch.cuda.device_count()))')}
+mkdir -p "$SAVE"
+mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --batch-size 16 --gpus "$GPUS" \
+                          --log "$SAVE/train.log")
+# the run folder: checkpoints, train.log and run.json (what fairseq-hier-report reads)
+fairseq-hier-run-json "$SAVE" --name "$(basename "$SAVE")" --arch "$ARCH" \
+  --task hierarchical_summarization --metric rouge > /dev/null
 fairseq-train "$DATA" --user-dir "$USER_DIR" --task hierarchical_summarization \
   --max-paragraphs 30 --max-paragraph-tokens 100 --arch pht \
   --optimizer adam --adam-betas '(0.9, 0.98)' --adam-eps 1e-9 --lr 4.94e-4 \
   --lr-scheduler inverse_sqrt --warmup-updates 16000 --criterion cross_entropy \
-  --batch-size 16 --max-update 600000 --save-dir "$SAVE" \
+  "${BATCHING[@]}" --max-update 600000 --save-dir "$SAVE" \
   --save-interval-updates 20000 --validate-interval-updates 20000 --keep-interval-updates 5 \
-  --skip-invalid-size-inputs-valid-test "$@"
+  --skip-invalid-size-inputs-valid-test "$@" 2>&1 | tee -a "$SAVE/train.log"

@@ -15,7 +15,11 @@
 #   a missing required split stops the extract step with one line naming it and its files
 # env: TEST_SUITE=DIR: a WMT20 test suite, one folder per document with src.txt (en) and ref.txt
 #   (L), extracted as the next free testN (docids: the document folders' names)
-#   the paper's settings below can be overridden; WORKERS, BPE_CODES (40000), MAX_CHUNK (512)
+#   the paper's settings below can be overridden; the others (WORKERS, BPE_CODES, MAX_CHUNK,
+#   TOKENIZER, ...) have the defaults of examples/doc_mt_common/defaults.sh
+# outputs: WORK/checkpoints/{plain,hat}: each system's run directory (run.json, checkpoints,
+#   train.log, and per test set SPLIT = test, test1, ...: generate-SPLIT.txt,
+#   SPLIT.{docs,ref,bleu.txt}); WORK/decode/SPLIT.bleu: both systems side by side
 set -euo pipefail
 [[ $# -ge 4 ]] || { echo "usage: $0 en-de|en-cs extract|prepare|train|decode|all DATA_DIR WORK [fairseq args]" >&2; exit 2; }
 PAIR=$1; STEP=$2; DATA=$3; WORK=$4; shift 4

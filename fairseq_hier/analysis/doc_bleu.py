@@ -3,6 +3,11 @@ Table 7): each system's chunk hypotheses read from its log, post-processed, put 
 documents in the chunk map's order, and scored against the reference documents, with the
 bootstrap intervals and the paired test against the first system
 (``fairseq-hier-doc-bleu`` documents the inputs, the scores and the files written).
+
+The hypotheses are detokenised with the inverse of the target side's tokenizer choice: the one
+given, else the ``tgt_tokenizer`` of the preprocessing record beside the chunk map (the
+data-bin's ``hier_preprocess.json``, pipeline ``doc_chunks``, same target language), else
+``auto``.
 """
 
 import os
@@ -11,6 +16,7 @@ from typing import Dict, List, Optional, Tuple
 
 from fairseq_hier.analysis.generate_log import read_hypotheses
 from fairseq_hier.data.doc_chunks import ChunkRow, read_chunk_map, reassemble
+from fairseq_hier.data.preprocessing_record import RECORD_FILE, read_record
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs
 from fairseq_hier.scoring import bleu as doc_bleu
@@ -20,12 +26,14 @@ from fairseq_hier.scoring.significance import bleu_significance
 @dataclass
 class DocBleu:
     """What :func:`evaluate` found: the summary (scores, signatures, post-processing, warnings),
-    the chunk map's rows, and each system's documents and chunk hypotheses (post-processed)."""
+    the chunk map's rows, the reference documents (each its sentences joined by a space, as
+    scored) and each system's documents and chunk hypotheses (post-processed)."""
 
     summary: dict
     rows: List[ChunkRow]
     systems: Dict[str, Tuple[List[str], List[str]]] = field(default_factory=dict)
     inputs: List[str] = field(default_factory=list)  # every file read
+    references: List[str] = field(default_factory=list)
 
 
 def read_system(spec: str, rows, lines: str) -> Tuple[str, str, List[str]]:
@@ -36,14 +44,33 @@ def read_system(spec: str, rows, lines: str) -> Tuple[str, str, List[str]]:
     return name, log, read_hypotheses(log, len(rows), lines)
 
 
+def recorded_tgt_tokenizer(chunks: str, tgt_lang: str) -> Tuple[Optional[str], Optional[str]]:
+    """(the target side's tokenizer choice, the record it comes from) of the preprocessing
+    record beside the chunk map ``chunks``, when it is a ``doc_chunks`` record of the target
+    language ``tgt_lang``; (None, None) otherwise."""
+    folder = os.path.dirname(chunks) or "."
+    record = read_record(folder)
+    if record is None or record["pipeline"] != "doc_chunks":
+        return None, None
+    options = record["options"]
+    if options.get("tgt_lang", tgt_lang) != tgt_lang:
+        return None, None
+    return options.get("tgt_tokenizer", "auto"), os.path.join(folder, RECORD_FILE)
+
+
 def evaluate(specs: List[str], chunks: str, ref: str, docids: Optional[str], tgt_lang: str,
              tokenize: str, lines: str = "H", detokenize: bool = True, bootstrap: int = 1000,
-             seed: int = 0, warn=None) -> DocBleu:
+             seed: int = 0, warn=None, tgt_tokenizer: Optional[str] = None) -> DocBleu:
     """Score the systems ``NAME=LOG`` (the first is the baseline) on the documents of the chunk
     map ``chunks`` and the reference file ``ref`` (its docids: ``docids``, by default REF
     without its language suffix + ``.docids``); ``warn(message)`` is told when the two sides
-    do not look alike."""
+    do not look alike. ``tgt_tokenizer``: the target side's tokenizer choice (default: the
+    record's, module docstring)."""
     rows = read_chunk_map(chunks)
+    origin = ""
+    if tgt_tokenizer is None:
+        tgt_tokenizer, recorded = recorded_tgt_tokenizer(chunks, tgt_lang)
+        tgt_tokenizer, origin = tgt_tokenizer or "auto", recorded or ""
     docids_path = docids or os.path.splitext(ref)[0] + ".docids"
     doc_refs, chunk_refs, ref_sentences = doc_bleu.load_references(ref, docids_path, rows)
     systems: Dict[str, Tuple[List[str], List[str]]] = {}
@@ -54,12 +81,13 @@ def evaluate(specs: List[str], chunks: str, ref: str, docids: Optional[str], tgt
         logs.append(log)
         if name in systems:
             raise HierError(f"two systems named {name!r}: name them NAME=LOG")
-        chunk_hyps, steps = doc_bleu.postprocess_hypotheses(raw, tgt_lang, detokenize, log)
+        chunk_hyps, steps = doc_bleu.postprocess_hypotheses(raw, tgt_lang, detokenize, log,
+                                                            tgt_tokenizer, origin)
         docs = [text for _, text in reassemble(rows, chunk_hyps)]
         systems[name], hyp_steps[name] = (docs, chunk_hyps), steps.describe()
     baseline = next(iter(systems))
     warnings = doc_bleu.check_sides_alike(ref_sentences, systems[baseline][1], tgt_lang,
-                                          detokenize, ref)
+                                          detokenize, ref, tgt_tokenizer)
     for warning in warnings:
         if warn is not None:
             warn(warning)
@@ -81,7 +109,7 @@ def evaluate(specs: List[str], chunks: str, ref: str, docids: Optional[str], tgt
                "postprocessing": {"hypotheses": hyp_steps,
                                   "references": doc_bleu.reference_postprocessing(ref).describe()},
                "warnings": warnings, "systems": results}
-    return DocBleu(summary, rows, systems, [chunks, ref, docids_path, *logs])
+    return DocBleu(summary, rows, systems, [chunks, ref, docids_path, *logs], doc_refs)
 
 
 def write_outputs(folder: str, result: DocBleu) -> None:
@@ -95,3 +123,26 @@ def write_outputs(folder: str, result: DocBleu) -> None:
             f_docs.writelines(d + "\n" for d in docs)
             f_chunks.writelines(r.line().rstrip("\n") + f"\t{c}\n"
                                 for r, c in zip(result.rows, chunks))
+
+
+def default_subset(chunks: str) -> str:
+    """The split a chunk map belongs to: its file name without ``.chunks`` (``test``)."""
+    name = os.path.basename(chunks)
+    return name[:-len(".chunks")] if name.endswith(".chunks") else os.path.splitext(name)[0]
+
+
+def write_run_dir(run_dir: str, subset: str, result: DocBleu, report: str) -> List[str]:
+    """One system's scored split in its run directory, the three files together:
+    ``SUBSET.docs`` (its documents, one a line, as scored), ``SUBSET.ref`` (the reference
+    documents, one a line, as scored) and ``SUBSET.bleu.txt`` (``report``, the command's
+    output). Returns the paths written."""
+    if len(result.systems) != 1:
+        raise HierError(f"--run-dir holds one system's files: give one NAME=LOG, not "
+                        f"{len(result.systems)}")
+    (docs, _), = result.systems.values()
+    paths = [os.path.join(run_dir, f"{subset}{ext}") for ext in (".docs", ".ref", ".bleu.txt")]
+    with atomic_outputs(paths, result.inputs) as (f_docs, f_ref, f_report):
+        f_docs.writelines(d + "\n" for d in docs)
+        f_ref.writelines(r + "\n" for r in result.references)
+        f_report.write(report)
+    return paths

@@ -69,6 +69,6 @@ def add_split_arguments(p: argparse.ArgumentParser, input_help: str, output_help
     """The options of a command that turns one split of parallel documents into another."""
     p.add_argument("--input", required=True, help=input_help)
     p.add_argument("--output", required=True, help=output_help)
-    p.add_argument("--src-lang", required=True, help="source language (zh: jieba; else Moses)")
-    p.add_argument("--tgt-lang", required=True, help="target language")
+    p.add_argument("--src-lang", required=True, help="source language code (any)")
+    p.add_argument("--tgt-lang", required=True, help="target language code (any)")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")

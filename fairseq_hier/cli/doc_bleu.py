@@ -2,24 +2,34 @@
 and chrF (paper 004 Sec. 4.2 and Table 7: "We translate each chunk separately and afterwards
 concatenate the translated chunks to compute the BLEU score for the entire document").
 
-    fairseq-hier-doc-bleu transformer=work/decode/transformer/generate-test.txt \\
-        hat=work/decode/hat/generate-test.txt --chunks work/data-bin/test.chunks \\
+    fairseq-hier-doc-bleu plain=work/checkpoints/plain/generate-test.txt \\
+        hat=work/checkpoints/hat/generate-test.txt --chunks work/data-bin/test.chunks \\
         --ref work/raw/test.de --tgt-lang de --output-dir work/decode
     # tokenised outputs against tokenised references (IWSLT/TED, multi-bleu practice):
     fairseq-hier-doc-bleu hat=generate-test.txt --chunks test.chunks --ref test.tok.en \\
         --tgt-lang en --no-detokenize --tokenize none
+    # one system's run directory: work/checkpoints/hat/test.{docs,ref,bleu.txt}
+    fairseq-hier-doc-bleu hat=work/checkpoints/hat/generate-test.txt \\
+        --chunks work/data-bin/test.chunks --ref work/raw/test.de --tgt-lang de \\
+        --run-dir work/checkpoints/hat
 
 Per system (``NAME=LOG``, LOG: ``fairseq-generate`` output; its ``H-`` lines, or ``D-`` with
 ``--lines D``): every chunk must have exactly one hypothesis; BPE is removed (``@@ ``), stray
-``<s>``/``</s>`` are dropped (counted), the text is detokenised (sacremoses; jieba's spaces
-removed for zh) unless ``--no-detokenize``, and the chunks of each document are concatenated in
-the chunk map's order (the map alone aligns hypothesis and source chunk, whatever number of
-sentences the model emitted). References: the raw target file (``fairseq-hier-doc-extract``
-output: one sentence per line, documents separated by an empty line) with its ``.docids``,
-taken as they are; documents and sentence counts must match the chunk map. A reference document
-is its sentences joined by spaces. The post-processing of each side is printed; a warning says
-when the two sides do not look alike (tokenised references against detokenised hypotheses, or
-the reverse). See :mod:`fairseq_hier.analysis.doc_bleu` and :mod:`fairseq_hier.scoring.bleu`.
+``<s>``/``</s>`` are dropped (counted), the text is detokenised unless ``--no-detokenize`` with the
+inverse of the prepare step's target tokenizer (``--tgt-tokenizer``, by default the
+``tgt_tokenizer`` of the data-bin's preprocessing record beside ``--chunks``, else ``auto``:
+sacremoses; jieba's spaces removed for zh; ``none``: nothing to undo), and the chunks of each
+document are concatenated in the chunk map's order (the map alone aligns hypothesis and source
+chunk, whatever number of sentences the model emitted). References: the raw target file
+(``fairseq-hier-doc-extract`` output: one sentence per line, documents separated by an empty line)
+with its ``.docids``, taken as they are; documents and sentence counts must match the chunk map. A
+reference document is its sentences joined by spaces. The post-processing of each side is printed; a
+warning says when the two sides do not look alike (tokenised references against detokenised
+hypotheses, or the reverse). See :mod:`fairseq_hier.analysis.doc_bleu` and
+:mod:`fairseq_hier.scoring.bleu`.
+
+sacreBLEU's tokenizer (``--tokenize``): ``zh`` for a Chinese target, ``char`` for Japanese,
+``13a`` otherwise (a line states the Japanese and Korean choices: :mod:`fairseq_hier.scoring.bleu`).
 
 Scores (sacreBLEU as a library, both signatures printed): **document BLEU** and **document chrF**
 (segments are whole documents: the paper's), and for reference **chunk BLEU** (segments are
@@ -30,7 +40,11 @@ first is the baseline of the paired bootstrap test of
 bleu`` and the report use: delta, its 95% interval and the one-sided p (share of resamples in
 which the system does not beat the baseline; ``*``: p < 0.05). Written to ``--output-dir``:
 ``NAME.docs`` (one post-processed document a line, the docids' order) and ``NAME.chunks.tsv``
-(docid, chunk, first and last sentence, hypothesis). Last line: JSON.
+(docid, chunk, first and last sentence, hypothesis). ``--run-dir RUN`` (one system): the
+system's run directory receives ``SUBSET.docs`` (its documents as scored), ``SUBSET.ref`` (the
+reference documents, one a line, as scored) and ``SUBSET.bleu.txt`` (what the command prints),
+together or not at all; SUBSET is ``--subset``, by default the chunk map's name (``test`` for
+``test.chunks``). Last line: JSON.
 """
 
 import json
@@ -38,9 +52,10 @@ import logging
 import sys
 from typing import Dict, List, Optional
 
-from fairseq_hier.analysis.doc_bleu import evaluate, write_outputs
+from fairseq_hier.analysis.doc_bleu import default_subset, evaluate, write_outputs, write_run_dir
 from fairseq_hier.cli.common import ALPHA, command_parser, count, run_command, text_table
-from fairseq_hier.scoring.bleu import default_tokenize
+from fairseq_hier.data.doc_chunks import TOKENIZERS
+from fairseq_hier.scoring.bleu import default_tokenize, tokenize_note
 from fairseq_hier.scoring.significance import BLEU_SEED
 
 logger = logging.getLogger("fairseq_hier.doc_bleu")
@@ -63,25 +78,36 @@ def format_table(results: Dict[str, dict], baseline: str) -> str:
     return text_table(rows)
 
 
-def run(args) -> dict:
-    result = evaluate(args.systems, args.chunks, args.ref, args.docids, args.tgt_lang,
-                      args.tokenize, args.lines, not args.no_detokenize, args.bootstrap,
-                      args.seed, warn=logger.warning)
-    if args.output_dir:
-        write_outputs(args.output_dir, result)
+def report_text(result, args) -> str:
+    """What the command prints: the table, the counts, signatures, post-processing, JSON."""
     summary = result.summary
-    print(format_table(summary["systems"], summary["baseline"]))
     note = (f"; {args.bootstrap} paired resamples (seed {args.seed}); p: one-sided, share of "
             f"resamples in which the system does not beat {summary['baseline']}; * p < {ALPHA}"
             if args.bootstrap > 0 and len(result.systems) > 1 else "")
-    print(f"{summary['documents']} documents, {summary['chunks']} chunks{note}")
-    print(f"BLEU signature: {summary['signature']}")
-    print(f"chrF signature: {summary['chrf_signature']}")
-    for name, steps in summary["postprocessing"]["hypotheses"].items():
-        print(f"hypotheses ({name}): {steps}")
-    print(f"references: {summary['postprocessing']['references']}")
-    print(json.dumps(summary))
-    return summary
+    lines = [format_table(summary["systems"], summary["baseline"]),
+             f"{summary['documents']} documents, {summary['chunks']} chunks{note}",
+             f"BLEU signature: {summary['signature']}",
+             f"chrF signature: {summary['chrf_signature']}"]
+    tokenizer_note = tokenize_note(args.tgt_lang, args.tokenize)
+    if tokenizer_note:
+        lines.append(f"sacreBLEU tokenizer: {tokenizer_note}")
+    lines += [f"hypotheses ({name}): {steps}"
+              for name, steps in summary["postprocessing"]["hypotheses"].items()]
+    lines += [f"references: {summary['postprocessing']['references']}", json.dumps(summary)]
+    return "".join(line + "\n" for line in lines)
+
+
+def run(args) -> dict:
+    result = evaluate(args.systems, args.chunks, args.ref, args.docids, args.tgt_lang,
+                      args.tokenize, args.lines, not args.no_detokenize, args.bootstrap,
+                      args.seed, warn=logger.warning, tgt_tokenizer=args.tgt_tokenizer)
+    text = report_text(result, args)
+    if args.run_dir:
+        write_run_dir(args.run_dir, args.subset or default_subset(args.chunks), result, text)
+    if args.output_dir:
+        write_outputs(args.output_dir, result)
+    sys.stdout.write(text)
+    return result.summary
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
@@ -110,8 +136,23 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                         "test (0: none)")
     p.add_argument("--seed", type=int, default=BLEU_SEED,
                    help=f"resampling seed (default {BLEU_SEED}, sacreBLEU's; not 0)")
+    p.add_argument("--tgt-tokenizer", choices=TOKENIZERS, default=None,
+                   help="the target side's tokenizer of fairseq-hier-doc-tokenize, whose "
+                        "inverse detokenises the hypotheses (default: the tgt_tokenizer of the "
+                        "preprocessing record beside --chunks, else auto)")
     p.add_argument("--output-dir", default=None, help="write NAME.docs and NAME.chunks.tsv here")
+    p.add_argument("--run-dir", default=None, metavar="RUN",
+                   help="one system's run directory: write RUN/SUBSET.docs, RUN/SUBSET.ref and "
+                        "RUN/SUBSET.bleu.txt (the printed output)")
+    p.add_argument("--subset", default=None,
+                   help="SUBSET of --run-dir's files (default: the chunk map's name without "
+                        ".chunks, e.g. test)")
     args = p.parse_args(argv)
+    if args.subset is not None and not args.run_dir:
+        p.error("--subset names the files of --run-dir: give --run-dir too")
+    if args.run_dir and len(args.systems) != 1:
+        p.error(f"--run-dir holds one system's files: give one NAME=LOG, not "
+                f"{len(args.systems)}")
     if args.tokenize is None:
         args.tokenize = default_tokenize(args.tgt_lang)
     return run_command(PROG, run, args)

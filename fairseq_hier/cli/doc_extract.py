@@ -14,17 +14,22 @@
     fairseq-hier-doc-extract --format ted-xml --src-lang zh --tgt-lang en --output raw/valid \\
         --pair IWSLT17.TED.dev2010.zh-en.zh.xml IWSLT17.TED.dev2010.zh-en.en.xml \\
         --pair IWSLT17.TED.tst2010.zh-en.zh.xml IWSLT17.TED.tst2010.zh-en.en.xml
+    fairseq-hier-doc-extract --format jsonl --src-lang fr --tgt-lang en --output raw/train \\
+        --file mine/train.jsonl
 
 Formats (:mod:`fairseq_hier.data.doc_readers`): ``wmt-sgml`` and ``ted-xml`` (mteval source /
 reference files, ``--pair``), ``wmt-xml`` (WMT21+ XML, ``--file``; ``--translator`` picks the
 reference), ``doc-split`` (see below; ``--skip-bad`` drops bad pairs, counted), ``ted-tags``
-(IWSLT ``train.tags`` pair, ``--pair``). The inputs are read in the order given and
-concatenated.
+(IWSLT ``train.tags`` pair, ``--pair``), ``jsonl`` (``--file``, repeatable: one document per
+line, ``{"id": "doc7", "src": [sentences], "tgt": [sentences]}``, ``id`` optional, ``src`` and
+``tgt`` aligned sentence by sentence; :func:`fairseq_hier.data.doc_readers.read_doc_jsonl`).
+The inputs are read in the order given and concatenated.
 
 Document ids: a format's own id where it has one (mteval ``docid``, WMT XML ``id``, TED
-``<talkid>``), kept as published. doc-split inputs have none, so their ids come from their
-paths, relative to the common parent of the run's inputs (the folder that holds them all, for
-inputs in one folder their base names):
+``<talkid>``, a JSON line's ``id``), kept as published; a JSON line without ``id`` gets
+``PATH:LINE``, PATH as below and LINE its 1-based line number (``train.jsonl:3``). doc-split inputs
+have none, so their ids come from their paths, relative to the common parent of the run's inputs
+(the folder that holds them all, for inputs in one folder their base names):
 
 - a corpus, ``--file F`` (a TSV file, ``--columns`` names its languages) or ``--pair SRC TGT``
   (two line-aligned plain files), documents separated by empty lines: ``PATH:k`` for its k-th
@@ -79,8 +84,8 @@ def get_parser() -> argparse.ArgumentParser:
                    metavar=("SRC", "REF"),
                    help="a source and a reference (or target) file; repeatable")
     p.add_argument("--file", nargs=1, action=_AppendInput, const="file", dest="inputs",
-                   metavar="F", help="one file holding both sides (wmt-xml, doc-split TSV); "
-                                     "repeatable")
+                   metavar="F", help="one file holding both sides (wmt-xml, doc-split TSV, "
+                                     "jsonl); repeatable")
     p.add_argument("--folder", nargs=1, action=_AppendInput, const="folder", dest="inputs",
                    metavar="DIR", help="doc-split: a document folder, or a folder of them; "
                                        "repeatable")

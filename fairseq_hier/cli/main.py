@@ -32,6 +32,7 @@ GROUPS: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = (
         ("doc-demo-corpus", "doc_demo_corpus"),
         ("wikisum-to-raw", "wikisum_to_raw"),
         ("mds-to-raw", "mds_to_raw"),
+        ("jsonl-to-raw", "jsonl_to_raw"),
         ("doc-extract", "doc_extract"),
         ("doc-tokenize", "doc_tokenize"),
         ("doc-chunk", "doc_chunk"),
@@ -45,6 +46,7 @@ GROUPS: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = (
         ("record", "record"),
     )),
     ("train/decode helpers", (
+        ("settings", "settings"),
         ("extract-attention", "extract_attention"),
         ("rank", "rank_paragraphs"),
         ("summarize", "summarize"),
@@ -67,6 +69,7 @@ GROUPS: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = (
     )),
     ("report", (
         ("report", "report"),
+        ("run-json", "run_json"),
     )),
 )
 COMMANDS: Dict[str, str] = {name: f"fairseq_hier.cli.{module}"

@@ -11,10 +11,15 @@ Input (``--input-format``):
 - ``raw``: our format, ``title <P> paragraph <P> paragraph ...`` per line, paragraphs in any
   order, split as the ranker's training data (:mod:`fairseq_hier.data.ranking_dataset`: the
   title before the first separator, the non-empty segments after it, empty ones counted);
-- ``jsonl``: one object per line, ``{"title": str, "documents": [str, ...]}``; each document is
+- ``jsonl``: the JSON-lines schema of every command (``{"id"?, "title"?, "documents": [str,
+  ...]}``, :mod:`fairseq_hier.data.own_data`; a ``summary`` is not read); each document is
   split into paragraphs at its line breaks (as 002 does), blank ones dropped; title and paragraphs
   are tokenised by whitespace, or into sentencepiece pieces with ``--spm-model`` (the model the
   ranker's dictionary was built with).
+
+``--method tfidf`` needs no model: each example's paragraphs are ordered by the tf-idf cosine
+with its title, or with the centroid of its paragraphs when the title is empty
+(:mod:`fairseq_hier.ranking.tfidf`; raw input only; ``--scores-out`` writes the cosines).
 
 Output: one line per example, ``title <P> p_(1) <P> p_(2) ...``, the title first and the
 paragraphs by descending score (ties keep the input order), all of them or the first ``--keep``
@@ -37,11 +42,16 @@ from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, count, positive_int, run_command
 from fairseq_hier.ranking.runtime import rank_file
+from fairseq_hier.ranking.tfidf import rank_file_tfidf
 
 PROG = "fairseq-hier-rank"
 
 
 def run(args) -> int:
+    if args.method == "tfidf":
+        return rank_file_tfidf(args.source, args.output, keep=args.keep,
+                               scores_out=args.scores_out,
+                               separator=args.paragraph_separator or "<P>")
     return rank_file(args.path, args.source, args.output, input_format=args.input_format,
                      spm_model=args.spm_model, keep=args.keep, scores_out=args.scores_out,
                      batch_size=args.batch_size, max_paragraph_tokens=args.max_paragraph_tokens,
@@ -52,14 +62,17 @@ def run(args) -> int:
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
     p = command_parser(PROG, __doc__)
-    p.add_argument("--path", required=True, help="checkpoint of fairseq-train --task "
-                                                 "paragraph_ranking --arch paragraph_ranker")
+    p.add_argument("--method", choices=("ranker", "tfidf"), default="ranker",
+                   help="ranker: a trained paragraph ranker (--path); tfidf: tf-idf similarity "
+                        "to the title, else to the example's paragraphs (no model; raw input)")
+    p.add_argument("--path", help="checkpoint of fairseq-train --task paragraph_ranking --arch "
+                                  "paragraph_ranker (--method ranker)")
     p.add_argument("--source", required=True, help="examples to rank (see --input-format)")
     p.add_argument("--output", required=True,
                    help="ranked raw sources: title <P> best paragraph <P> next ...")
     p.add_argument("--input-format", choices=("raw", "jsonl"), default="raw",
-                   help='raw: title <P> paragraph <P> ... per line; jsonl: {"title": str, '
-                        '"documents": [str, ...]} per line, paragraphs at line breaks')
+                   help='raw: title <P> paragraph <P> ... per line; jsonl: the JSON-lines schema '
+                        '({"title"?, "documents": [str, ...]}), paragraphs at line breaks')
     p.add_argument("--spm-model", help="jsonl: tokenise into the pieces of this sentencepiece "
                                        "model (default: whitespace tokens)")
     p.add_argument("--keep", type=count, default=0,
@@ -82,6 +95,11 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                         "trust)")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
     args = p.parse_args(argv)
+    if args.method == "ranker" and not args.path:
+        p.error("--method ranker needs --path (the ranker's checkpoint)")
+    if args.method == "tfidf" and (args.path or args.input_format != "raw"):
+        p.error("--method tfidf ranks raw input (title <P> paragraph ...) without a model: no "
+                "--path, no --input-format jsonl")
     if args.spm_model and args.input_format != "jsonl":
         p.error("--spm-model tokenises jsonl input (--input-format jsonl); raw input is already "
                 "tokenised")

@@ -1,27 +1,39 @@
 """``fairseq-hier-report``: one self-contained HTML page (and Markdown) about trained systems.
 
-    fairseq-hier-report demo_work/checkpoints/transformer demo_work/checkpoints/pht \\
-        --reference demo_work/raw/test.tgt --baseline transformer --output-dir demo_work/report
+    fairseq-hier-report work/checkpoints/transformer work/checkpoints/pht \\
+        --baseline transformer --output-dir work/report
+    fairseq-hier-report RUN_DIR... --reference raw/test.tgt --output-dir report   # references given
 
-Each RUN_DIR is one system (``train.log``, ``test.hyp`` or ``generate-test.txt``, optional
-``run.json``, ``efficiency.json``, ``attention.json``; see :mod:`fairseq_hier.report.inputs`).
-Writes OUTPUT_DIR/report.html (images inlined: one file to archive or mail), OUTPUT_DIR/report.md
-and OUTPUT_DIR/report_files/*.png (the Markdown's images). Sections: the runs; scores (ROUGE-1/2/L
-F1 x100 with ROUGE-1.5.5's 95% intervals, or document BLEU with ``--metric bleu`` from each run's
-``test.docs``), marked † / ‡ where a one-sided paired bootstrap finds the system better than the
-baseline at p < 0.05 / 0.01; efficiency (efficiency.json); training and validation loss and
-learning-rate curves (train.log, all runs overlaid); attention cosine and heatmaps (paragraph
-attention from attention.json, HAT's sentence attention from generate-test.txt's A- lines).
+Each RUN_DIR is one system, the folder every recipe writes (see
+:mod:`fairseq_hier.report.inputs`): ``run.json`` (``{"name", "arch", "task", "metric"}``),
+``train.log``, ``SUBSET.hyp`` or ``generate-SUBSET.txt``, the references used (``SUBSET.ref``;
+``SUBSET.refs.jsonl`` when some example has several), ``SUBSET.docs`` for document MT, the
+recipe's ``SUBSET.rouge.txt`` / ``SUBSET.bleu.txt``, optional ``efficiency.json`` and
+``attention.json``; SUBSET is ``--subset`` (default test). Writes OUTPUT_DIR/report.html (images
+inlined: one file to archive or mail), OUTPUT_DIR/report.md and OUTPUT_DIR/report_files/*.png (the
+Markdown's images). Sections: the runs (with the scores their own reports hold); scores (ROUGE-1/2/L
+F1 x100 with ROUGE-1.5.5's 95% intervals, or document BLEU of each run's ``SUBSET.docs``), marked
+† / ‡ where a one-sided paired bootstrap finds the system better than the baseline at p < 0.05 /
+0.01; efficiency (efficiency.json); training and validation loss and learning-rate curves
+(train.log, all runs overlaid); attention cosine and heatmaps (paragraph attention from
+attention.json, HAT's sentence attention from generate-SUBSET.txt's A- lines).
+
+The metric is ``--metric``, else the one the runs' run.json name (runs naming different ones are
+an error), else rouge. The references are each run's own (ROUGE: ``SUBSET.refs.jsonl``, several
+references per example scored by ROUGE-1.5.5's multi-model scoring, else ``SUBSET.ref``; BLEU:
+``SUBSET.ref``); the runs of one table must have the same references, else a one-line error
+names the two runs and the first line that differs. ``--reference`` overrides them for every
+run: for ROUGE a file of one reference per line, or a ``.jsonl`` of one JSON list of references
+per line; for BLEU a file of one document per line, or, if it has empty lines,
+``fairseq-hier-doc-extract``'s target file (one sentence per line, documents separated by one
+empty line; a document is its sentences joined by spaces, as ``fairseq-hier-doc-bleu`` joins
+them).
+
 What a RUN_DIR lacks becomes a note saying how to produce it; a malformed file is a one-line
 error naming it (exit status 1). A RUN_DIR holding none of the files above is named in a warning
 on stderr; when every RUN_DIR is such, there is nothing to report: a one-line error, exit status
-1, nothing written.
-
-For ``--metric bleu`` the reference holds one document per line, or, if it has empty lines,
-``fairseq-hier-doc-extract``'s target file (one sentence per line, documents separated by one
-empty line; a document is its sentences joined by spaces, as ``fairseq-hier-doc-bleu`` joins
-them). ``scripts/report_check.sh`` (``make report-check``) opens the page in headless Chromium
-and fails unless every image loads.
+1, nothing written. ``scripts/report_check.sh`` (``make report-check``) opens the page in headless
+Chromium and fails unless every image loads.
 """
 
 import logging
@@ -30,7 +42,7 @@ from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, count, positive_int, run_command
 from fairseq_hier.errors import HierError
-from fairseq_hier.report.inputs import REPORTED_FILES, load_runs
+from fairseq_hier.report.inputs import DEFAULT_SUBSET, METRICS, load_runs, reported_files
 from fairseq_hier.report.render import write_report
 from fairseq_hier.report.sections import ReportOptions, build_report
 
@@ -39,14 +51,15 @@ logger = logging.getLogger("fairseq_hier.report")
 
 
 def run(args) -> None:
-    runs = load_runs(args.run_dirs)
+    runs = load_runs(args.run_dirs, args.subset)
     empty = [r.path for r in runs if r.is_empty]
+    files = ", ".join(reported_files(args.subset))
     if len(empty) == len(runs):
-        raise HierError(f"nothing to report: {', '.join(empty)} hold(s) none of "
-                        f"{', '.join(REPORTED_FILES)} (is RUN_DIR the folder of a trained system?)")
+        raise HierError(f"nothing to report: {', '.join(empty)} hold(s) none of {files} (is "
+                        f"RUN_DIR the folder of a trained system?)")
     for path in empty:
-        print(f"{PROG}: warning: {path} holds none of {', '.join(REPORTED_FILES)}; the report "
-              f"only notes what it lacks", file=sys.stderr)
+        print(f"{PROG}: warning: {path} holds none of {files}; the report only notes what it "
+              f"lacks", file=sys.stderr)
     opt = ReportOptions(reference=args.reference, metric=args.metric, baseline=args.baseline,
                         heatmaps=args.heatmaps, samples=args.samples, seed=args.seed,
                         tgt_lang=args.tgt_lang, encoder_json=args.gpt2_encoder_json)
@@ -61,11 +74,16 @@ def run(args) -> None:
 def cli_main(argv: Optional[List[str]] = None) -> int:
     p = command_parser(PROG, __doc__)
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="one folder per system")
+    p.add_argument("--subset", default=DEFAULT_SUBSET,
+                   help="the scored split: RUN_DIR/SUBSET.hyp, SUBSET.ref, ... (default test)")
     p.add_argument("--reference", default=None,
-                   help="the references of the scored split, one per line (no scores without)")
-    p.add_argument("--metric", choices=("rouge", "bleu"), default="rouge",
-                   help="rouge: RUN_DIR/test.hyp (or generate-test.txt's D- lines) against "
-                        "--reference; bleu: document BLEU of RUN_DIR/test.docs (default rouge)")
+                   help="score every run against this file instead of each run's own "
+                        "SUBSET.refs.jsonl / SUBSET.ref: one reference per line, or (ROUGE) a "
+                        ".jsonl of one JSON list of references per line")
+    p.add_argument("--metric", choices=METRICS, default=None,
+                   help="rouge: RUN_DIR/SUBSET.hyp (or generate-SUBSET.txt's D- lines); bleu: "
+                        "document BLEU of RUN_DIR/SUBSET.docs (default: run.json's metric, else "
+                        "rouge)")
     p.add_argument("--baseline", default=None,
                    help="the system the others are tested against (default: the first scored)")
     p.add_argument("--heatmaps", type=count, default=3,

@@ -1,11 +1,14 @@
 """``rouge REFS HYPS``: official ROUGE-1.5.5 with files2rouge's interface, defaults and output;
-``fairseq-hier-rouge REF1 REF2 ... HYPS``: several references per summary.
+``fairseq-hier-rouge REF1 REF2 ... HYPS``: several references per summary;
+``fairseq-hier-rouge REFS.jsonl HYPS``: any number of references per summary, one JSON list of
+strings per line (a run folder's ``SUBSET.refs.jsonl``).
 
 The rules (files2rouge's sentence split and SEE files, several references, the markup warnings,
 the WordNet exception DB, the rouge-score fallback, ``--also-rouge-score``) and the Python API
 (:func:`~fairseq_hier.scoring.rouge.rouge_scores`,
 :func:`~fairseq_hier.scoring.rouge.rouge_score_f1`) live in :mod:`fairseq_hier.scoring.rouge`;
-this module parses the options, reads the files, calls it, and prints files2rouge's progress
+this module parses the options, reads the files
+(:func:`~fairseq_hier.scoring.rouge.read_references`), calls it, and prints files2rouge's progress
 lines and ROUGE-1.5.5's report.
 """
 
@@ -15,10 +18,11 @@ import time
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, positive_int, run_command
-from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
+from fairseq_hier.io import atomic_outputs, read_lines
 from fairseq_hier.scoring.rouge import (DEFAULT_ROUGE_N, RougeError, build_wordnet_db,
-                                        default_rouge_args, official_unavailable, rouge_report,
-                                        rouge_score_block, select_pairs)
+                                        default_rouge_args, official_unavailable,
+                                        read_references, rouge_report, rouge_score_block,
+                                        select_pairs)
 
 PROG = "fairseq-hier-rouge"
 
@@ -32,7 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.usage = "%(prog)s [options] REFS [REFS2 ...] HYPS"
     parser.add_argument("files", nargs="*", metavar="FILE",
                         help="REFS (one or more files, one reference per line, aligned with the "
-                             "summaries) then HYPS (system summaries, one per line)")
+                             "summaries; or one .jsonl file of one JSON list of references per "
+                             "line, any number per summary) then HYPS (system summaries, one "
+                             "per line)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print the ROUGE command and the skipped lines")
     parser.add_argument("-n", "--rouge_n", type=positive_int, default=None,
@@ -97,13 +103,10 @@ def score_files(args: argparse.Namespace) -> None:
 def _score_files(args: argparse.Namespace) -> str:
     start = time.time()
     hyps = read_lines(args.summary)
-    columns = []
-    for path in args.references:
-        lines = read_lines(path)
-        check_parallel(path, lines, args.summary, hyps)
-        columns.append(lines)
-    refs = list(zip(*columns))  # line i: the references of summary i, one per file
-    pairs, ignored = select_pairs(refs, hyps, args.references, args.summary,
+    # line i: the references of summary i (one per file, or the JSON list of a .jsonl file)
+    refs = read_references(args.references, aligned_with=(args.summary, hyps))
+    ref_names = args.references[0] if len(args.references) == 1 else args.references
+    pairs, ignored = select_pairs(refs, hyps, ref_names, args.summary,
                                   args.ignore_empty_reference, args.ignore_empty_summary,
                                   args.zero_empty_summary)
     print(f"Preparing documents... {len(ignored)} line(s) ignored")

@@ -14,9 +14,15 @@ Formats (:mod:`fairseq_hier.data.readers`): ``cohan`` (arXiv/PubMed ``{split}.tx
 ``presumm`` (CNN/DM as PreSumm's json shards: ``--input DIR/cnndm.train`` reads
 ``cnndm.train.0.json``, ``.1.json``, ... in numeric order; or one shard file), ``samsum``
 (``{split}.json``), ``qmsum`` (AMI meetings, ``*.jsonl``; ``--filler-words`` drops a lexicon of
-meaningless words with the punctuation they leave alone). ``<t> ... </t>`` tags are read as
-sentence boundaries in every format. Writes ``PREFIX.{source,target,sentences,ref,ids}`` and,
-with ``--speakers``, ``PREFIX.segments`` (see :mod:`fairseq_hier.data.sentence_bos`). Bad
+meaningless words with the punctuation they leave alone), ``jsonl`` (your own data, one
+example per line: ``{"id"?: str|int, "title"?: str|null, "documents": [str, ...], "summary": str
+| [str, ...]}``, read by the reader ``fairseq-hier-jsonl-to-raw`` uses, docs/data-formats.md;
+each document split into sentences by pysbd as ``source_target`` splits a ``.source`` line, no
+sentence spanning two documents; the title is not part of the source (counted); the first
+summary is the target). ``<t> ... </t>`` tags are read as sentence boundaries in every format.
+Writes ``PREFIX.{source,target,sentences,ref,ids}``, with ``--speakers`` ``PREFIX.segments``,
+and, for ``jsonl`` where an example has several summaries, ``PREFIX.refs.jsonl`` (all of them,
+one JSON list per line; see :mod:`fairseq_hier.data.sentence_bos`). Bad
 records are reported by file and line (exit 1, one line); skipped empty records and every
 truncation are counted in the log, and markup left in the references (``<unk>``,
 ``<file_gif>``: ROUGE-1.5.5 reads a sentence only up to its first ``<``) is counted and named.
@@ -29,17 +35,19 @@ from collections import Counter
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, positive_int, ranged, run_command
-from fairseq_hier.data.readers import READERS
+from fairseq_hier.data.sentence_bos import FORMATS
 from fairseq_hier.preparation.sentence_bos import encode_split, gpt2_files
 
 
 def get_parser() -> argparse.ArgumentParser:
     p = command_parser("fairseq-hier-sentence-bos", __doc__)
-    p.add_argument("--format", required=True, choices=sorted(READERS),
-                   help="published layout of --input (see fairseq_hier/data/readers.py)")
+    p.add_argument("--format", required=True, choices=sorted(FORMATS),
+                   help="layout of --input: a published one (see fairseq_hier/data/readers.py) "
+                        "or jsonl, your own data (fairseq_hier/data/own_data.py)")
     p.add_argument("--input", required=True,
                    help="the split's file (source_target: the prefix of .source/.target; "
-                        "presumm: the prefix of the shards PREFIX.N.json, or one shard)")
+                        "presumm: the prefix of the shards PREFIX.N.json, or one shard; jsonl: "
+                        "the split's .jsonl file)")
     p.add_argument("--output-prefix", required=True, help="write PREFIX.source, .target, ...")
     p.add_argument("--gpt2-encoder-json", help="GPT-2 BPE encoder.json (BART's)")
     p.add_argument("--gpt2-vocab-bpe", help="GPT-2 BPE vocab.bpe (BART's)")

@@ -5,8 +5,13 @@ the preprocessing its data-bin recorded (:mod:`fairseq_hier.inference.summarizer
     fairseq-hier-summarize checkpoints/pht examples.jsonl -o summaries.txt --generation "--beam 3"
 
 Inputs (any mix, in the order given; a directory's files in name order, hidden ones skipped):
-- a ``.jsonl`` file: one example per line, ``{"title": str, "documents": [str, ...]}`` (title
-  optional) or a bare list of documents;
+- a ``.jsonl`` (or ``.jsonl.gz``) file: one example per line in the JSON-lines schema that
+  ``fairseq-hier-jsonl-to-raw`` and ``fairseq-hier-sentence-bos --format jsonl`` read for
+  training (docs/data-formats.md, "Your own data"): ``{"id"?: str|int, "title"?: str|null,
+  "documents": [str, ...]}``, read by the same reader (``summary`` and unknown keys are not
+  read; an empty document is dropped, as the converters drop it), or a bare JSON list of
+  documents; the recipe's pipeline makes paragraphs or sentences of the documents as the
+  converter did (its record's ``paragraphs`` option);
 - any other file: one cluster, its documents separated by lines holding only ``|||||``
   (Multi-News's separator; a file without one is a single document); a document's paragraphs or
   sentences are its lines, as the recipe's pipeline reads them.
@@ -20,9 +25,11 @@ A progress bar counts the files read and the examples decoded (``--no-progress-b
 ``--generation`` overrides the recipe's decoding options (fairseq-generate syntax); ``--cpu``
 stays off the GPU; ``--batch-size`` examples per batch (default 8).
 
-Errors, one line and exit 1: a file that is not UTF-8 (byte offset), an empty document (file
-and document number), a jsonl line that is not an example, a checkpoint without its
-preprocessing record.
+Errors, one line and exit 1: a file that is not UTF-8 (byte offset; a ``.jsonl`` file: its
+line), an empty document of a cluster file (file and document number), a ``.jsonl`` line that
+is not an example (file, line, id and field, as ``fairseq-hier-jsonl-to-raw`` says it:
+``docs.jsonl:3 (id 'a'): 'documents' is empty (expected at least one document)``) or whose
+every document is empty, a checkpoint without its preprocessing record.
 """
 
 import os
@@ -30,7 +37,7 @@ import sys
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, positive_int, run_command
-from fairseq_hier.inference.inputs import read_inputs
+from fairseq_hier.inference.inputs import is_jsonl, read_inputs
 from fairseq_hier.inference.summarizer import HierSummarizer, check_documents
 from fairseq_hier.io import OutputSet
 
@@ -41,7 +48,7 @@ def output_paths(args, files: List[str]) -> List[str]:
     """The files written: ``-o``'s, or one per input file under ``--output-dir``."""
     if args.output_dir:
         return [os.path.join(args.output_dir, os.path.basename(path)
-                             + (".summaries" if path.endswith(".jsonl") else ".summary"))
+                             + (".summaries" if is_jsonl(path) else ".summary"))
                 for path in files]
     return [args.output] if args.output else []
 

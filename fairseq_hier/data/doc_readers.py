@@ -1,4 +1,5 @@
-"""Readers of the published document-level MT layouts (paper 004 Sec. 4.2) -> :class:`Document`.
+"""Readers of the published document-level MT layouts (paper 004 Sec. 4.2), and of a JSON-lines
+layout for any corpus of one's own -> :class:`Document`.
 
 Each reader returns the documents of its input as a list of
 :class:`fairseq_hier.data.documents.Document` (``docid``, aligned ``src`` / ``tgt`` sentences),
@@ -46,6 +47,21 @@ Layouts, exactly as their publishers ship them (see ``shared/formats/README.md``
   dropped (counted). Docid: the folder's name as given by the caller (``fairseq-hier-doc-extract``:
   its path relative to the common parent of its inputs). :func:`find_document_folders` lists
   the document folders of a folder of them.
+- :func:`read_doc_jsonl` -- JSON lines, the layout of any corpus of one's own: one document
+  per line, a JSON object ``{"id": "doc7", "src": ["sentence", ...], "tgt": ["sentence",
+  ...]}``, ``src`` and ``tgt`` lists of strings of the same length, aligned sentence by
+  sentence (``src[i]`` translates to ``tgt[i]``); ``id`` (a string, or an integer, written as
+  its decimal digits) is optional; other keys are not read (named in the log).
+  Docid: ``id``, else ``{name}:{line}``, ``line`` the document's 1-based line number and
+  ``name`` as for doc-split (given by the caller, ``fairseq-hier-doc-extract``: the file's path
+  relative to the common parent of its inputs; default: the file's base name), e.g.
+  ``news.jsonl:3``. Every id must be unique in the file. Errors, one line each naming the file,
+  the line and the field: a line that is not JSON or not an object; ``src`` / ``tgt`` missing,
+  not a list, or with an item that is not a string; ``src`` and ``tgt`` of different lengths
+  (both given); an ``id`` that is neither a string nor an integer, or empty, spanning lines,
+  holding a tab or surrounding spaces; an id used twice (both lines named); a pair empty on one
+  side only. Pairs empty on both sides, documents left without a sentence and blank lines are
+  dropped (counted).
 - :func:`read_ted_tags` -- IWSLT17 ``train.tags.zh-en.zh`` / ``train.tags.zh-en.en``: two
   line-aligned files; a talk starts with tag lines (``<url>``, ``<keywords>``, ``<speaker>``,
   ``<talkid>``, ``<title>``, ``<description>``, sometimes ``<reviewer ...>``,
@@ -67,7 +83,8 @@ and target sentences counted separately.
 Malformed input raises :class:`fairseq_hier.data.readers.ReaderError` (a ValueError) with one
 line ``"path:line: what is wrong"``. Nothing is dropped without a count in the log: documents
 without segments, skipped testsuite documents and segments without reference (WMT XML), pairs
-empty on both sides (TED, document folders), bad pairs dropped with ``skip_bad`` (doc-split).
+empty on both sides (TED, document folders, JSON lines), bad pairs dropped with ``skip_bad``
+(doc-split).
 A doc-split input that holds ``<talkid>``, ``<doc>`` or ``<seg>`` lines is an error naming the
 format that reads it, so that no talk or document of those layouts loses its own id.
 """
@@ -80,7 +97,8 @@ import xml.parsers.expat
 from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from fairseq_hier.data.documents import Document
-from fairseq_hier.data.readers import ReaderError, collapse, numbered_lines
+from fairseq_hier.data.readers import (ReaderError, collapse, json_id, json_line, json_type,
+                                       numbered_lines)
 from ..errors import HierError
 
 logger = logging.getLogger(__name__)
@@ -813,10 +831,94 @@ def _talk_docid(talk: _Talk, paths: Tuple[str, str], first_line: Dict[str, int])
     return src_id
 
 
+# ---------------------------------------------------------------------------------------------
+# JSON lines: one document per line (any corpus of one's own)
+# ---------------------------------------------------------------------------------------------
+
+JSONL_EXPECTED = 'one document per line: {"id": ..., "src": [sentences], "tgt": [sentences]}'
+JSONL_KEYS = ("id", "src", "tgt")
+
+
+def read_doc_jsonl(path: str, name: Optional[str] = None) -> List[Document]:
+    """Documents of a JSON-lines file, one per line (the module docstring gives the layout and
+    the checks); docids the ``id`` fields, else ``{name}:{line}`` (``name`` defaults to the
+    file's base name)."""
+    name = os.path.basename(path) if name is None else name
+    docs: List[Document] = []
+    first_line: Dict[str, int] = {}
+    counts, unknown = collections.Counter(), collections.Counter()
+    for n, line in numbered_lines(path):
+        if not line.strip():
+            counts["blank_lines_skipped"] += 1
+            continue
+        where = f"{path}:{n}"
+        obj = _jsonl_object(line, where)
+        docid = json_id(obj, where) or f"{name}:{n}"
+        if docid in first_line:
+            first = first_line[docid]
+            why = "" if "id" in obj else f" (line {n} has no 'id': {docid!r} is its default id)"
+            raise ReaderError(f"{where}: id {docid!r} is also the id of line {first}{why} "
+                              f"(expected a different id on every line)")
+        first_line[docid] = n
+        src, tgt = (_jsonl_sentences(obj, key, where) for key in ("src", "tgt"))
+        if len(src) != len(tgt):
+            raise ReaderError(f"{where}: 'src' has {len(src)} sentences but 'tgt' has "
+                              f"{len(tgt)} (they must be aligned sentence by sentence)")
+        unknown.update(k for k in obj if k not in JSONL_KEYS)
+        doc = Document(docid)
+        for i, (a, b) in enumerate(zip(src, tgt)):
+            a, b = (t if t.strip() else "" for t in (one_line(a, counts), one_line(b, counts)))
+            if not a and not b:
+                counts["empty_line_pairs_skipped"] += 1
+            elif not a or not b:
+                empty, full = ("src", "tgt") if not a else ("tgt", "src")
+                raise ReaderError(f"{where}: {empty!r} item {i} is empty but {full!r} item {i} "
+                                  f"is not (a pair of sentences is empty on both sides or on "
+                                  f"neither)")
+            else:
+                doc.src.append(a)
+                doc.tgt.append(b)
+        if doc.src:
+            docs.append(doc)
+        else:
+            counts["documents_without_sentences_skipped"] += 1
+    if unknown:
+        named = ", ".join(f"'{k}' ({n} document{'s' if n > 1 else ''})"
+                          for k, n in sorted(unknown.items()))
+        logger.info(f"{path}: unknown key(s) not read: {named}")
+    _log_counts(path, docs, counts)
+    return docs
+
+
+def _jsonl_object(line: str, where: str) -> dict:
+    obj = json_line(line, where, JSONL_EXPECTED)
+    if not isinstance(obj, dict):
+        raise ReaderError(f"{where}: the line holds a JSON {json_type(obj)} (expected "
+                          f"{JSONL_EXPECTED})")
+    return obj
+
+
+def _jsonl_sentences(obj: dict, key: str, where: str) -> List[str]:
+    side = "source" if key == "src" else "target"
+    if key not in obj:
+        raise ReaderError(f"{where}: {key!r} is missing (expected the document's {side} "
+                          f"sentences, a list of strings; {JSONL_EXPECTED})")
+    value = obj[key]
+    if not isinstance(value, list):
+        raise ReaderError(f"{where}: {key!r} is a JSON {json_type(value)} (expected the "
+                          f"document's {side} sentences, a list of strings)")
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ReaderError(f"{where}: {key!r} item {i} is a JSON {json_type(item)} "
+                              f"(expected a sentence, a string)")
+    return value
+
+
 FORMATS: Dict[str, Callable[..., List[Document]]] = {
     "wmt-sgml": read_mteval,
     "ted-xml": read_mteval,
     "wmt-xml": read_wmt_xml,
     "doc-split": read_doc_split,
     "ted-tags": read_ted_tags,
+    "jsonl": read_doc_jsonl,
 }

@@ -144,6 +144,9 @@ class Record:
     (dialogues and meetings only, ``len(speakers) == len(sentences)``), else None.
     ``summary``: the reference on one line; ``summary_sentences``: its sentences where the
     dataset marks them (``<S>`` spans, PreSumm's ``tgt``, ``<t>`` tags), else ``[summary]``.
+    ``summaries``: every reference of the example, each on one line as ``summary`` is, where
+    the layout has several (the JSON-lines schema of :mod:`fairseq_hier.data.own_data`), else
+    None (``summary`` is the one reference).
     """
 
     id: str
@@ -153,6 +156,7 @@ class Record:
     speakers: Optional[List[str]]
     summary: str
     summary_sentences: List[str]
+    summaries: Optional[List[str]] = None
 
 
 def format_stats(stats: Dict[str, int]) -> str:
@@ -228,8 +232,8 @@ def read_cohan(path: str, *, stats: Optional[collections.Counter] = None,
     for lineno, obj in _json_lines(path, COHAN_KEYS, stats):
         where = f"{path}:{lineno}"
         article_id = _typed(obj, "article_id", str, where, "the article id (str)")
-        article = _str_list(obj, "article_text", where, "a list of sentences (str)")
-        abstract = _str_list(obj, "abstract_text", where,
+        article = str_list(obj, "article_text", where, "a list of sentences (str)")
+        abstract = str_list(obj, "abstract_text", where,
                              "a list of '<S> ... </S>' strings")
         sentences = [collapse(s) for s in article]
         _add(stats, "empty_sentences_dropped", sum(1 for s in sentences if not s))
@@ -303,7 +307,7 @@ def read_presumm(prefix: str, *, stats: Optional[collections.Counter] = None,
     for path in presumm_shards(prefix):
         items = _json_document(path)
         if not isinstance(items, list):
-            raise ReaderError(f"{path}:1: the file holds a JSON {_json_type(items)} (expected a "
+            raise ReaderError(f"{path}:1: the file holds a JSON {json_type(items)} (expected a "
                               f"JSON list of objects with keys src, tgt)")
         stats["shards"] += 1
         name = os.path.basename(path)
@@ -363,12 +367,12 @@ def _token_sentences(item: dict, key: str, where: str, stats: collections.Counte
     sentences = []
     for j, tokens in enumerate(_typed(item, key, list, where, expected)):
         if not isinstance(tokens, list):
-            raise ReaderError(f"{where}: '{key}' sentence {j} is a JSON {_json_type(tokens)} "
+            raise ReaderError(f"{where}: '{key}' sentence {j} is a JSON {json_type(tokens)} "
                               f"(expected a list of tokens (str))")
         for k, token in enumerate(tokens):
             if not isinstance(token, str):
                 raise ReaderError(f"{where}: '{key}' sentence {j} token {k} is a JSON "
-                                  f"{_json_type(token)} (expected a token (str))")
+                                  f"{json_type(token)} (expected a token (str))")
         sentence = collapse(" ".join(tokens))
         if sentence:
             sentences.append(sentence)
@@ -388,7 +392,7 @@ def read_samsum(path: str, *, stats: Optional[collections.Counter] = None,
     stats = collections.Counter() if stats is None else stats
     items = _json_document(path)
     if not isinstance(items, list):
-        raise ReaderError(f"{path}:1: the file holds a JSON {_json_type(items)} (expected a "
+        raise ReaderError(f"{path}:1: the file holds a JSON {json_type(items)} (expected a "
                           f"JSON list of objects with keys {', '.join(SAMSUM_KEYS)})")
     for index, item in enumerate(items):
         where = f"{path}:item {index}"
@@ -668,7 +672,8 @@ def _add(stats: collections.Counter, key: str, n: int) -> None:
         stats[key] += n
 
 
-def _json_type(value) -> str:
+def json_type(value) -> str:
+    """The JSON name of a decoded value's type, for messages ("object", "list", "null" ...)."""
     return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null",
             int: "number", float: "number"}.get(type(value), type(value).__name__)
 
@@ -676,7 +681,7 @@ def _json_type(value) -> str:
 def _check_object(obj, keys: Tuple[str, ...], where: str, expected: str,
                   what: str = "the record") -> None:
     if not isinstance(obj, dict):
-        raise ReaderError(f"{where}: {what} is a JSON {_json_type(obj)} (expected {expected} "
+        raise ReaderError(f"{where}: {what} is a JSON {json_type(obj)} (expected {expected} "
                           f"with keys {', '.join(keys)})")
     missing = [k for k in keys if k not in obj]
     if missing:
@@ -688,16 +693,36 @@ def _typed(obj: dict, key: str, kind: type, where: str, expected: str, what: str
     value = obj[key]
     if not isinstance(value, kind):
         name = f"{what} '{key}'" if what else f"'{key}'"
-        raise ReaderError(f"{where}: {name} is a JSON {_json_type(value)} (expected {expected})")
+        raise ReaderError(f"{where}: {name} is a JSON {json_type(value)} (expected {expected})")
     return value
 
 
-def _str_list(obj: dict, key: str, where: str, expected: str) -> List[str]:
+def json_id(obj: dict, where: str) -> Optional[str]:
+    """An object's ``id`` as text (a string, or an integer written in decimal), None when it has
+    none; an id that is empty, or holds a tab, a line break or surrounding spaces, is an error
+    (ids are written one per line)."""
+    if "id" not in obj:
+        return None
+    value = obj["id"]
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ReaderError(f"{where}: 'id' is a JSON {json_type(value)} (expected a string or an "
+                          f"integer)")
+    text = str(value)
+    if not text or text != text.strip() or any(c in text for c in "\t\n\r\x0b\x0c"):
+        raise ReaderError(f"{where}: 'id' {text!r} is empty, or holds a tab, a line break or "
+                          f"surrounding spaces (expected an id on one line, or an integer)")
+    return text
+
+
+def str_list(obj: dict, key: str, where: str, expected: str,
+             item: Optional[str] = None) -> List[str]:
+    """``obj[key]``, a list of strings; errors name ``expected`` (the list) and ``item`` (one of
+    its strings; default: ``expected``)."""
     value = _typed(obj, key, list, where, expected)
-    for j, item in enumerate(value):
-        if not isinstance(item, str):
-            raise ReaderError(f"{where}: '{key}' item {j} is a JSON {_json_type(item)} "
-                              f"(expected {expected})")
+    for j, text in enumerate(value):
+        if not isinstance(text, str):
+            raise ReaderError(f"{where}: '{key}' item {j} is a JSON {json_type(text)} "
+                              f"(expected {item or expected})")
     return value
 
 
@@ -753,13 +778,19 @@ def _json_lines(path: str, keys: Tuple[str, ...], stats: collections.Counter,
         if not line.strip():
             stats["blank_lines_skipped"] += 1
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ReaderError(f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno}; "
-                              f"expected {expected})") from None
+        obj = json_line(line, f"{path}:{lineno}", expected)
         _check_object(obj, keys, f"{path}:{lineno}", expected, what)
         yield lineno, obj
+
+
+def json_line(line: str, where: str, expected: str):
+    """The JSON value of one line; invalid JSON is a :class:`ReaderError` naming ``where``
+    (``path:line``), the column and what was ``expected``."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as e:
+        raise ReaderError(f"{where}: invalid JSON ({e.msg} at column {e.colno}; "
+                          f"expected {expected})") from None
 
 
 def _json_document(path: str):

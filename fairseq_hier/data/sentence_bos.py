@@ -31,7 +31,12 @@ order of the input records:
     and named in the command's log, since ROUGE-1.5.5 reads a sentence only up to its first
     ``<``.
 ``PREFIX.ids``
-    the record's id (dataset id, else ``file:line``).
+    the record's id (dataset id, else ``file:line``; ``--format jsonl``: the example's ``id``,
+    else its line number).
+``PREFIX.refs.jsonl`` (``--format jsonl``, only where an example of the split has several
+summaries)
+    all the references of the example, one JSON list of strings per line, each as ``PREFIX.ref``
+    writes the first (for ``fairseq-hier-rouge``'s multi-reference scoring).
 
 Truncation (source): the source, EOS included, must fit ``max_source_positions`` tokens. Whole
 sentences are kept while they fit, so the cut falls at a sentence boundary and every kept
@@ -40,6 +45,7 @@ sentence keeps its BOS; only when not even the first sentence fits is that sente
 3072 tokens): they are counted in sentences and whitespace words. Every cut is counted and logged.
 """
 
+import json
 import logging
 import os
 from collections import Counter
@@ -50,11 +56,17 @@ from ..io import atomic_outputs
 from .markup import markup_counts
 from ..errors import HierError
 from .bart_files import check_gpt2_files, gpt2_encoder
+from .own_data import read_sentence_records
+from .readers import READERS
 
 logger = logging.getLogger(__name__)
 
 BOS_SYMBOL = "<s>"  # BART's dictionary word for its BOS index
-SUFFIXES = ("source", "target", "sentences", "segments", "ref", "ids")
+SUFFIXES = ("source", "target", "sentences", "segments", "ref", "ids", "refs.jsonl")
+#: the layouts ``fairseq-hier-sentence-bos --format`` reads: the published ones
+#: (:mod:`fairseq_hier.data.readers`) and the JSON-lines schema of your own data
+#: (:mod:`fairseq_hier.data.own_data`)
+FORMATS = {**READERS, "jsonl": read_sentence_records}
 
 
 @dataclass
@@ -68,6 +80,7 @@ class Encoded:
     ref: str
     id: str
     stats: Counter = field(default_factory=Counter)
+    refs: Optional[List[str]] = None  # every reference, where the layout has several
 
 
 def speaker_indices(speakers: Sequence[str]) -> List[int]:
@@ -86,7 +99,10 @@ class SentenceSplitter:
         self._segmenter = pysbd.Segmenter(language="en", clean=False)
 
     def __call__(self, text: str) -> List[str]:
-        return [s.strip() for s in self._segmenter.segment(text) if s.strip()]
+        # a line break ends a sentence: the documents of a JSON-lines example come one a line
+        # (the other layouts' texts are collapsed onto one line)
+        return [s.strip() for line in text.split("\n") if line.strip()
+                for s in self._segmenter.segment(line) if s.strip()]
 
 
 def fit_sentences(lengths: Sequence[int], budget: int) -> Tuple[int, int]:
@@ -188,7 +204,8 @@ class SentenceBOSEncoder:
             target_ids = target_ids[:limit]
         segments = speaker_indices(speakers)[:kept] if self.speakers else None
         return Encoded(source=source, target=" ".join(target_ids), sentences=kept,
-                       segments=segments, ref=record.summary, id=str(record.id), stats=stats)
+                       segments=segments, ref=record.summary, id=str(record.id), stats=stats,
+                       refs=record.summaries or [record.summary])
 
     def _sentences(self, record, stats: Counter) -> Tuple[List[str], Optional[List[str]]]:
         """The record's own segmentation, else pysbd's; speakers checked for dialogues."""
@@ -249,13 +266,15 @@ def encode_records(encoder: SentenceBOSEncoder, records: Iterable, workers: int 
 
 
 def write_split(examples: Iterable[Encoded], prefix: str, speakers: bool,
-                markup: Optional[Counter] = None, inputs: Iterable[str] = ()) -> Counter:
+                markup: Optional[Counter] = None, inputs: Iterable[str] = (),
+                refs: bool = False) -> Counter:
     """Write the split's files (module docstring), all together once complete (none may be one
     of ``inputs``: :func:`fairseq_hier.io.atomic_outputs`); returns the summed statistics.
     ``markup``, when given, counts every tag-like token written to ``PREFIX.ref``
     (:func:`~fairseq_hier.data.markup.markup_counts`), and ``references_with_markup`` in the
-    statistics the references holding one."""
-    suffixes = [s for s in SUFFIXES if speakers or s != "segments"]
+    statistics the references holding one. ``refs``: also write ``PREFIX.refs.jsonl``."""
+    suffixes = [s for s in SUFFIXES
+                if (speakers or s != "segments") and (refs or s != "refs.jsonl")]
     totals = Counter()
     with atomic_outputs([f"{prefix}.{s}" for s in suffixes], inputs) as handles:
         files = dict(zip(suffixes, handles))
@@ -271,6 +290,9 @@ def write_split(examples: Iterable[Encoded], prefix: str, speakers: bool,
             files["ids"].write(ex.id + "\n")
             if speakers:
                 files["segments"].write(" ".join(map(str, ex.segments)) + "\n")
+            if refs:
+                files["refs.jsonl"].write(json.dumps(ex.refs, ensure_ascii=False) + "\n")
+                totals["references"] += len(ex.refs)
             totals.update(ex.stats)
     return totals
 

@@ -1,17 +1,22 @@
-"""The raw inputs of the summarizer read from files: ``.jsonl`` files of examples and cluster
-files whose documents are separated by ``|||||`` lines, directories of them read in name order
+"""The raw inputs of the summarizer read from files: ``.jsonl`` files of examples (the
+JSON-lines schema of :mod:`fairseq_hier.data.own_data`, read by its reader) and cluster files
+whose documents are separated by ``|||||`` lines, directories of them read in name order
 (``fairseq-hier-summarize`` documents the formats and errors).
 """
 
-import json
+import collections
+import logging
 import os
 from typing import List, Tuple
 
+from ..data.own_data import read_examples
 from ..errors import HierError
-from .pipeline_base import RawExample
-from .summarizer import as_example
+from .pipeline_base import InputError, RawExample
+
+logger = logging.getLogger(__name__)
 
 DOCUMENT_SEPARATOR = "|||||"
+JSONL = (".jsonl", ".jsonl.gz")
 
 
 def read_text(path: str) -> str:
@@ -51,6 +56,32 @@ def cluster_documents(text: str) -> List[str]:
     return docs
 
 
+def is_jsonl(path: str) -> bool:
+    """Whether an input file holds examples of the JSON-lines schema (by its name)."""
+    return path.endswith(JSONL)
+
+
+def read_jsonl(path: str) -> List[RawExample]:
+    """The examples of a JSON-lines file, read by the schema's one reader
+    (:func:`~fairseq_hier.data.own_data.read_examples`: its errors, one line naming file, line,
+    id and field); ``summary`` is not read, and a line holding a bare list of strings is the
+    documents of one example. An empty document is dropped (logged with its count), as the
+    converters drop it; an example whose every document is empty is an error."""
+    stats = collections.Counter()
+    examples = []
+    for x in read_examples(path, stats, summaries=False, bare_lists=True):
+        documents = [d for d in x.documents if d.strip()]
+        if not documents:
+            raise InputError(f"{x.where}: every document is empty (nothing to summarise)")
+        stats["empty documents dropped"] += len(x.documents) - len(documents)
+        examples.append(RawExample(documents, x.title, x.where))
+    if not examples:
+        raise HierError(f"{path}: no example")
+    if stats["empty documents dropped"]:
+        logger.info(f"{path}: {stats['empty documents dropped']} empty document(s) dropped")
+    return examples
+
+
 def read_inputs(paths: List[str], progress: bool):
     """[(source file, [RawExample, ...])] in input order (``paths``: files and directories of
     them; see ``fairseq-hier-summarize`` for the formats)."""
@@ -72,26 +103,10 @@ def read_inputs(paths: List[str], progress: bool):
         bar = tqdm(total=len(files), unit="file", desc="read")
     out: List[Tuple[str, list]] = []
     for path in files:
-        text = read_text(path)
-        if path.endswith(".jsonl"):
-            examples = []
-            for number, line in enumerate(text_lines(text), start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except ValueError as e:
-                    raise HierError(f"{path}:{number}: not JSON ({e})") from None
-                where = f"{path}:{number}"
-                if isinstance(obj, list):
-                    obj = {"documents": obj}
-                if not isinstance(obj, dict):
-                    raise HierError(f'{where}: expected {{"title": str, "documents": [str, ...]}}')
-                examples.append(as_example(obj, where))
-            if not examples:
-                raise HierError(f"{path}: no example")
+        if is_jsonl(path):
+            examples = read_jsonl(path)
         else:
-            examples = [RawExample(cluster_documents(text), None, path)]
+            examples = [RawExample(cluster_documents(read_text(path)), None, path)]
         out.append((path, examples))
         if bar is not None:
             bar.update(1)

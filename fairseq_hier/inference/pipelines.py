@@ -17,10 +17,12 @@ import logging
 from typing import List, Tuple
 
 from ..data.mds_readers import clean
+from ..data.own_data import PARAGRAPH_MODES, split_paragraphs
 from ..data.rouge_ngrams import split_source
 from ..preparation.parse import DEFAULT_MODEL, load_parser, parse_lines
 from ..preparation.spm import encode_lines
 from ..ranking.runtime import Record, Scorer, load_ranker, write_ranked
+from ..ranking.tfidf import tfidf_scores
 from . import doc_mt_pipeline, sentence_pipeline  # noqa: F401  (they register by import)
 # the base class, the registry and the errors, re-exported: the pipelines' API is this module
 from .pipeline_base import (PIPELINES, InputError, Pipeline, RawExample,  # noqa: F401
@@ -34,26 +36,33 @@ class ParagraphPipeline(Pipeline):
     """``hierarchical_summarization``'s raw line from documents: ``title <P> paragraph <P> ...``.
 
     Steps, each the recipe's own function: paragraphs (each non-blank line of a document, as 002
-    splits documents, or each document whole, as ``fairseq-hier-mds-to-raw``), a literal
-    separator in the text escaped as ``mds_to_raw`` does (counted); tokens (whitespace, or spaCy
-    as ``fairseq-hier-parse``); lowercasing; sentencepiece as ``fairseq-hier-spm encode``; and
-    ranking by a trained paragraph ranker as ``fairseq-hier-rank`` (keeping ``keep``
-    paragraphs). The task's ``--max-paragraphs`` cut applies afterwards, as in training."""
+    splits documents, each block between blank lines, or each document whole, as
+    ``fairseq-hier-mds-to-raw`` and ``fairseq-hier-jsonl-to-raw``: the converter's own
+    function), a literal separator in the text escaped as ``mds_to_raw`` does (counted); tokens
+    (whitespace, or spaCy as ``fairseq-hier-parse``); lowercasing; sentencepiece as
+    ``fairseq-hier-spm encode``; and ranking by a trained paragraph ranker as
+    ``fairseq-hier-rank`` (keeping ``keep`` paragraphs). The task's ``--max-paragraphs`` cut applies afterwards, as in training."""
 
     name = "paragraphs"
     TASKS = ("hierarchical_summarization",)
     OPTIONS = {
         "title": (True, "the raw lines open with the example's title (false: with an empty "
                         "title slot, as fairseq-hier-mds-to-raw writes)"),
-        "paragraphs": ("lines", "lines: every non-blank line of a document is a paragraph (002); "
-                                "documents: every document is one paragraph (Multi-News, WCEP)"),
+        "paragraphs": ("lines", "what becomes a paragraph, as fairseq-hier-jsonl-to-raw "
+                                "--paragraphs splits it: lines: every non-blank line of a "
+                                "document (002); blocks: every block between blank lines; "
+                                "documents: every document (Multi-News, WCEP)"),
+        "max_documents": (0, "keep the first N documents of an example, before empty ones are "
+                             "dropped (fairseq-hier-jsonl-to-raw --max-documents; 0: all)"),
         "tokenizer": ("whitespace", "whitespace: split on whitespace; spacy: spaCy's tokens as "
                                     "fairseq-hier-parse writes them"),
         "lowercase": (False, "lowercase the text before subwords"),
         "subword": ("none", "none, or sentencepiece (asset spm.model, as fairseq-hier-spm "
                             "encode)"),
-        "rank": ("none", "none: paragraphs in input order; ranker: by a fairseq-hier paragraph "
-                         "ranker (assets ranker.pt, ranker.dict.txt), as fairseq-hier-rank"),
+        "rank": ("none", "none: paragraphs in input order; tfidf: by tf-idf similarity to the "
+                         "title (else to the paragraphs' centroid), as fairseq-hier-rank --method "
+                         "tfidf; ranker: by a fairseq-hier paragraph ranker (assets ranker.pt, "
+                         "ranker.dict.txt), as fairseq-hier-rank"),
         "keep": (0, "paragraphs kept after ranking (fairseq-hier-rank --keep; 0: all)"),
         "separator": ("<P>", "the paragraph separator of the raw lines"),
         "post_process": ("none", "fairseq's --post-process of the hypotheses (none, "
@@ -62,15 +71,19 @@ class ParagraphPipeline(Pipeline):
 
     @classmethod
     def check_options(cls, options: dict, where: str) -> None:
-        choice(options, "paragraphs", ("lines", "documents"), where)
+        choice(options, "paragraphs", PARAGRAPH_MODES, where)
+        n = options["max_documents"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise RecordError(f"{where}: option max_documents must be an integer >= 0, got "
+                              f"{n!r}")
         choice(options, "tokenizer", ("whitespace", "spacy"), where)
         choice(options, "subword", ("none", "sentencepiece"), where)
-        choice(options, "rank", ("none", "ranker"), where)
+        choice(options, "rank", ("none", "tfidf", "ranker"), where)
         choice(options, "post_process", ("none", "sentencepiece", "subword_nmt", "@@ ",
                                           "letter", "wordpiece"), where)
-        if options["tokenizer"] == "spacy" and options["rank"] == "ranker":
-            raise RecordError(f"{where}: rank=ranker reorders the paragraphs after the spaCy "
-                              f"step, whose parse (ParsingSum) follows the input order")
+        if options["tokenizer"] == "spacy" and options["rank"] != "none":
+            raise RecordError(f"{where}: rank={options['rank']} reorders the paragraphs after "
+                              f"the spaCy step, whose parse (ParsingSum) follows the input order")
         for key in ("title", "lowercase"):
             if not isinstance(options[key], bool):
                 raise RecordError(f"{where}: option {key} must be true or false")
@@ -89,14 +102,10 @@ class ParagraphPipeline(Pipeline):
 
     # ------------------------------------------------------------------ steps
     def paragraphs(self, example: RawExample) -> List[str]:
-        """The paragraph texts, one line each, separators escaped."""
-        texts = []
-        for doc in example.documents:
-            if self.options["paragraphs"] == "lines":
-                texts.extend(line for line in doc.splitlines() if line.strip())
-            elif doc.strip():
-                texts.append(doc)
-        return [clean(t, self.counts) for t in texts]
+        """The paragraph texts, one line each, separators escaped: the converter's own split
+        (:func:`~fairseq_hier.data.own_data.split_paragraphs`)."""
+        return split_paragraphs(example.documents, self.options["paragraphs"], self.counts,
+                                self.options["max_documents"])
 
     def tokenize(self, line: str) -> str:
         """A whole raw line (``title <P> p1 ...``) tokenised as the recipe did."""
@@ -129,10 +138,13 @@ class ParagraphPipeline(Pipeline):
             return line
         import io
 
-        scorer = self._ranker()
         title, paragraphs, empty = split_source(line, self.options["separator"])
-        done = scorer.add(Record(1, title, paragraphs, empty)) + scorer.flush()
-        (record, logits), = done
+        if self.options["rank"] == "tfidf":
+            record, logits = Record(1, title, paragraphs, empty), tfidf_scores(title, paragraphs)
+        else:
+            scorer = self._ranker()
+            done = scorer.add(Record(1, title, paragraphs, empty)) + scorer.flush()
+            (record, logits), = done
         out = io.StringIO()
         self.counts["paragraphs cut by the ranker's keep"] += write_ranked(
             record, logits, self.options["separator"], self.options["keep"], out, None)

@@ -10,8 +10,9 @@ The record's options are the prepare step's (``examples/hat_common/prepare.sh`` 
         --asset encoder.json=bart/encoder.json --asset vocab.bpe=bart/vocab.bpe \\
         --generation "--beam 1 --lenpen 1.0 --min-len 40 --max-len-a 0 --max-len-b 120"
 
-How a raw document (``RawExample.documents``: exactly one) gives sentences, per ``format`` (the
-rules of :mod:`fairseq_hier.data.readers`, by their own functions):
+How a raw document (``RawExample.documents``: exactly one, except for ``jsonl``) gives
+sentences, per ``format`` (the rules of :mod:`fairseq_hier.data.readers`, by their own
+functions):
 
 - ``cohan`` (arXiv, PubMed): every non-blank line is a sentence (the dataset's segmentation),
   whitespace collapsed;
@@ -23,7 +24,11 @@ rules of :mod:`fairseq_hier.data.readers`, by their own functions):
   parse_dialogue`: continuation lines, unknown speakers as in the reader);
 - ``qmsum`` (AMI): ``speaker: content`` lines as ``samsum``, then the meeting reader's turn rules
   (fillers of the asset ``filler_words.txt`` dropped with ``filler_words=true``, emptied turns
-  dropped).
+  dropped);
+- ``jsonl`` (your own data): every document of the example (several are allowed), each split as
+  ``source_target`` splits its text, no sentence spanning two documents
+  (:func:`~fairseq_hier.data.own_data.document_sentences`, as ``fairseq-hier-sentence-bos
+  --format jsonl``).
 
 In every format, ``<t> ... </t>`` tags are read as the readers read them: a tagged text or line
 gives its tagged sentences (tags dropped, no pysbd), a tagged dialogue turn loses its tags.
@@ -42,8 +47,9 @@ from typing import List
 
 from ..data import readers
 from ..data.bart_files import check_gpt2_files
-from ..data.readers import READERS, load_filler_words
-from ..data.sentence_bos import SentenceBOSEncoder
+from ..data.own_data import document_sentences
+from ..data.readers import load_filler_words
+from ..data.sentence_bos import FORMATS, SentenceBOSEncoder
 from .pipeline_base import InputError, Pipeline, RawExample, RecordError, register_pipeline
 
 logger = logging.getLogger(__name__)
@@ -64,7 +70,8 @@ class SentenceBOSPipeline(Pipeline):
         "format": ("source_target", "fairseq-hier-sentence-bos --format: how a document gives "
                                     "sentences (cohan / presumm: one a line; source_target: "
                                     "pysbd, or its <t> tags; samsum / qmsum: 'Speaker: "
-                                    "utterance' turns)"),
+                                    "utterance' turns; jsonl: every document of the example, "
+                                    "each as source_target)"),
         "max_source_positions": (1024, "fairseq-hier-sentence-bos --max-source-positions: source "
                                        "tokens incl. every BOS and the EOS; cut at sentence "
                                        "boundaries"),
@@ -77,9 +84,9 @@ class SentenceBOSPipeline(Pipeline):
 
     @classmethod
     def check_options(cls, options: dict, where: str) -> None:
-        if options["format"] not in READERS:
+        if options["format"] not in FORMATS:
             raise _record_error(where, f"option format={options['format']!r} is not one of "
-                                       f"{', '.join(sorted(READERS))}")
+                                       f"{', '.join(sorted(FORMATS))}")
         n = options["max_source_positions"]
         if isinstance(n, bool) or not isinstance(n, int) or n < 3:
             raise _record_error(where, f"option max_source_positions must be an integer >= 3, "
@@ -151,17 +158,35 @@ class SentenceBOSPipeline(Pipeline):
         return readers.Record(id=where, where=where, sentences=sentences, text=source,
                               speakers=None, summary="", summary_sentences=[])
 
+    def documents_record(self, documents: List[str], where: str):
+        """Format ``jsonl``: the record of an example's documents, each split as
+        ``fairseq-hier-sentence-bos --format jsonl`` splits it
+        (:func:`~fairseq_hier.data.own_data.document_sentences`)."""
+        from collections import Counter
+
+        stats = Counter()
+        sentences, text = document_sentences(documents, stats)
+        self.counts.update({f"jsonl reader: {k}": v for k, v in stats.items() if v})
+        if not (sentences or text):
+            raise InputError(f"{where}: the documents have no sentence")
+        return readers.Record(id=where, where=where, sentences=sentences, text=text,
+                              speakers=None, summary="", summary_sentences=[])
+
     # ------------------------------------------------------------------ API
     def encode(self, example: RawExample) -> List[str]:
-        if len(example.documents) != 1:
+        jsonl = self.options["format"] == "jsonl"
+        if len(example.documents) != 1 and not jsonl:
             raise InputError(f"{example.where}: {len(example.documents)} documents; "
                              f"hat_summarization summarises one document")
         if example.title:
             self.counts["titles ignored (the sentence_bos source has no title)"] += 1
-        text = example.documents[0]
+        documents = example.documents
         if self.options["lowercase"] or self.options["format"] == "presumm":
-            text = text.lower()
-        record = self.record(text, example.where)
+            documents = [d.lower() for d in documents]
+        if jsonl:  # every document, as fairseq-hier-sentence-bos --format jsonl reads them
+            record = self.documents_record(documents, example.where)
+        else:
+            record = self.record(documents[0], example.where)
         try:
             encoded = self.encoder(record)
         except ValueError as e:  # e.g. pysbd found no sentence

@@ -1,7 +1,7 @@
 """The documents of one split of a document-translation corpus, read from the published layouts'
 inputs (:mod:`fairseq_hier.data.doc_readers`: WMT SGML/XML, IWSLT TED XML/tags, document-split
-corpora), in the command line's order, with their docids checked unique across the inputs
-(``fairseq-hier-doc-extract`` documents the formats, options and errors).
+corpora, JSON lines), in the command line's order, with their docids checked unique across the
+inputs (``fairseq-hier-doc-extract`` documents the formats, options and errors).
 """
 
 import os
@@ -19,6 +19,7 @@ INPUT_KINDS = {
     "ted-tags": ("pair",),
     "wmt-xml": ("file",),
     "doc-split": ("pair", "file", "folder"),
+    "jsonl": ("file",),
 }
 
 
@@ -73,8 +74,8 @@ def read_inputs(inputs: Sequence[Input], layout: str, src_lang: str, tgt_lang: s
     """(input, its documents: a list of :class:`~fairseq_hier.data.documents.Document`) of
     every input, in command-line order, each read when asked for."""
     folders = document_folders(inputs, layout, src_name, ref_name)
-    # doc-split docids: the relative path of each input's location (its TSV or source file,
-    # each of its document folders)
+    # doc-split and jsonl docids: the relative path of each input's location (its TSV, source
+    # or JSON-lines file, each of its document folders)
     locations = [p for item, f in zip(inputs, folders) for p in (f or item.paths[:1])]
     names = iter(relative_names(locations))
     for item, item_folders in zip(inputs, folders):
@@ -87,6 +88,8 @@ def read_inputs(inputs: Sequence[Input], layout: str, src_lang: str, tgt_lang: s
                             if columns is not None and item.kind == "file" else None)
             docs = read_doc_split(item.paths, src_lang, tgt_lang, columns=item_columns,
                                   skip_bad=skip_bad, name=next(names))
+        elif layout == "jsonl":
+            docs = FORMATS["jsonl"](item.paths[0], name=next(names))
         elif layout == "wmt-xml":
             docs = FORMATS["wmt-xml"](item.paths[0], src_lang, tgt_lang, translator)
         else:

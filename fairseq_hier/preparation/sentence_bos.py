@@ -1,19 +1,22 @@
-"""Published summarization splits (arXiv/PubMed, CNN/DM, SAMSum, QMSum, ...) turned into
-BOS-marked GPT-2 BPE lines for ``fairseq-preprocess`` with BART's dictionary (paper 004 Sec. 3.1
-and 4.1): the readers of :mod:`fairseq_hier.data.readers`, the encoder of
+"""Published summarization splits (arXiv/PubMed, CNN/DM, SAMSum, QMSum, ...) and your own data
+(the JSON-lines schema) turned into BOS-marked GPT-2 BPE lines for ``fairseq-preprocess`` with
+BART's dictionary (paper 004 Sec. 3.1 and 4.1): the readers of :mod:`fairseq_hier.data.readers`
+and :mod:`fairseq_hier.data.own_data`, the encoder of
 :mod:`fairseq_hier.data.sentence_bos`, and BART's BPE files taken from a folder
 (``fairseq-hier-sentence-bos`` documents the options and files).
 """
 
 import logging
+import os
 from collections import Counter
 from typing import Optional
 
 from fairseq_hier.data import readers
 from fairseq_hier.data.bart_files import gpt2_bpe_files
 from fairseq_hier.data.markup import describe_markup
-from fairseq_hier.data.sentence_bos import (SentenceBOSEncoder, encode_records, format_totals,
-                                            write_split)
+from fairseq_hier.data.own_data import has_several_summaries
+from fairseq_hier.data.sentence_bos import (FORMATS, SentenceBOSEncoder, encode_records,
+                                            format_totals, write_split)
 from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.sentence_bos")
@@ -50,7 +53,9 @@ def encode_split(layout: str, input_path: str, output_prefix: str, encoder_json:
         raise HierError("--filler-words applies to --format qmsum only")
     encoder = SentenceBOSEncoder(encoder_json, vocab_bpe, max_source_positions,
                                  max_target_positions, speakers=speakers)
-    records = readers.READERS[layout](input_path, **kwargs)
+    # several references per example: PREFIX.refs.jsonl beside PREFIX.ref (jsonl only)
+    refs = layout == "jsonl" and has_several_summaries(input_path)
+    records = FORMATS[layout](input_path, **kwargs)
     examples = encode_records(encoder, records, workers=workers,
                               progress=progress_bar)
     markup = Counter()
@@ -58,7 +63,11 @@ def encode_split(layout: str, input_path: str, output_prefix: str, encoder_json:
     inputs = [input_path, f"{input_path}.source", f"{input_path}.target", encoder_json,
               vocab_bpe, filler_words]
     totals = write_split(examples, output_prefix, speakers, markup=markup,
-                         inputs=inputs)
+                         inputs=inputs, refs=refs)
+    stale = f"{output_prefix}.refs.jsonl"
+    if layout == "jsonl" and not refs and os.path.isfile(stale):
+        os.remove(stale)  # an earlier run's: not these examples'
+        logger.info(f"removed {stale}: no example of {input_path} has several summaries")
     logger.info(f"read {input_path}: {readers.format_stats(stats)}")
     for line in skipped[:20]:
         logger.info(f"skipped {line}")

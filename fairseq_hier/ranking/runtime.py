@@ -5,7 +5,7 @@ descending score (:func:`write_ranked`). ``fairseq-hier-rank`` documents the for
 :func:`rank_file` is its whole run.
 """
 
-import json
+import collections
 import logging
 import os
 import time
@@ -13,6 +13,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional
 
+from fairseq_hier.data.own_data import read_examples, split_paragraphs
+from fairseq_hier.data.readers import collapse
 from fairseq_hier.data.rouge_ngrams import split_source
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs
@@ -54,31 +56,17 @@ def spm_tokenizer(model: str) -> Callable[[str], List[str]]:
 
 
 def read_jsonl(path: str, separator: str, tokenize: Callable[[str], List[str]]) -> Iterator[Record]:
-    """Records of ``{"title": str, "documents": [str, ...]}`` lines; paragraphs = the non-blank
-    lines of the documents, in order."""
-    for number, line in enumerate(iter_lines(path), start=1):
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise HierError(f"{path}:{number}: not JSON ({e.msg} at column {e.colno})") from None
-        docs = obj.get("documents") if isinstance(obj, dict) else None
-        if (not isinstance(obj, dict) or not isinstance(obj.get("title", ""), str)
-                or not isinstance(docs, list) or not all(isinstance(d, str) for d in docs)):
-            raise HierError(f'{path}:{number}: expected {{"title": str, "documents": [str, ...]}}')
-        title = tokenize(obj.get("title", ""))
-        paragraphs, empty = [], 0
-        for text in (p for d in docs for p in d.split("\n")):
-            tokens = tokenize(text)
-            if separator in tokens:
-                raise HierError(f"{path}:{number}: a paragraph holds the separator token "
-                                f"{separator!r}; choose another --paragraph-separator")
-            if tokens:
-                paragraphs.append(tokens)
-            else:
-                empty += 1
+    """Records of a JSON-lines file of the schema (:mod:`fairseq_hier.data.own_data`; summaries
+    not read): paragraphs = the non-blank lines of the documents, in order, cleaned as every
+    reader of the schema cleans them."""
+    stats = collections.Counter()
+    for example in read_examples(path, stats, summaries=False):
+        paragraphs = [tokenize(p) for p in split_paragraphs(example.documents, "lines", stats)]
+        title = tokenize(collapse(example.title or ""))
         if separator in title:
-            raise HierError(f"{path}:{number}: the title holds the separator token {separator!r}")
-        yield Record(number, title, paragraphs, empty)
+            raise HierError(f"{example.where}: the title holds the separator token "
+                            f"{separator!r}")
+        yield Record(example.line, title, paragraphs, stats.pop("empty_paragraphs", 0))
 
 
 def load_ranker(path: str, data: Optional[str], cpu: bool, trust: bool = False):

@@ -1,18 +1,33 @@
 """One RUN_DIR (one trained system) as the report reads it, with its optional files checked.
 
-    run = load_run("demo_work/checkpoints/pht")
-    run.name, run.arch, run.hypotheses(), run.efficiency, run.attention
+    run = load_run("work/checkpoints/pht", subset="test")
+    run.name, run.arch, run.metric, run.hypotheses(), run.reference_file("rouge"), run.efficiency
 
-Files of a RUN_DIR (all optional; what is missing becomes a note in the report):
+A RUN_DIR is the folder of one system, the one every recipe writes (and fairseq-train's
+``--save-dir``); SUBSET is the scored split (``--subset``, default ``test``). Its files, all
+optional (what is missing becomes a note in the report):
 
-- ``run.json``: ``{"name": "PHT", "arch": "pht"}``; name defaults to the folder name, arch to
-  the folder name too (the demo's layout is ``checkpoints/<arch>/``).
+- ``run.json``: ``{"name": "PHT", "arch": "pht", "task": "hierarchical_summarization",
+  "metric": "rouge"}``; every field optional: name defaults to the folder name, arch to the
+  folder name too (the demo's layout is ``checkpoints/<arch>/``); ``metric`` (``rouge`` or
+  ``bleu``) is what the report scores when ``--metric`` is not given.
+- ``checkpoint_best.pt``, ``checkpoint_last.pt``: fairseq-train's checkpoints (named in the
+  command that measures the attention cosine).
 - ``train.log``: fairseq-train's output (:mod:`fairseq_hier.report.logs`).
-- ``test.hyp`` (one detokenised output per line) or else ``generate-test.txt``
+- ``SUBSET.hyp`` (one detokenised output per line, as scored) or else ``generate-SUBSET.txt``
   (``fairseq-generate --results-path``; its ``D-`` lines): the scored summaries.
-- ``test.docs``: one detokenised document per line (``fairseq-hier-doc-bleu --output-dir``'s
-  ``NAME.docs``): the scored translations of ``--metric bleu``.
-- ``generate-test.txt`` with ``A-`` lines (``fairseq-generate --print-sentence-attention``,
+- ``SUBSET.ref``: the references used, one per line (the first reference of each example);
+  ``SUBSET.refs.jsonl``, only when some example has several: one JSON list of all its reference
+  strings per line. ROUGE scores against ``SUBSET.refs.jsonl`` when present, else
+  ``SUBSET.ref`` (ROUGE-1.5.5's multi-model scoring for several); the runs of one table must
+  hold the same references. ``--reference`` overrides them.
+- ``SUBSET.docs``: one detokenised document per line (``fairseq-hier-doc-bleu --output-dir``'s
+  ``NAME.docs``): the scored translations of ``--metric bleu``, against ``SUBSET.ref`` (one
+  reference document per line).
+- ``SUBSET.rouge.txt`` (``fairseq-hier-rouge``'s report; a second ROUGE report is
+  ``SUBSET.rouge_KIND.txt``, e.g. ``test.rouge_whole.txt``) or ``SUBSET.bleu.txt``
+  (``fairseq-hier-doc-bleu``'s output): the scores the recipe printed, listed with the run.
+- ``generate-SUBSET.txt`` with ``A-`` lines (``fairseq-generate --print-sentence-attention``,
   HAT): sentence-attention heatmaps.
 - ``efficiency.json`` (``fairseq-hier-efficiency --output``)::
 
@@ -33,24 +48,48 @@ Files of a RUN_DIR (all optional; what is missing becomes a note in the report):
                    "weights": [[P floats] per row], "gold": [P floats]}, ...]}
 
 A file that is present but malformed (not JSON, a field of the wrong type, a heatmap whose
-weights do not match its labels) is a ValueError naming the file and the field.
+weights do not match its labels, a metric other than rouge or bleu) is a one-line error naming
+the file and the field.
 """
 
 import json
 import os
 from dataclasses import dataclass
 from numbers import Number
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from fairseq_hier.analysis.generate_log import read_hypotheses
-from fairseq_hier.io import read_lines
+from fairseq_hier.io import read_lines, write_text
 
 from ..errors import HierError
 
-HYP_FILES = ("test.hyp", "generate-test.txt")
-GENERATE = "generate-test.txt"
-# the files a report reads from a RUN_DIR (run.json only names the run)
-REPORTED_FILES = ("train.log", *HYP_FILES, "test.docs", "efficiency.json", "attention.json")
+METRICS = ("rouge", "bleu")
+DEFAULT_SUBSET = "test"
+
+
+def hyp_files(subset: str) -> Tuple[str, str]:
+    """The files of the scored summaries, the first found read: ``SUBSET.hyp``, else
+    ``generate-SUBSET.txt``'s D- lines."""
+    return f"{subset}.hyp", generate_file(subset)
+
+
+def generate_file(subset: str) -> str:
+    """fairseq-generate's output of the split (``--results-path RUN_DIR``)."""
+    return f"generate-{subset}.txt"
+
+
+def reference_files(subset: str, metric: str) -> Tuple[str, ...]:
+    """The run's references of the split for ``metric``, the first found read: ROUGE
+    ``SUBSET.refs.jsonl`` (several references per example) else ``SUBSET.ref``; BLEU
+    ``SUBSET.ref`` (one reference document per line)."""
+    return (f"{subset}.refs.jsonl", f"{subset}.ref") if metric == "rouge" else (f"{subset}.ref",)
+
+
+def reported_files(subset: str) -> Tuple[str, ...]:
+    """The files a report reads from a RUN_DIR besides run.json (which only names the run) and
+    the references (which score the others)."""
+    return ("train.log", *hyp_files(subset), f"{subset}.docs", "efficiency.json",
+            "attention.json")
 
 
 def read_json(path: str) -> dict:
@@ -132,11 +171,14 @@ def check_attention(data: dict, path: str) -> dict:
 
 @dataclass
 class Run:
-    """One RUN_DIR, its optional JSON files read and checked."""
+    """One RUN_DIR, its optional JSON files read and checked; ``subset``: the scored split."""
 
     path: str
     name: str
     arch: str
+    subset: str = DEFAULT_SUBSET
+    task: Optional[str] = None
+    metric: Optional[str] = None  # run.json's: what the run is scored by
     efficiency: Optional[dict] = None
     attention: Optional[dict] = None
 
@@ -151,34 +193,64 @@ class Run:
     @property
     def is_empty(self) -> bool:
         """True when the RUN_DIR holds none of the files the report reads."""
-        return not any(map(self.file, REPORTED_FILES))
+        return not any(map(self.file, reported_files(self.subset)))
 
     @property
     def hyp_file(self) -> Optional[str]:
-        return next((p for p in map(self.file, HYP_FILES) if p), None)
+        return next((p for p in map(self.file, hyp_files(self.subset)) if p), None)
+
+    @property
+    def generate_file(self) -> Optional[str]:
+        return self.file(generate_file(self.subset))
+
+    @property
+    def docs_file(self) -> Optional[str]:
+        return self.file(f"{self.subset}.docs")
+
+    def scored_file(self, metric: str) -> Optional[str]:
+        """What ``metric`` scores: the summaries (ROUGE) or the documents (BLEU)."""
+        return self.hyp_file if metric == "rouge" else self.docs_file
+
+    def reference_file(self, metric: str) -> Optional[str]:
+        """The run's own references for ``metric`` (:func:`reference_files`), or None."""
+        return next((p for p in map(self.file, reference_files(self.subset, metric)) if p), None)
+
+    @property
+    def scores_files(self) -> List[str]:
+        """The score reports the run holds: ``SUBSET.rouge.txt``, ``SUBSET.rouge_KIND.txt``,
+        ``SUBSET.bleu.txt``."""
+        prefix = f"{self.subset}.rouge_"
+        kinds = sorted(n for n in os.listdir(self.path)
+                       if n.startswith(prefix) and n.endswith(".txt"))
+        names = [f"{self.subset}.rouge.txt", *kinds, f"{self.subset}.bleu.txt"]
+        return [p for p in map(self.file, names) if p]
 
     def hypotheses(self) -> List[str]:
-        """The scored summaries: test.hyp's lines, else generate-test.txt's D- lines."""
+        """The scored summaries: SUBSET.hyp's lines, else generate-SUBSET.txt's D- lines."""
         path = self.hyp_file
         if path is None:
-            raise HierError(f"{self.path} has no {' or '.join(HYP_FILES)}")
-        if os.path.basename(path) == GENERATE:
+            raise HierError(f"{self.path} has no {' or '.join(hyp_files(self.subset))}")
+        if os.path.basename(path) == generate_file(self.subset):
             return read_hypotheses(path, kind="D")
         return read_lines(path)
 
 
-def load_run(path: str) -> Run:
-    """A RUN_DIR; ValueError if it is not a folder or one of its JSON files is malformed."""
+def load_run(path: str, subset: str = DEFAULT_SUBSET) -> Run:
+    """A RUN_DIR; a one-line error if it is not a folder or one of its JSON files is malformed."""
     if not os.path.isdir(path):
         raise HierError(f"{path} is not a folder (a RUN_DIR: one trained system)")
     folder = os.path.basename(os.path.normpath(path))
-    name, arch = folder, folder
+    run = Run(path, folder, folder, subset)
     meta_path = os.path.join(path, "run.json")
     if os.path.isfile(meta_path):
         meta = read_json(meta_path)
-        name = _field(meta, "name", str, meta_path, optional=True) or name
-        arch = _field(meta, "arch", str, meta_path, optional=True) or arch
-    run = Run(path, name, arch)
+        run.name = _field(meta, "name", str, meta_path, optional=True) or run.name
+        run.arch = _field(meta, "arch", str, meta_path, optional=True) or run.arch
+        run.task = _field(meta, "task", str, meta_path, optional=True)
+        run.metric = _field(meta, "metric", str, meta_path, optional=True)
+        if run.metric is not None and run.metric not in METRICS:
+            raise HierError(f"{meta_path}: metric must be {' or '.join(METRICS)}, got "
+                            f"{run.metric!r:.60}")
     eff = run.file("efficiency.json")
     run.efficiency = check_efficiency(read_json(eff), eff) if eff else None
     att = run.file("attention.json")
@@ -186,11 +258,58 @@ def load_run(path: str) -> Run:
     return run
 
 
-def load_runs(paths: List[str]) -> List[Run]:
-    runs = [load_run(p) for p in paths]
+def load_runs(paths: List[str], subset: str = DEFAULT_SUBSET) -> List[Run]:
+    runs = [load_run(p, subset) for p in paths]
     names = [r.name for r in runs]
     doubled = sorted({n for n in names if names.count(n) > 1})
     if doubled:
         raise HierError(f"two RUN_DIRs are named {doubled[0]!r}: give one a run.json "
                         f"{{\"name\": ...}}")
     return runs
+
+
+def write_run_json(run_dir: str, name: str, arch: str, task: str, metric: str) -> str:
+    """Write ``RUN_DIR/run.json`` (``{"name", "arch", "task", "metric"}``, the schema
+    :func:`load_run` reads) through the one writer (:func:`fairseq_hier.io.write_text`); returns
+    its path. The recipes call it as ``fairseq-hier-run-json``."""
+    if metric not in METRICS:
+        raise HierError(f"run.json: metric must be {' or '.join(METRICS)}, got {metric!r:.60}")
+    for key, value in (("name", name), ("arch", arch), ("task", task)):
+        if not value:
+            raise HierError(f"run.json: {key} must not be empty")
+    os.makedirs(run_dir, exist_ok=True)
+    path = os.path.join(run_dir, "run.json")
+    write_text(path, json.dumps({"name": name, "arch": arch, "task": task, "metric": metric})
+               + "\n")
+    return path
+
+
+def inherit_run_json(run_dir: str, trained_dir: str, task: str, metric: str) -> str:
+    """Write ``RUN_DIR/run.json`` if it has none: a decoding of a checkpoint of ``trained_dir``
+    into a run folder of its own, named after that folder, with the arch (and task) of
+    ``trained_dir``'s run.json, else the trained folder's name (and ``task``). Returns its path.
+    The same folder as ``trained_dir`` keeps the run.json training wrote."""
+    path = os.path.join(run_dir, "run.json")
+    if os.path.isfile(path):
+        return path
+    trained = os.path.join(trained_dir, "run.json")
+    meta = read_json(trained) if os.path.isfile(trained) else {}
+    arch = _field(meta, "arch", str, trained, optional=True)
+    task = _field(meta, "task", str, trained, optional=True) or task
+    return write_run_json(run_dir, os.path.basename(os.path.normpath(run_dir)),
+                          arch or os.path.basename(os.path.normpath(trained_dir)), task, metric)
+
+
+def run_metric(runs: List[Run], metric: Optional[str] = None) -> str:
+    """The metric of the report: ``metric`` when given, else the one the runs' run.json name
+    (rouge when none does); runs naming different metrics are a one-line error."""
+    if metric is not None:
+        return metric
+    named = [r for r in runs if r.metric is not None]
+    other = next((r for r in named if r.metric != named[0].metric), None)
+    if other is not None:
+        first = named[0]
+        raise HierError(f"{first.name} is scored by {first.metric} ({first.path}/run.json), "
+                        f"{other.name} by {other.metric} ({other.path}/run.json): one report "
+                        f"scores one metric; give --metric or report them apart")
+    return named[0].metric if named else "rouge"

@@ -6,8 +6,11 @@ from the paired bootstrap against the baseline.
 ROUGE (``--metric rouge``): ROUGE-1/2/L F1 x100 and ROUGE-1.5.5's own 95% interval, exactly what
 :func:`fairseq_hier.scoring.rouge.rouge_scores` (the ``rouge`` command, files2rouge's settings)
 gives for the system; empty summaries score 0 (``rouge -zs``) so every system is scored on the
-same documents. Beside it (``table.second``), Google's rouge-score F1 x100 of rouge1/2/L/Lsum,
-what ``rouge --also-rouge-score`` prints (:func:`fairseq_hier.scoring.rouge.rouge_score_f1`): the
+same documents. An example may have several references (``refs[i]`` a tuple, as
+:func:`load_references` reads a run's ``SUBSET.refs.jsonl``): ROUGE-1.5.5's multi-model scoring,
+as ``fairseq-hier-rouge REFS.jsonl HYPS`` scores them, and the bootstrap resamples examples.
+Beside it (``table.second``), Google's rouge-score F1 x100 of rouge1/2/L/Lsum, what ``rouge
+--also-rouge-score`` prints (:func:`fairseq_hier.scoring.rouge.rouge_score_f1`): the
 scorer of recent long-document papers, a different one from ROUGE-1.5.5, not comparable with it.
 BLEU (``--metric bleu``): document BLEU (sacreBLEU, segments = whole documents) with
 sacreBLEU's bootstrap mean ± 95% half-width.
@@ -19,17 +22,23 @@ system does not beat the baseline". The mark: ``‡`` p < 0.01, ``†`` p < 0.05
 baseline); none otherwise (not better, or a difference the test cannot tell from noise).
 """
 
+import json
+import os
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from fairseq_hier.io import read_lines
 
 from ..data.documents import read_sentence_blocks
 from ..errors import HierError
 from ..scoring.bleu import default_tokenize, metrics
-from ..scoring.rouge import (ROUGE_SCORE_KEYS, official_unavailable, rouge_score_f1,
-                             rouge_score_version, rouge_scores)
+from ..scoring.rouge import (ROUGE_SCORE_KEYS, official_unavailable, parse_report,
+                             read_references, rouge_score_f1, rouge_score_version, rouge_scores)
 from ..scoring.significance import bleu_significance, rouge_significance
+
+# the references of one example: one string (BLEU, and ROUGE's --reference of one file), or the
+# tuple of all its references (ROUGE: fairseq_hier.scoring.rouge.read_references)
+Reference = Union[str, Tuple[str, ...]]
 
 MARKS = ((0.01, "\u2021"), (0.05, "\u2020"))  # ‡, †: the smaller threshold first
 ROUGE_COLUMNS = (("rouge-1", "ROUGE-1"), ("rouge-2", "ROUGE-2"), ("rouge-l", "ROUGE-L"))
@@ -84,7 +93,74 @@ def read_bleu_references(path: str) -> List[str]:
     return lines
 
 
-def _check_counts(refs: Sequence[str], systems: Dict[str, Sequence[str]], ref_name: str,
+def load_references(path: str, metric: str) -> List[Reference]:
+    """The references of a scored split. ROUGE: a tuple per example,
+    :func:`fairseq_hier.scoring.rouge.read_references` (one reference per line, or a ``.jsonl``
+    of one JSON list of references per line); BLEU: :func:`read_bleu_references`."""
+    if metric == "bleu":
+        return read_bleu_references(path)
+    return read_references([path])
+
+
+def most_references(refs: Sequence[Reference]) -> int:
+    """The largest number of references of one example (1 for plain strings)."""
+    return max((1 if isinstance(r, str) else len(r) for r in refs), default=0)
+
+
+def _as_tuple(ref: Reference) -> Tuple[str, ...]:
+    return (ref,) if isinstance(ref, str) else tuple(ref)
+
+
+def first_difference(a: Sequence[Reference], b: Sequence[Reference]) -> Optional[int]:
+    """The 0-based index of the first example whose references differ in ``a`` and ``b`` (the
+    shorter's length when one is the start of the other); None when they are the same."""
+    for i, (x, y) in enumerate(zip(a, b)):
+        if _as_tuple(x) != _as_tuple(y):
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+def describe_difference(a: Sequence[Reference], b: Sequence[Reference], i: int,
+                        width: int = 60) -> Tuple[str, str]:
+    """Example ``i`` of ``a`` and of ``b`` for a message, where they differ: the text (cut to
+    ``width`` characters), ``reference K of N: text`` when an example has several, ``no line``
+    past the end."""
+    x = _as_tuple(a[i]) if i < len(a) else None
+    y = _as_tuple(b[i]) if i < len(b) else None
+    k = next((k for k, (p, q) in enumerate(zip(x or (), y or ())) if p != q),
+             min(len(x or ()), len(y or ())))
+    several = len(x or ()) > 1 or len(y or ()) > 1
+
+    def describe(refs: Optional[Tuple[str, ...]]) -> str:
+        if refs is None:
+            return "no line"
+        if k >= len(refs):
+            return f"{len(refs)} reference{'s' * (len(refs) > 1)}"
+        text = refs[k] if len(refs[k]) <= width else refs[k][: width - 3] + "..."
+        return f"reference {k + 1} of {len(refs)}: {text!r}" if several else repr(text)
+
+    return describe(x), describe(y)
+
+
+def scores_file_headline(path: str) -> str:
+    """What a run's score report says, in one line: ROUGE-1.5.5's F1 x100 of a ROUGE report
+    (``fairseq-hier-rouge``), the document BLEU of every system of a ``fairseq-hier-doc-bleu``
+    output (its last line, JSON); the file's name alone when neither is found."""
+    name = os.path.basename(path)
+    lines = read_lines(path)
+    report = parse_report("\n".join(lines))
+    if all(k in report and "f" in report[k] for k, _ in ROUGE_COLUMNS):
+        return (f"{name}: ROUGE-1/2/L F1 x100 "
+                + " / ".join(f"{100 * report[k]['f']:.2f}" for k, _ in ROUGE_COLUMNS))
+    try:
+        systems = json.loads(lines[-1])["systems"] if lines else None
+        bleu = {n: float(e["doc_bleu"]) for n, e in systems.items()}
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return name
+    return f"{name}: doc BLEU " + ", ".join(f"{n} {v:.2f}" for n, v in bleu.items())
+
+
+def _check_counts(refs: Sequence[Reference], systems: Dict[str, Sequence[str]], ref_name: str,
                   sources: Dict[str, str]) -> None:
     for name, hyps in systems.items():
         if len(hyps) != len(refs):
@@ -92,7 +168,7 @@ def _check_counts(refs: Sequence[str], systems: Dict[str, Sequence[str]], ref_na
                             f"{sources.get(name, name)} has {len(hyps)} (one per line)")
 
 
-def rouge_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: str,
+def rouge_table(refs: Sequence[Reference], systems: Dict[str, List[str]], baseline: str,
                 samples: int = 1000, seed: int = 0, ref_name: str = "the reference",
                 sources: Optional[Dict[str, str]] = None) -> ScoreTable:
     """ROUGE-1/2/L F1 x100 [95% interval] of every system, marks against ``baseline``; and, as
@@ -129,7 +205,7 @@ def rouge_table(refs: Sequence[str], systems: Dict[str, List[str]], baseline: st
     return table
 
 
-def rouge_score_table(refs: Sequence[str], systems: Dict[str, List[str]]) -> ScoreTable:
+def rouge_score_table(refs: Sequence[Reference], systems: Dict[str, List[str]]) -> ScoreTable:
     """rouge-score's mean F1 x100 (rouge1, rouge2, rougeL, rougeLsum) of every system, as
     ``rouge --also-rouge-score -zs`` prints it; ``metric`` names the scorer and its version."""
     table = ScoreTable(f"rouge-score {rouge_score_version()}", list(ROUGE_SCORE_KEYS), [])

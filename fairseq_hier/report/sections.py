@@ -1,16 +1,17 @@
 """The report's sections as blocks (:mod:`fairseq_hier.report.render`): overview, scores,
 efficiency, training curves, attention.
 
+    blocks = build_report(load_runs(paths), ReportOptions())  # each run's own references
     blocks = build_report(load_runs(paths), ReportOptions(reference="raw/test.tgt"))
 
 Every section works with what the RUN_DIRs hold and says in a note what is missing and how to
-produce it; a present but malformed file stops the report with a one-line error (ValueError).
+produce it; a present but malformed file stops the report with a one-line error.
 """
 
 import os
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from fairseq_hier.analysis.efficiency import TABLE_ARCHS
 from fairseq_hier.errors import HierError
@@ -18,22 +19,26 @@ from fairseq_hier.io import iter_lines, read_lines
 from fairseq_hier.report import scores
 from fairseq_hier.report.figures import (MAX_STEPS, attention_ids, curve_png,
                                          paragraph_heatmap_png, sentence_heatmap_png)
-from fairseq_hier.report.inputs import GENERATE, HYP_FILES, Run, read_json
+from fairseq_hier.report.inputs import (Run, generate_file, hyp_files, read_json,
+                                        reference_files, reported_files, run_metric)
 from fairseq_hier.report.logs import read_train_log
 from fairseq_hier.report.render import Block, Code, Heading, Image, Note, Table, Text
 
 EFFICIENCY_COMMAND = ("fairseq-hier-efficiency --archs {arch} --data DATA_BIN "
                       "--output {run}/efficiency.json")
 COSINE_COMMAND = ("fairseq-hier-attention-cosine DATA_BIN --path {checkpoint} "
-                  "--generate-log GENERATE_LOG --subset test --output {run}/attention.json")
+                  "--generate-log {generate_log} --subset {subset} "
+                  "--output {run}/attention.json")
 # fairseq-generate --print-alignment writes word alignments ("0-1 2-3") on A- lines too
 WORD_ALIGNMENT = re.compile(r"^\s*\d+-\d+(\s+\d+-\d+)*\s*$")
 
 
 @dataclass
 class ReportOptions:
-    reference: Optional[str] = None  # one reference per line (BLEU: see scores.read_bleu_...)
-    metric: str = "rouge"  # "rouge" or "bleu"
+    # the references of every run (one per line, or for ROUGE a .jsonl of lists; BLEU: see
+    # scores.read_bleu_references); None: each run's own (inputs.reference_files)
+    reference: Optional[str] = None
+    metric: Optional[str] = None  # "rouge" or "bleu"; None: the runs' run.json (else rouge)
     baseline: Optional[str] = None  # default: the first scored run
     heatmaps: int = 3  # examples per run
     samples: int = 1000  # bootstrap resamples of the significance test
@@ -57,50 +62,67 @@ def _names(runs: Sequence[Run]) -> str:
 
 
 # ------------------------------------------------------------------------------- overview
-def overview(runs: Sequence[Run]) -> List[Block]:
+def overview(runs: Sequence[Run], metric: str) -> List[Block]:
+    subset = runs[0].subset
     rows = []
     for r in runs:
-        found = [f for f in ("train.log", *HYP_FILES, "test.docs", "efficiency.json",
-                             "attention.json") if r.file(f)]
-        rows.append([r.name, r.arch, r.path, ", ".join(found) or "(none of the report's files)"])
+        found = [f for f in (*reported_files(r.subset), *reference_files(r.subset, metric))
+                 if r.file(f)]
+        on_file = "; ".join(map(scores.scores_file_headline, r.scores_files)) or "-"
+        rows.append([r.name, r.arch, r.path, ", ".join(found) or "(none of the report's files)",
+                     on_file])
     return [Heading("Runs"),
-            Table(["system", "arch", "RUN_DIR", "files read"], rows, align="llll")]
+            Table(["system", "arch", "RUN_DIR", "files read", "scores on file"], rows,
+                  align="lllll",
+                  caption=f"Scores on file: the run's own score reports ({subset}.rouge.txt, "
+                          f"{subset}.rouge_KIND.txt, {subset}.bleu.txt) as the recipe printed "
+                          f"them; the tables below score the runs again, together.")]
 
 
 # ------------------------------------------------------------------------------- scores
 def scores_section(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
-    bleu = opt.metric == "bleu"
+    metric = run_metric(list(runs), opt.metric)
+    bleu = metric == "bleu"
     blocks: List[Block] = [Heading("Scores")]
-    if opt.reference is None:
-        return blocks + [Note("No --reference given: no scores.")]
-    wanted = "test.docs" if bleu else f"{HYP_FILES[0]} or {HYP_FILES[1]}"
-    scored = [r for r in runs if (r.file("test.docs") if bleu else r.hyp_file)]
-    unscored = [r for r in runs if r not in scored]
+    subset = runs[0].subset
+    wanted = f"{subset}.docs" if bleu else " or ".join(hyp_files(subset))
+    with_output = [r for r in runs if r.scored_file(metric)]
+    unscored = [r for r in runs if r not in with_output]
     if unscored:
         blocks.append(Note(f"Not scored (no {wanted}): {_names(unscored)}."))
+    scored = with_output
+    if opt.reference is None:
+        own = " or ".join(reference_files(subset, metric))
+        scored = [r for r in with_output if r.reference_file(metric)]
+        no_refs = [r for r in with_output if r not in scored]
+        if no_refs:
+            blocks.append(Note(f"Not scored (no {own} in the RUN_DIR, no --reference given): "
+                               f"{_names(no_refs)}."))
     if not scored:
         return blocks
     baseline = opt.baseline or scored[0].name
     if baseline not in [r.name for r in scored]:
         raise HierError(f"--baseline {baseline!r} is not a scored run (scored: "
                         f"{_names(scored)})")
+    refs, ref_name = _references(scored, metric, opt.reference)
     if bleu:
-        refs = scores.read_bleu_references(opt.reference)
-        systems = {r.name: _read_docs(r) for r in scored}
-        sources = {r.name: r.file("test.docs") for r in scored}
+        systems = {r.name: read_lines(r.docs_file) for r in scored}
+        sources = {r.name: r.docs_file for r in scored}
         table = scores.bleu_table(refs, systems, baseline, opt.tgt_lang, opt.samples,
-                                  12345 if opt.seed is None else opt.seed, opt.reference, sources)
+                                  12345 if opt.seed is None else opt.seed, ref_name, sources)
         what = (f"Document BLEU [95% interval] and document chrF (sacreBLEU; segments are "
-                f"whole documents) of {len(refs)} documents")
+                f"whole documents) of {len(refs)} documents against {ref_name}")
     else:
-        refs = read_lines(opt.reference)
         systems = {r.name: r.hypotheses() for r in scored}
         sources = {r.name: r.hyp_file for r in scored}
         table = scores.rouge_table(refs, systems, baseline, opt.samples,
-                                   0 if opt.seed is None else opt.seed, opt.reference, sources)
-        what = (f"ROUGE F1 x100 of {len(refs)} summaries against {opt.reference} (ROUGE-1.5.5 "
-                f"with files2rouge's settings, as the `rouge` command; empty summaries score 0) "
-                f"[95% interval of ROUGE's bootstrap]")
+                                   0 if opt.seed is None else opt.seed, ref_name, sources)
+        most = scores.most_references(refs)
+        several = (f" (up to {most} references per summary: ROUGE-1.5.5's multi-model "
+                   f"scoring)" if most > 1 else "")
+        what = (f"ROUGE F1 x100 of {len(refs)} summaries against {ref_name}{several} "
+                f"(ROUGE-1.5.5 with files2rouge's settings, as the `rouge` command; empty "
+                f"summaries score 0) [95% interval of ROUGE's bootstrap]")
     rows = [[name + (" (baseline)" if name == table.baseline else "")]
             + [_interval(c.value, c.low, c.high, c.mark) for c in cells]
             for name, cells in table.rows]
@@ -120,24 +142,48 @@ def scores_section(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
                                     f"95% paired-bootstrap interval and one-sided p-value."))
     blocks += [Note(n) for n in table.notes]
     if table.second is not None:
-        blocks.append(_rouge_score_block(table.second, len(refs)))
+        blocks.append(_rouge_score_block(table.second, len(refs), scores.most_references(refs)))
     return blocks
 
 
-def _rouge_score_block(table, summaries: int) -> Table:
+def _references(scored: Sequence[Run], metric: str,
+                given: Optional[str]) -> Tuple[list, str]:
+    """(the references every scored run is scored against, their name in captions and errors):
+    ``given`` (--reference) when given, else the runs' own, which must be the same in every run
+    (one error naming the two runs and the first line that differs)."""
+    if given is not None:
+        return scores.load_references(given, metric), given
+    first = scored[0]
+    first_path = first.reference_file(metric)
+    refs = scores.load_references(first_path, metric)
+    for run in scored[1:]:
+        path = run.reference_file(metric)
+        other = scores.load_references(path, metric)
+        i = scores.first_difference(refs, other)
+        if i is not None:
+            mine, theirs = scores.describe_difference(refs, other, i)
+            raise HierError(f"{first.name} and {run.name} are scored against different "
+                            f"references: line {i + 1} of {first_path} ({mine}) differs from "
+                            f"line {i + 1} of {path} ({theirs}); a table compares runs on the "
+                            f"same references (or give --reference)")
+    others = scored[1:]
+    several = ("" if not others else f" (the same in {_names(others)})" if len(others) <= 3
+               else f" (the same in the {len(others)} other runs)")
+    return refs, first_path + several
+
+
+def _rouge_score_block(table, summaries: int, most: int = 1) -> Table:
     """rouge-score's table (:func:`fairseq_hier.report.scores.rouge_score_table`), labelled as the
     different scorer it is."""
     rows = [[name] + [f"{c.value:.2f}" for c in cells] for name, cells in table.rows]
+    several = ("; several references: the best one per metric (rouge-score's score_multi)"
+               if most > 1 else "")
     return Table(["system", *[f"{c} (rouge-score)" for c in table.columns]], rows,
                  caption=f"{table.metric} F1 x100 of {summaries} summaries (Google's rouge-score, "
                          f"as `rouge --also-rouge-score`: use_stemmer=True, rougeLsum on the "
-                         f"newline-split sentences; empty summaries score 0): a different scorer "
-                         f"from ROUGE-1.5.5 (the scorer of PEGASUS-X, PRIMERA, LongT5), not "
-                         f"comparable with the ROUGE-1.5.5 table above.")
-
-
-def _read_docs(run: Run) -> List[str]:
-    return read_lines(run.file("test.docs"))
+                         f"newline-split sentences; empty summaries score 0{several}): a "
+                         f"different scorer from ROUGE-1.5.5 (the scorer of PEGASUS-X, PRIMERA, "
+                         f"LongT5), not comparable with the ROUGE-1.5.5 table above.")
 
 
 # ------------------------------------------------------------------------------- efficiency
@@ -288,10 +334,14 @@ def attention_section(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
                if r.attention is None and not r.arch.startswith("hat")]
     missing = [(r, c) for r, c in missing if c]
     if missing:
+        logs = "" if all(r.generate_file for r, _ in missing) else (
+            " (GENERATE_LOG: the run's fairseq-generate output)")
         blocks.append(Note(f"No attention.json for {_names([r for r, _ in missing])}; to "
-                           f"measure (GENERATE_LOG: the run's fairseq-generate output):"))
-        blocks.append(Code("\n".join(COSINE_COMMAND.format(checkpoint=c, run=r.path)
-                                     for r, c in missing)))
+                           f"measure{logs}:"))
+        blocks.append(Code("\n".join(
+            COSINE_COMMAND.format(checkpoint=c, run=r.path, subset=r.subset,
+                                  generate_log=r.generate_file or "GENERATE_LOG")
+            for r, c in missing)))
     return blocks
 
 
@@ -330,7 +380,7 @@ def heatmaps(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
                                 f"{title} (rows: generated tokens; columns: source "
                                 f"paragraphs{gold})"))
             drawn += 1
-        generate = r.file(GENERATE)
+        generate = r.generate_file
         ids = _sentence_ids(generate)[:opt.heatmaps] if generate else []
         for example in ids:
             png, steps, total = sentence_heatmap_png(generate, example, f"{r.name}: example "
@@ -346,12 +396,13 @@ def heatmaps(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
         blocks.insert(0, Heading(f"Attention heatmaps (first {opt.heatmaps} examples per run)", 3))
     if none:
         blocks.append(Note(f"No heatmap for {_names(none)}: no heatmaps in attention.json and no "
-                           f"A- lines in {GENERATE} (HAT: fairseq-generate "
+                           f"A- lines in {generate_file(runs[0].subset)} (HAT: fairseq-generate "
                            f"--print-sentence-attention --results-path RUN_DIR)."))
     return blocks
 
 
 # ------------------------------------------------------------------------------- all
 def build_report(runs: Sequence[Run], opt: ReportOptions) -> List[Block]:
-    return (overview(runs) + scores_section(runs, opt) + efficiency_section(runs)
+    metric = run_metric(list(runs), opt.metric)
+    return (overview(runs, metric) + scores_section(runs, opt) + efficiency_section(runs)
             + curves_section(runs) + attention_section(runs, opt))

@@ -6,8 +6,11 @@ Both sides get a stated post-processing (:class:`Postprocessing`), printed with 
 
 - **hypotheses** (one per chunk: ``fairseq-generate``'s ``H-`` or ``D-`` lines, in example
   order): BPE removed (``@@ ``), stray ``<s>``/``</s>`` tokens dropped (counted), then, by
-  default, detokenised (Moses' detokeniser; Chinese: the spaces between CJK characters removed,
-  the inverse of jieba's segmentation); with ``detokenize=False`` they are scored as they are;
+  default, detokenised with the inverse of the target side's tokenizer choice of the prepare
+  step (``fairseq-hier-doc-tokenize --tgt-tokenizer``,
+  :func:`~fairseq_hier.data.doc_chunks.detokenizer`: Moses' detokeniser; jieba, Chinese by
+  default: the spaces between CJK characters removed; ``none``: the tokens joined by single
+  spaces); with ``detokenize=False`` they are scored as they are;
 - **references** (the raw target file of ``fairseq-hier-doc-extract``: one sentence a line,
   documents separated by an empty line): taken as they are, a document being its sentences
   joined by a space. They are never altered: published references are what a score is
@@ -20,6 +23,12 @@ multi-bleu practice: ``detokenize=False``, usually with sacreBLEU's ``--tokenize
 that a mismatch (tokenised references under the default) is reported instead of scoring far too
 low without a word.
 
+sacreBLEU's tokenizer (:func:`default_tokenize`): ``zh`` for a Chinese target, ``char`` for
+Japanese (written without spaces: ``13a`` would make whole clauses single words; sacreBLEU's
+``ja-mecab`` needs the ``sacrebleu[ja]`` extra, so it is used only when asked for), ``13a`` for
+every other language, Korean included (written with spaces between words; ``ko-mecab`` needs
+the ``sacrebleu[ko]`` extra); :func:`tokenize_note` states the Japanese and Korean choices.
+
 Scores (sacreBLEU as a library, :func:`corpus_scores`): **document BLEU** (corpus BLEU whose
 segments are whole documents: the paper's), **document chrF** (sacreBLEU's default chrF2,
 segments = documents), and for reference **chunk BLEU** (segments are chunks, each against its
@@ -29,9 +38,9 @@ paired significance test are :func:`fairseq_hier.scoring.significance.bleu_signi
 
 import logging
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..data.doc_chunks import detokenizer, documents_of, remove_bpe
+from ..data.doc_chunks import base_language, choose_tokenizer, detokenizer, documents_of, remove_bpe
 from ..data.documents import read_sentence_blocks
 from ..errors import HierError
 from ..io import read_lines
@@ -54,16 +63,36 @@ class Postprocessing:
 
 
 def default_tokenize(tgt_lang: str) -> str:
-    """sacreBLEU's tokenizer for a target language: ``zh`` for Chinese, else ``13a``."""
-    return "zh" if tgt_lang == "zh" else "13a"
+    """sacreBLEU's tokenizer for a target language (module docstring): ``zh`` for Chinese,
+    ``char`` for Japanese, else ``13a``."""
+    return {"zh": "zh", "ja": "char"}.get(base_language(tgt_lang), "13a")
+
+
+def tokenize_note(tgt_lang: str, tokenize: str) -> Optional[str]:
+    """One line on the default tokenizer of a Japanese or Korean target (None otherwise, or when
+    another tokenizer was asked for)."""
+    base = base_language(tgt_lang)
+    if base not in ("ja", "ko") or tokenize != default_tokenize(tgt_lang):
+        return None
+    if base == "ja":
+        return ("Japanese target: sacreBLEU's char tokenizer (character BLEU: Japanese has no "
+                "spaces between words, so 13a would score whole clauses as single words); "
+                "sacreBLEU's ja-mecab, the WMT choice, needs pip install 'sacrebleu[ja]' and "
+                "--tokenize ja-mecab")
+    return ("Korean target: sacreBLEU's 13a tokenizer (words as written between spaces); "
+            "sacreBLEU's ko-mecab, the WMT choice, needs pip install 'sacrebleu[ko]' and "
+            "--tokenize ko-mecab")
 
 
 def postprocess_hypotheses(chunks: Sequence[str], tgt_lang: str, detokenize: bool = True,
-                           source: str = "the hypotheses") -> Tuple[List[str], Postprocessing]:
+                           source: str = "the hypotheses", tokenizer: str = "auto",
+                           tokenizer_origin: str = "") -> Tuple[List[str], Postprocessing]:
     """Chunk hypotheses as :mod:`fairseq_hier.scoring.bleu` describes them: BPE removed,
-    stray ``<s>``/``</s>`` dropped, detokenised unless ``detokenize`` is False. Returns the
-    texts and the steps taken (the number of dropped tokens among them)."""
-    detok = detokenizer(tgt_lang) if detokenize else None
+    stray ``<s>``/``</s>`` dropped, detokenised unless ``detokenize`` is False (the inverse of
+    the target side's ``tokenizer`` choice; ``tokenizer_origin``, e.g. the record it was read
+    from, is stated with it). Returns the texts and the steps taken (the number of dropped
+    tokens among them)."""
+    detok = detokenizer(tgt_lang, tokenizer) if detokenize else None
     stray, out = 0, []
     for h in chunks:
         tokens = remove_bpe(h).split()
@@ -73,7 +102,8 @@ def postprocess_hypotheses(chunks: Sequence[str], tgt_lang: str, detokenize: boo
         out.append(detok(text) if detok is not None and kept else text)
     steps = ["BPE '@@ ' removed", f"{stray} stray {'/'.join(STRAY)} token(s) dropped"]
     if detokenize:
-        steps.append(f"detokenised ({detokenizer_name(tgt_lang)})")
+        origin = f"; target tokenizer {tokenizer} of {tokenizer_origin}" if tokenizer_origin else ""
+        steps.append(f"detokenised ({detokenizer_name(tgt_lang, tokenizer)}{origin})")
     else:
         steps.append("not detokenised (--no-detokenize): tokens scored as given")
     if stray:
@@ -81,9 +111,8 @@ def postprocess_hypotheses(chunks: Sequence[str], tgt_lang: str, detokenize: boo
     return out, Postprocessing(steps)
 
 
-def detokenizer_name(tgt_lang: str) -> str:
-    return ("spaces between CJK characters removed" if tgt_lang == "zh"
-            else f"sacremoses MosesDetokenizer, lang {tgt_lang}")
+def detokenizer_name(tgt_lang: str, tokenizer: str = "auto") -> str:
+    return choose_tokenizer(tgt_lang, tokenizer).describe_detokenizer()
 
 
 def reference_postprocessing(path: str) -> Postprocessing:
@@ -91,10 +120,11 @@ def reference_postprocessing(path: str) -> Postprocessing:
                            "a document = its sentences joined by a space"])
 
 
-def tokenised_share(sentences: Sequence[str], tgt_lang: str) -> float:
+def tokenised_share(sentences: Sequence[str], tgt_lang: str, tokenizer: str = "auto") -> float:
     """The share of non-empty ``sentences`` that detokenisation would change: near 0 for raw
-    text, high for tokenised text (every sentence ending in `` .`` changes)."""
-    detok: Callable[[str], str] = detokenizer(tgt_lang)
+    text, high for tokenised text (every sentence ending in `` .`` changes); 0 for the
+    ``none`` tokenizer, whose detokeniser changes nothing."""
+    detok: Callable[[str], str] = detokenizer(tgt_lang, tokenizer)
     texts = [s for s in sentences if s.strip()]
     if not texts:
         return 0.0
@@ -102,10 +132,11 @@ def tokenised_share(sentences: Sequence[str], tgt_lang: str) -> float:
 
 
 def check_sides_alike(reference_sentences: Sequence[str], hypotheses: Sequence[str],
-                      tgt_lang: str, detokenize: bool, ref_path: str) -> List[str]:
+                      tgt_lang: str, detokenize: bool, ref_path: str,
+                      tokenizer: str = "auto") -> List[str]:
     """Warnings (one line each) when the two sides do not look alike: tokenised references with
     detokenised hypotheses, or raw references with hypotheses scored as tokenised text."""
-    ref_share = tokenised_share(reference_sentences, tgt_lang)
+    ref_share = tokenised_share(reference_sentences, tgt_lang, tokenizer)
     warnings = []
     if detokenize and ref_share >= TOKENISED_SHARE:
         warnings.append(f"{ref_path} looks tokenised ({100 * ref_share:.0f}% of its sentences "
@@ -113,7 +144,7 @@ def check_sides_alike(reference_sentences: Sequence[str], hypotheses: Sequence[s
                         f"score tokenised text on both sides with --no-detokenize (and "
                         f"--tokenize none for text tokenised beforehand)")
     elif not detokenize and ref_share < TOKENISED_SHARE:
-        hyp_share = tokenised_share(hypotheses, tgt_lang)
+        hyp_share = tokenised_share(hypotheses, tgt_lang, tokenizer)
         if hyp_share >= TOKENISED_SHARE:
             warnings.append(f"the hypotheses look tokenised ({100 * hyp_share:.0f}% of them "
                             f"change under detokenisation) but {ref_path} does not "

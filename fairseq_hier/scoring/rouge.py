@@ -28,6 +28,11 @@ reference n-grams). An empty reference in any of the files is an error naming th
 ``-ir`` skips the whole example (the line in every file) when any of its references is empty. A
 reference line holding a TAB is an error: several references joined by a tab would be scored as
 one text; each reference goes in its own file. With two files, ``rouge REFS HYPS`` is unchanged.
+Any number of references per example, varying from one example to the next
+(``fairseq-hier-rouge REFS.jsonl HYPS``): one ``.jsonl`` file of one JSON list of strings per line
+(a run folder's ``SUBSET.refs.jsonl``), each example one EVAL with as many models as its list
+holds (ROUGE-1.5.5 pools the models of each EVAL, whatever their count);
+:func:`read_references` reads either form.
 
 ``--also-rouge-score`` prints, under ROUGE-1.5.5's report, Google's ``rouge-score`` F1 of
 rouge1, rouge2, rougeL and rougeLsum (the scorer that PEGASUS-X, PRIMERA and LongT5 report): a
@@ -74,8 +79,9 @@ from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from fairseq_hier.data.markup import MARKUP, describe_markup, has_t_tags, markup_counts
+from fairseq_hier.data.readers import ReaderError, json_line, json_type, numbered_lines
 from fairseq_hier.errors import HierError
-from fairseq_hier.io import check_parallel
+from fairseq_hier.io import check_parallel, read_lines
 
 from .bootstrap import mean_interval
 
@@ -92,6 +98,8 @@ RULE = "-" * 45  # ROUGE-1.5.5's separator line
 # rouge-score's metrics printed by --also-rouge-score, in its own names
 ROUGE_SCORE_KEYS = ("rouge1", "rouge2", "rougeL", "rougeLsum")
 ROUGE_SCORE_LINE = re.compile(r"^rouge-score (rouge\w+) F1: ([\d.]+)$")
+# The names of a reference file holding every reference of an example as one JSON list a line
+REFERENCE_LISTS = (".jsonl", ".jsonl.gz")
 MULTI_REF_HINT = "pass each reference as its own file: fairseq-hier-rouge REF1 REF2 ... HYP"
 
 
@@ -277,6 +285,66 @@ def as_references(ref: References, where: str) -> Tuple[str, ...]:
     if not refs or not all(isinstance(r, str) for r in refs):
         raise HierError(f"{where}: expected a reference string or a non-empty list of reference "
                         f"strings, got {ref!r:.80}")
+    return refs
+
+
+def read_references(paths: Sequence[str], *,
+                    aligned_with: Optional[Tuple[str, Sequence[str]]] = None
+                    ) -> List[Tuple[str, ...]]:
+    """The references of each example, in file order: ``result[i]`` holds every reference of
+    example ``i`` (one or more).
+
+    ``paths``: one or more aligned files of one reference per line (line ``i`` of every file is
+    a reference of example ``i``; the line counts must be equal), or ONE JSON-lines file
+    (``.jsonl``, or ``.jsonl.gz``) of one JSON list of reference strings per line, any number
+    (at least one) per line: the ``SUBSET.refs.jsonl`` of a run folder. ``aligned_with``:
+    ``(name, lines)`` of the summaries, whose line count every reference file must have (the
+    error then names that file and the summaries). A malformed line is one error naming the
+    file and line (:class:`~fairseq_hier.data.readers.ReaderError`).
+    """
+    if not paths:
+        raise HierError("no reference file given")
+    lists = [p for p in paths if p.endswith(REFERENCE_LISTS)]
+    if lists:
+        if len(paths) > 1:
+            raise HierError(f"{lists[0]} holds all references of each example (one JSON list "
+                            f"per line): give it as the only reference file, not with "
+                            f"{len(paths) - 1} other(s)")
+        refs = read_reference_lists(paths[0])
+        if aligned_with is not None:
+            check_parallel(paths[0], refs, aligned_with[0], list(aligned_with[1]))
+        return refs
+    columns: List[List[str]] = []
+    for path in paths:
+        lines = read_lines(path)
+        if aligned_with is not None:
+            check_parallel(path, lines, aligned_with[0], list(aligned_with[1]))
+        elif columns:
+            check_parallel(paths[0], columns[0], path, lines)
+        columns.append(lines)
+    return list(zip(*columns))
+
+
+def read_reference_lists(path: str) -> List[Tuple[str, ...]]:
+    """The references of each line of a JSON-lines file of one JSON list of strings per line
+    (at least one string; a blank line is an error, since line ``i`` is example ``i``)."""
+    refs = []
+    for lineno, line in numbered_lines(path):
+        where = f"{path}:{lineno}"
+        expected = "one JSON list of reference strings per line, one line per example"
+        if not line.strip():
+            raise ReaderError(f"{where}: blank line (expected {expected})")
+        value = json_line(line, where, expected)
+        if not isinstance(value, list):
+            raise ReaderError(f"{where}: the line holds a JSON {json_type(value)} (expected "
+                              f"a JSON list of reference strings)")
+        if not value:
+            raise ReaderError(f"{where}: the list is empty (expected at least one reference)")
+        for k, item in enumerate(value):
+            if not isinstance(item, str):
+                raise ReaderError(f"{where}: reference {k + 1} is a JSON {json_type(item)} "
+                                  f"(expected a string)")
+        refs.append(tuple(value))
     return refs
 
 

@@ -6,7 +6,7 @@ or the first decoded batch is refused there, in one line naming the option, file
 - :func:`load_dictionary`: a fairseq ``dict.txt`` read line by line: a line without a count, or
   with a count that is not an integer, a duplicate symbol, a file that is not UTF-8 are errors
   naming the file and line; a UTF-8 byte-order mark is removed (with a warning) instead of
-  sticking to the first symbol;
+  sticking to the first symbol; :func:`separator_index`: the paragraph separator in it;
 - :func:`check_lengths`: a loaded split against ``--max-source-positions`` /
   ``--max-target-positions``: when every example is too long, fairseq would skip them all and
   fail on an empty batch list, so that is an error naming the split, the option and the longest
@@ -90,6 +90,15 @@ def _dictionary_entry(path: str, lineno: int, line: str) -> Tuple[str, int, bool
     except ValueError:
         raise HierError(f"{path}:{lineno}: the count of {symbol!r} must be an integer, got "
                         f"{count!r}") from None
+
+
+def separator_index(dictionary, separator: str, data: str) -> int:
+    """The index of the paragraph separator ``separator`` (``--paragraph-separator``) in the
+    source ``dictionary`` of the data-bin ``data``; HierError when it is not there."""
+    if separator not in dictionary.indices:
+        raise HierError(f"paragraph separator {separator!r} (--paragraph-separator) is not in the "
+                        f"source dictionary of {data}: were the raw sources written with it?")
+    return dictionary.index(separator)
 
 
 # ---------------------------------------------------------------------------- lengths

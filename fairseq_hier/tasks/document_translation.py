@@ -24,6 +24,10 @@ the ``doc_chunks`` pipeline is the exact preparation), text with literal ``<s>``
 sentence encoded on its own. Every line must open with BOS and hold at most
 ``--max-chunk-tokens`` + EOS tokens: else a one-line ValueError naming the input line, before any
 decoding.
+
+Decoding takes the training cuts from the checkpoint (:mod:`fairseq_hier.tasks.training_cuts`):
+``--max-chunk-tokens``, ``--max-source-positions`` and ``--max-target-positions`` left at their
+defaults on the command line are the checkpoint's.
 """
 
 import logging
@@ -59,15 +63,25 @@ class DocumentTranslationTask(HATSummarizationTask):
     task_name = "document_translation"
     cut_by = "fairseq-hier-doc-chunk --max-chunk-tokens"
     option_ranges = dict(HATSummarizationTask.option_ranges, max_chunk_tokens=(1, False, None))
+    checkpoint_options = ("max_chunk_tokens", "max_source_positions", "max_target_positions")
 
     def __init__(self, cfg, src_dict, tgt_dict):
         super().__init__(cfg, src_dict, tgt_dict)
+        self.check_chunk_room()
+
+    def check_chunk_room(self) -> None:
+        """``--max-source-positions`` / ``--max-target-positions`` hold a chunk and its EOS."""
+        cfg = self.cfg
         need = cfg.max_chunk_tokens + 1
         for name, value in (("--max-source-positions", cfg.max_source_positions),
                             ("--max-target-positions", cfg.max_target_positions)):
             if value < need:
                 raise HierError(f"document_translation: {name} {value} cannot hold a chunk of "
                                 f"--max-chunk-tokens {cfg.max_chunk_tokens} and its EOS")
+
+    def training_cuts_taken(self, names):
+        """The limits taken from the checkpoint still hold a chunk."""
+        self.check_chunk_room()
 
     def sentence_counts(self, data_path: str, split: str, examples: int):
         path = os.path.join(data_path, f"{split}.chunks")

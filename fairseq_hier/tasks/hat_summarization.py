@@ -35,6 +35,10 @@ bad decoding options (before any batch) and a garbage ``--gpt2-encoder-json`` /
         --source-lang source --target-lang target --path CKPT --max-source-positions 1024 \\
         --bpe gpt2 --gpt2-encoder-json bart/encoder.json --gpt2-vocab-bpe bart/vocab.bpe \\
         --beam 4 < document_lines.txt
+
+Decoding takes the training cuts from the checkpoint (:mod:`fairseq_hier.tasks.training_cuts`):
+``--max-source-positions`` and ``--max-target-positions`` left at their defaults on the command
+line are the checkpoint's.
 """
 
 import logging
@@ -56,6 +60,7 @@ from ..models.option_checks import check_model_options
 from ..errors import HierError
 from .checks import (InputLines, check_bpe, check_lengths, check_options,
                      filter_indices_by_size, load_dictionary)
+from .training_cuts import TrainingCuts
 
 logger = logging.getLogger(__name__)
 
@@ -73,11 +78,14 @@ class HATSummarizationConfig(TranslationConfig):
 
 
 @register_task("hat_summarization", dataclass=HATSummarizationConfig)
-class HATSummarizationTask(TranslationTask):
+class HATSummarizationTask(TrainingCuts, TranslationTask):
     """fairseq's translation task with HAT's sentence checks and speaker segments."""
 
     cfg: HATSummarizationConfig
     task_name = "hat_summarization"
+    #: the options that shape the data, taken from the checkpoint when decoding (training_cuts)
+    checkpoint_options = ("max_source_positions", "max_target_positions")
+    checkpoint_checked = ("source_lang", "target_lang")
     cut_by = "fairseq-hier-sentence-bos --max-source-positions"  # for messages
     #: numeric options checked when the task is set up: (lowest, strictly above it, highest)
     option_ranges = {
@@ -105,6 +113,7 @@ class HATSummarizationTask(TranslationTask):
             raise HierError(f"--upsample-primary must be >= 1 (or -1: off), got {upsample}")
         task = super().setup_task(cfg, **kwargs)
         keep_in_task_state(task, utils.split_paths(cfg.data)[0])  # the record goes into checkpoints
+        task.remember_training_cuts(kwargs.get("from_checkpoint", False))
         return task
 
     @classmethod
@@ -125,7 +134,10 @@ class HATSummarizationTask(TranslationTask):
         check_bpe(args)
         return super().build_bpe(args)
 
-    def load_dataset(self, split, epoch=1, combine=False, **kwargs):
+    def load_dataset(self, split, epoch=1, combine=False, task_cfg=None, **kwargs):
+        """fairseq's split, checked (with ``task_cfg``, a decoded checkpoint's task config: the
+        training cuts left at their defaults are its own)."""
+        self.take_training_cuts(task_cfg)
         super().load_dataset(split, epoch, combine, **kwargs)
         dataset = self.datasets[split]
         paths = utils.split_paths(self.cfg.data)

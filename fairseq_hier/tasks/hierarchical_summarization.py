@@ -26,6 +26,10 @@ example is longer than ``--max-target-positions`` (or, hierarchical layout, whos
 paragraph is longer than ``--max-source-positions``), naming the split and its longest example
 (when only some are, they are counted in the log and fairseq skips them). fairseq-interactive's
 bad lines are numbered over its whole input, and tokens that became ``<unk>`` are counted.
+
+Decoding takes the training cuts from the checkpoint (:mod:`fairseq_hier.tasks.training_cuts`):
+the options of ``checkpoint_options`` left at their defaults on the command line are the
+checkpoint's.
 """
 
 import logging
@@ -50,7 +54,8 @@ from ..generation.sequence_generator import AttentionAlignmentSequenceGenerator
 from ..models.option_checks import check_model_options
 from ..errors import HierError
 from .checks import (InputLines, check_lengths, check_options, filter_indices_by_size,
-                     load_dictionary)
+                     load_dictionary, separator_index)
+from .training_cuts import TrainingCuts, set_option
 
 logger = logging.getLogger(__name__)
 
@@ -130,10 +135,15 @@ class HierarchicalSummarizationConfig(FairseqDataclass):
 
 
 @register_task("hierarchical_summarization", dataclass=HierarchicalSummarizationConfig)
-class HierarchicalSummarizationTask(FairseqTask):
+class HierarchicalSummarizationTask(TrainingCuts, FairseqTask):
     """Summarisation over ranked paragraphs; see the module docstring for the data format."""
 
     cfg: HierarchicalSummarizationConfig
+    #: the options that shape the data, taken from the checkpoint when decoding (training_cuts)
+    checkpoint_options = ("paragraph_separator", "max_paragraphs", "max_paragraph_tokens",
+                          "max_source_positions", "max_target_positions", "source_layout",
+                          "paragraph_graph", "dependency_parse")
+    checkpoint_checked = ("source_lang", "target_lang")
     #: numeric options checked when the task is set up: (lowest, strictly above it, highest)
     option_ranges = {
         "max_paragraphs": (1, False, None),
@@ -149,16 +159,19 @@ class HierarchicalSummarizationTask(FairseqTask):
     def __init__(self, cfg, src_dict, tgt_dict):
         super().__init__(cfg)
         self.src_dict, self.tgt_dict = src_dict, tgt_dict
-        if cfg.paragraph_separator not in src_dict.indices:
-            raise HierError(
-                f"paragraph separator {cfg.paragraph_separator!r} (--paragraph-separator) is not in "
-                f"the source dictionary of {cfg.data}: were the raw sources written with it?"
-            )
-        self.separator = src_dict.index(cfg.paragraph_separator)
+        self.separator = separator_index(src_dict, cfg.paragraph_separator, cfg.data)
         self.layout = None if cfg.source_layout == "auto" else str(cfg.source_layout)
         self.use_graphs = False  # set by build_model: the model reads --paragraph-graph
         self.use_parses = False  # set by build_model: the model reads --dependency-parse
         self.input_lines = InputLines()  # raw inference lines: numbering, <unk> counts
+
+    def training_cuts_taken(self, names):
+        """The separator and a layout chosen by name follow the checkpoint's options."""
+        if "paragraph_separator" in names:
+            self.separator = separator_index(self.src_dict, self.cfg.paragraph_separator,
+                                             self.cfg.data)
+        if "source_layout" in names and self.layout is None and self.cfg.source_layout != "auto":
+            self.layout = str(self.cfg.source_layout)  # build_model checks it against the model
 
     @classmethod
     def setup_task(cls, cfg, **kwargs):
@@ -180,6 +193,7 @@ class HierarchicalSummarizationTask(FairseqTask):
         logger.info(f"[{cfg.target_lang}] dictionary: {len(tgt_dict)} types")
         task = cls(cfg, src_dict, tgt_dict)
         keep_in_task_state(task, paths[0])  # the preprocessing record goes into checkpoints
+        task.remember_training_cuts(kwargs.get("from_checkpoint", False))
         return task
 
     @classmethod
@@ -188,7 +202,10 @@ class HierarchicalSummarizationTask(FairseqTask):
         (:func:`fairseq_hier.tasks.checks.load_dictionary`); fairseq-preprocess uses it too."""
         return load_dictionary(filename)
 
-    def load_dataset(self, split, epoch=1, combine=False, **kwargs):
+    def load_dataset(self, split, epoch=1, combine=False, task_cfg=None, **kwargs):
+        """``split`` of the data-bin, cut by the task's options (with ``task_cfg``, a decoded
+        checkpoint's task config: the training cuts left at their defaults are its own)."""
+        self.take_training_cuts(task_cfg)
         paths = utils.split_paths(self.cfg.data)
         data_path = paths[(epoch - 1) % len(paths)]
         src, tgt = self.cfg.source_lang, self.cfg.target_lang
@@ -276,7 +293,7 @@ class HierarchicalSummarizationTask(FairseqTask):
     def build_model(self, cfg, from_checkpoint=False):
         check_model_options(cfg)
         if self.cfg.paragraph_graph:
-            _set_model_option(cfg, "graph_attention", True)  # recorded in the checkpoint
+            set_option(cfg, "graph_attention", True)  # recorded in the checkpoint
         model = super().build_model(cfg, from_checkpoint)
         self.set_layout_for(model)
         self.set_graphs_for(model)
@@ -373,13 +390,3 @@ class HierarchicalSummarizationTask(FairseqTask):
     def target_dictionary(self):
         return self.tgt_dict
 
-
-def _set_model_option(cfg, name: str, value) -> None:
-    """Set an option of the model config, a Namespace or an omegaconf DictConfig (struct mode)."""
-    from omegaconf import DictConfig, open_dict
-
-    if isinstance(cfg, DictConfig):
-        with open_dict(cfg):
-            cfg[name] = value
-    else:
-        setattr(cfg, name, value)

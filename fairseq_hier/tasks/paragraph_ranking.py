@@ -31,6 +31,9 @@ bigger validation example, naming its index and size.
 
 The task reads the data directory only for its dictionary when set up, so a checkpoint loads
 wherever ``dict.src.txt`` is found (``fairseq-hier-rank --data DIR`` points elsewhere).
+
+A checkpoint is evaluated with its training cuts (:mod:`fairseq_hier.tasks.training_cuts`): the
+options of ``checkpoint_options`` left at their defaults are the checkpoint's.
 """
 
 import glob
@@ -47,7 +50,8 @@ from fairseq.tasks import FairseqTask, register_task
 from ..data.ranking_dataset import ParagraphRankingDataset, read_labels
 from ..models.option_checks import check_model_options
 from ..errors import HierError
-from .checks import check_options, load_dictionary
+from .checks import check_options, load_dictionary, separator_index
+from .training_cuts import TrainingCuts
 
 logger = logging.getLogger(__name__)
 
@@ -75,21 +79,26 @@ class ParagraphRankingConfig(FairseqDataclass):
 
 
 @register_task("paragraph_ranking", dataclass=ParagraphRankingConfig)
-class ParagraphRankingTask(FairseqTask):
+class ParagraphRankingTask(TrainingCuts, FairseqTask):
     """Paragraph relevance regression; see the module docstring for the data."""
 
     cfg: ParagraphRankingConfig
+    #: the options that shape the data, taken from the checkpoint (training_cuts)
+    checkpoint_options = ("paragraph_separator", "max_paragraphs", "max_paragraph_tokens")
+    checkpoint_checked = ("source_lang",)
     #: numeric options checked when the task is set up: (lowest, strictly above it, highest)
     option_ranges = {"max_paragraphs": (1, False, None), "max_paragraph_tokens": (1, False, None)}
 
     def __init__(self, cfg: ParagraphRankingConfig, src_dict: Dictionary):
         super().__init__(cfg)
         self.src_dict = src_dict
-        if cfg.paragraph_separator not in src_dict.indices:
-            raise HierError(f"paragraph separator {cfg.paragraph_separator!r} "
-                            f"(--paragraph-separator) is not in the source dictionary of "
-                            f"{cfg.data}: were the raw sources written with it?")
-        self.separator = src_dict.index(cfg.paragraph_separator)
+        self.separator = separator_index(src_dict, cfg.paragraph_separator, cfg.data)
+
+    def training_cuts_taken(self, names):
+        """The separator follows the checkpoint's option."""
+        if "paragraph_separator" in names:
+            self.separator = separator_index(self.src_dict, self.cfg.paragraph_separator,
+                                             self.cfg.data)
 
     @classmethod
     def setup_task(cls, cfg: ParagraphRankingConfig, **kwargs):
@@ -104,7 +113,9 @@ class ParagraphRankingTask(FairseqTask):
                             f"the task's data at the folder holding it)")
         src_dict = cls.load_dictionary(path)
         logger.info(f"[{cfg.source_lang}] dictionary: {len(src_dict)} types")
-        return cls(cfg, src_dict)
+        task = cls(cfg, src_dict)
+        task.remember_training_cuts(kwargs.get("from_checkpoint", False))
+        return task
 
     @classmethod
     def load_dictionary(cls, filename):
@@ -128,7 +139,10 @@ class ParagraphRankingTask(FairseqTask):
         raise HierError(f"split '{split}': {prefix}.{{bin,idx}} not found (fairseq-"
                         f"preprocess --only-source --source-lang {src} writes it)")
 
-    def load_dataset(self, split, epoch=1, combine=False, **kwargs):
+    def load_dataset(self, split, epoch=1, combine=False, task_cfg=None, **kwargs):
+        """``split`` and its labels (with ``task_cfg``, a checkpoint's task config: the training
+        cuts left at their defaults are its own)."""
+        self.take_training_cuts(task_cfg)
         paths = utils.split_paths(self.cfg.data)
         data_path = paths[(epoch - 1) % len(paths)]
         prefix = self.source_prefix(data_path, split)

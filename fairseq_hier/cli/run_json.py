@@ -1,0 +1,49 @@
+"""``fairseq-hier-run-json RUN_DIR --name N --arch A --task T --metric rouge|bleu``: write a run
+folder's ``run.json``, what ``fairseq-hier-report`` reads of the run besides its files.
+
+    fairseq-hier-run-json work/runs/pht --name pht --arch pht \\
+        --task hierarchical_summarization --metric rouge
+    fairseq-hier-run-json work/runs/liu_ht_3000 --inherit work/runs/liu_ht \\
+        --task hierarchical_summarization --metric rouge
+
+``--inherit TRAINED_DIR``: a decoding of a trained run into a folder of its own; writes nothing
+when RUN_DIR already has a run.json, else names the run after RUN_DIR and takes the arch and
+task of TRAINED_DIR's run.json (its folder name, and ``--task``, where it has none). The schema
+and its checks: :mod:`fairseq_hier.report.inputs`. Prints the path written.
+"""
+
+import sys
+from typing import List, Optional
+
+from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.errors import HierError
+from fairseq_hier.report.inputs import METRICS, inherit_run_json, write_run_json
+
+PROG = "fairseq-hier-run-json"
+
+
+def run(args) -> None:
+    if args.inherit:
+        print(inherit_run_json(args.run_dir, args.inherit, args.task, args.metric))
+        return
+    missing = [f"--{k}" for k in ("name", "arch") if not getattr(args, k)]
+    if missing:
+        raise HierError(f"{' and '.join(missing)} needed (or --inherit TRAINED_DIR)")
+    print(write_run_json(args.run_dir, args.name, args.arch, args.task, args.metric))
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    p = command_parser(PROG, __doc__)
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run folder")
+    p.add_argument("--name", help="the run's name in the report (e.g. its folder's name)")
+    p.add_argument("--arch", help="the trained architecture (e.g. pht)")
+    p.add_argument("--task", required=True, help="the fairseq task (e.g. hat_summarization)")
+    p.add_argument("--metric", required=True, choices=METRICS,
+                   help="what the report scores: rouge (SUBSET.hyp) or bleu (SUBSET.docs)")
+    p.add_argument("--inherit", metavar="TRAINED_DIR",
+                   help="name and arch from a trained run's folder (a decoding of its checkpoint)")
+    return run_command(PROG, run, p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(cli_main())
