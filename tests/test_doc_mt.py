@@ -240,8 +240,9 @@ def test_each_system_has_its_run_directory(wmt):
 
 def test_the_recipe_trains_both_systems_and_prints_them_side_by_side(wmt):
     logs, work = wmt["logs"], wmt["work"]
-    assert "hat_transformer_wmt_en_de, 1 device(s), --max-tokens 400 --update-freq 1, 4 updates" in logs["train"]
-    assert "transformer_wmt_en_de_big, 1 device(s)" in logs["train"]
+    assert "hat_transformer_wmt_en_de, --max-tokens 400 --update-freq 1, 4 updates" in logs["train"]
+    assert "transformer_wmt_en_de_big, --max-tokens 400 --update-freq 1, 4 updates" in logs["train"]
+    assert "effective batch: 400 tokens x 1 GPU(s) x update-freq 1 = 400 tokens" in logs["train"]
     for kind in ("plain", "hat"):
         assert (work / "checkpoints" / kind / "checkpoint_best.pt").exists()
     table = logs["decode"]

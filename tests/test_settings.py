@@ -156,3 +156,7 @@ def test_batch_stage_keeps_a_recipes_own_paper_batch():
     out, err = batch("--max-tokens", "4096", "--smallest", "1600", "--gpus", "4")
     assert out == ["--max-tokens", "1600", "--update-freq", "1"]
     assert "more than the paper's: a GPU needs at least 1,600 tokens" in err
+    out, err = batch("--batch-size", "4", "--paper-update-freq", "16", "--update-freq", "3",
+                     "--gpus", "2")  # yours, kept: the log gives the batch it makes
+    assert out == ["--batch-size", "4", "--update-freq", "3"]
+    assert "= 24 examples per update (the paper: 4 x 1 GPU(s) x 16 = 64)" in err

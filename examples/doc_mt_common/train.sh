@@ -28,19 +28,15 @@ if [[ ! -f "$SAVE/run.json" ]]; then  # what fairseq-hier-report reads of the ru
 fi
 if [[ -f "$SAVE/done" ]]; then echo "train.sh: $SAVE/done exists, skipping"; exit 0; fi
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
-GPUS=${GPUS:-$(python -c 'import torch; print(max(1, torch.cuda.device_count()))')}
-if [[ -n "${UPDATE_FREQ:-}" ]]; then
-  BATCHING=(--max-tokens "$MAX_TOKENS" --update-freq "$UPDATE_FREQ")
-else  # the paper's tokens per update on this machine's GPUs
-  mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "$MAX_TOKENS" \
-    --paper-gpus "$PAPER_GPUS" --paper-update-freq "$PAPER_UPDATE_FREQ" --gpus "$GPUS" \
-    --log "$SAVE/train.log")
-fi
+# the paper's tokens per update on this machine's GPUs (GPUS: default those torch sees)
+mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "$MAX_TOKENS" \
+  --paper-gpus "$PAPER_GPUS" --paper-update-freq "$PAPER_UPDATE_FREQ" \
+  ${UPDATE_FREQ:+--update-freq "$UPDATE_FREQ"} ${GPUS:+--gpus "$GPUS"} --log "$SAVE/train.log")
 if [[ -z "${PRECISION+x}" ]]; then
   PRECISION=$(python -c 'import torch; print("--fp16" if torch.cuda.is_available() else "")')
 fi
-echo "train.sh: $ARCH, $GPUS device(s), ${BATCHING[*]}, $UPDATES updates (the paper: $PAPER_GPUS" \
-  "GPUs x $MAX_TOKENS tokens x $PAPER_UPDATE_FREQ)"
+echo "train.sh: $ARCH, ${BATCHING[*]}, $UPDATES updates (the paper: $PAPER_GPUS GPUs x" \
+  "$MAX_TOKENS tokens x $PAPER_UPDATE_FREQ)"
 t0=$SECONDS
 # shellcheck disable=SC2086  # PRECISION is empty or one flag
 fairseq-train "$WORK/data-bin" --user-dir "$USER_DIR" --task document_translation \

@@ -31,14 +31,9 @@ fi
 SEGMENT_FLAGS=()  # only for dialogue models: fairseq's own bart_* archs have no such option
 [[ "${SEGMENTS:-0}" != 0 ]] && SEGMENT_FLAGS=(--segment-embeddings "$SEGMENTS")
 mkdir -p "$SAVE"
-if [[ -n "${UPDATE_FREQ:-}" ]]; then
-  BATCHING=(--batch-size "${BATCH:-4}" --update-freq "$UPDATE_FREQ")
-else
-  GPUS=${GPUS:-$(python -c 'import torch; print(max(1, torch.cuda.device_count()))')}
-  mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --batch-size "${BATCH:-4}" \
-    --paper-gpus "${PAPER_GPUS:-2}" --paper-update-freq "${PAPER_UPDATE_FREQ:-16}" --gpus "$GPUS" \
-    --log "$SAVE/train.log")
-fi
+mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --batch-size "${BATCH:-4}" \
+  --paper-gpus "${PAPER_GPUS:-2}" --paper-update-freq "${PAPER_UPDATE_FREQ:-16}" \
+  ${UPDATE_FREQ:+--update-freq "$UPDATE_FREQ"} ${GPUS:+--gpus "$GPUS"} --log "$SAVE/train.log")
 fairseq-hier-run-json "$SAVE" --name "$(basename "$SAVE")" --arch "$ARCH" \
   --task hat_summarization --metric rouge > /dev/null
 # shellcheck disable=SC2086  # PRECISION is empty or one flag

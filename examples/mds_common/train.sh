@@ -56,17 +56,13 @@ PRECISION_FLAGS=()
 [[ -n "${PRECISION:-}" ]] && PRECISION_FLAGS=("$PRECISION")
 
 mkdir -p "$SAVE"
-if [[ -n "${UPDATE_FREQ:-}" ]]; then
-  BATCHING=(--max-tokens "$MAX_TOKENS" --update-freq "$UPDATE_FREQ")
-else
-  GPUS=${GPUS:-$(python -c 'import torch; print(max(1, torch.cuda.device_count()))')}
-  # one example: the concatenation's positions (flat), the paragraph grid (hierarchical)
-  SMALLEST=${FLAT_POSITIONS:-1600}
-  [[ "$KIND" == hier ]] && SMALLEST=$(( ${MAX_PARAGRAPHS:-10} * ${MAX_PARAGRAPH_TOKENS:-160} ))
-  mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "$MAX_TOKENS" \
-    --paper-update-freq "${PAPER_UPDATE_FREQ:-1}" --smallest "$(( SMALLEST < MAX_TOKENS ? SMALLEST : MAX_TOKENS ))" \
-    --gpus "$GPUS" --log "$SAVE/train.log")
-fi
+# one example: the concatenation's positions (flat), the paragraph grid (hierarchical)
+SMALLEST=${FLAT_POSITIONS:-1600}
+[[ "$KIND" == hier ]] && SMALLEST=$(( ${MAX_PARAGRAPHS:-10} * ${MAX_PARAGRAPH_TOKENS:-160} ))
+mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "$MAX_TOKENS" \
+  --paper-update-freq "${PAPER_UPDATE_FREQ:-1}" \
+  --smallest "$(( SMALLEST < MAX_TOKENS ? SMALLEST : MAX_TOKENS ))" \
+  ${UPDATE_FREQ:+--update-freq "$UPDATE_FREQ"} ${GPUS:+--gpus "$GPUS"} --log "$SAVE/train.log")
 
 fairseq-hier-run-json "$SAVE" --name "$RUN" --arch "$SYSTEM" \
   --task hierarchical_summarization --metric rouge > /dev/null

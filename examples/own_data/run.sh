@@ -158,10 +158,9 @@ binarize() {
 
 # ---------------------------------------------------------------------------- train
 train() {
-  local gpus examples init=() args
+  local examples init=() args
   [[ -f "$DIR/done" ]] && { say "$DIR/done exists, skipping"; return; }
   [[ -f "$BIN/dict.$SRC.txt" ]] || { say "$BIN not found: run.sh prepare $ARCH first"; exit 1; }
-  gpus=${GPUS:-$(python -c 'import torch; print(max(1, torch.cuda.device_count()))')}
   examples=$(wc -l < "$WORK/raw/train.tgt")
   if [[ -n "$PRETRAINED" ]]; then
     : "${BART:?set BART to the $PRETRAINED folder}"
@@ -170,7 +169,7 @@ train() {
   fi
   mkdir -p "$DIR"
   mapfile -t args < <(fairseq-hier-settings "$ARCH" --stage train --examples "$examples" \
-                        --gpus "$gpus" -- "$@" 2> >(tee -a "$DIR/settings.log" >&2))
+                        ${GPUS:+--gpus "$GPUS"} -- "$@" 2> >(tee -a "$DIR/settings.log" >&2))
   fairseq-hier-run-json "$DIR" --name "$RUN" --arch "$ARCH" --task "$TASK" --metric rouge \
     > /dev/null
   fairseq-train "$BIN" --user-dir "$ROOT/fairseq_hier" "${init[@]}" "${args[@]}" \

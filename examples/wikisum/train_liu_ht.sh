@@ -19,13 +19,9 @@ USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hie
 mkdir -p "$SAVE"
 # 002's batch, 10,500 tokens x 16 accumulated per update, on any number of GPUs (GPUS: default
 # those torch sees); MAX_TOKENS and UPDATE_FREQ: yours instead
-if [[ -n "${UPDATE_FREQ:-}" ]]; then
-  BATCHING=(--max-tokens "${MAX_TOKENS:-10500}" --update-freq "$UPDATE_FREQ")
-else
-  GPUS=${GPUS:-$(python -c 'import torch; print(max(1, torch.cuda.device_count()))')}
-  mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "${MAX_TOKENS:-10500}" \
-    --paper-update-freq 16 --gpus "$GPUS" --log "$SAVE/train.log")
-fi
+mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "${MAX_TOKENS:-10500}" \
+  --paper-update-freq 16 ${UPDATE_FREQ:+--update-freq "$UPDATE_FREQ"} ${GPUS:+--gpus "$GPUS"} \
+  --log "$SAVE/train.log")
 ARCH=liu_ht
 # the run folder: checkpoints, train.log and run.json (what fairseq-hier-report reads)
 fairseq-hier-run-json "$SAVE" --name "$(basename "$SAVE")" --arch "$ARCH" \

@@ -19,9 +19,8 @@ for ARG in "$@"; do
   [[ "$ARG" == --arch=* ]] && ARCH=${ARG#--arch=}
   PREVIOUS=$ARG
 done
-GPUS=${GPUS:-$(python -c 'import torch; print(max(1, torch.cuda.device_count()))')}
 mkdir -p "$SAVE"
-mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --batch-size 16 --gpus "$GPUS" \
+mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --batch-size 16 ${GPUS:+--gpus "$GPUS"} \
                           --log "$SAVE/train.log")
 # the run folder: checkpoints, train.log and run.json (what fairseq-hier-report reads)
 fairseq-hier-run-json "$SAVE" --name "$(basename "$SAVE")" --arch "$ARCH" \

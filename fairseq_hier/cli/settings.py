@@ -66,7 +66,8 @@ def batch(args) -> None:
                     else ("--max-tokens", args.max_tokens))
     gpus = args.gpus if args.gpus is not None else count_gpus()
     per_gpu, freq, note = keep_effective_batch(option, size, args.paper_gpus,
-                                               args.paper_update_freq, gpus, args.smallest)
+                                               args.paper_update_freq, gpus, args.smallest,
+                                               your_update_freq=args.update_freq)
     print(f"{PROG}: {note}", file=sys.stderr)
     if args.log:  # the run's train.log, which fairseq-train's output then extends
         with open(args.log, "a", encoding="utf-8") as f:
@@ -94,6 +95,8 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--paper-gpus", type=positive_int, default=1, help="batch: the paper's GPUs")
     p.add_argument("--paper-update-freq", type=positive_int, default=1,
                    help="batch: the paper's accumulation (--update-freq)")
+    p.add_argument("--update-freq", type=positive_int, default=None,
+                   help="batch: yours, kept (default: the one that keeps the paper's batch)")
     p.add_argument("--smallest", type=positive_int, default=1,
                    help="batch: the smallest per-GPU batch (tokens: one example at the cut)")
     p.add_argument("--log", default=None, metavar="FILE",

@@ -7,7 +7,7 @@ files, counts and errors).
 import collections
 import logging
 import os
-from typing import Optional
+from typing import List, Optional
 
 from fairseq_hier.data.markup import describe_markup, markup_counts
 from fairseq_hier.data.mds_readers import (PUBLISHED_SPLIT, describe_skipped, format_counts,
@@ -50,12 +50,22 @@ def convert_split(dataset: str, input_dir: str, output_dir: str, split: str,
             found = markup_counts([ex.summary])
             markup.update(found)
             with_markup += bool(found)
-    logger.info(f"[{split}] {outputs[0]}, {outputs[1]}: {format_counts(stats)}")
-    if markup:
-        logger.warning(f"[{split}] {outputs[1]}: {with_markup} of {stats['examples']} targets "
-                       f"hold markup that ROUGE-1.5.5 reads only up to its '<' (kept: it is the "
-                       f"dataset's text): {describe_markup(markup)}")
-    if skipped:
-        logger.warning(f"[{split}] {len(skipped)} examples skipped (no non-empty document or an "
-                       f"empty summary): {describe_skipped(skipped)}")
+    log_split(logger, split, f"{outputs[0]}, {outputs[1]}", outputs[1], stats, skipped, markup,
+              with_markup, "no non-empty document or an empty summary")
     return stats
+
+
+def log_split(log: logging.Logger, split: str, what: str, targets: str,
+              stats: collections.Counter, skipped: List[int], markup: collections.Counter,
+              with_markup: int, why_skipped: str) -> None:
+    """The log of one converted split (to the command's logger ``log``): its counts, the targets
+    holding markup that ROUGE-1.5.5 reads only up to its '<' (kept: they are the data's text),
+    the skipped examples' lines."""
+    log.info(f"[{split}] {what}: {format_counts(stats)}")
+    if markup:
+        log.warning(f"[{split}] {targets}: {with_markup} of {stats['examples']} targets hold "
+                    f"markup that ROUGE-1.5.5 reads only up to its '<' (kept: it is the "
+                    f"dataset's text): {describe_markup(markup)}")
+    if skipped:
+        log.warning(f"[{split}] {len(skipped)} examples skipped ({why_skipped}): "
+                    f"{describe_skipped(skipped)}")

@@ -11,14 +11,13 @@ import logging
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from fairseq_hier.data.markup import describe_markup, markup_counts
-from fairseq_hier.data.mds_readers import (SEPARATOR, clean, describe_skipped, format_counts,
-                                           source_line)
+from fairseq_hier.data.markup import markup_counts
+from fairseq_hier.data.mds_readers import (SEPARATOR, clean, source_line)
 from fairseq_hier.data.own_data import has_several_summaries, read_examples, split_paragraphs
 from fairseq_hier.data.readers import summary_fields
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs
-from fairseq_hier.preparation.mds import parse_splits
+from fairseq_hier.preparation.mds import log_split, parse_splits
 
 logger = logging.getLogger("fairseq_hier.jsonl_to_raw")
 
@@ -100,7 +99,8 @@ def convert_split(path: str, split: str, output_dir: str, paragraphs: str = "doc
     if not several and os.path.isfile(stale):  # an earlier conversion's: not these examples'
         os.remove(stale)
         logger.info(f"[{split}] removed {stale}: no example of {path} has several summaries")
-    _log(split, path, outputs, stats, skipped, markup, with_markup)
+    log_split(logger, split, f"{path} -> {', '.join(outputs)}", outputs[1], stats, skipped,
+              markup, with_markup, "no non-empty paragraph")
     return stats
 
 
@@ -120,18 +120,6 @@ def _source_line(example, paragraphs: str, max_documents: int,
         stats["titles"] += 1
         return f"{title} {SEPARATOR} " + f" {SEPARATOR} ".join(texts)
     return source_line(texts)
-
-
-def _log(split: str, path: str, outputs: Sequence[str], stats: collections.Counter,
-         skipped: List[int], markup: collections.Counter, with_markup: int) -> None:
-    logger.info(f"[{split}] {path} -> {', '.join(outputs)}: {format_counts(stats)}")
-    if markup:
-        logger.warning(f"[{split}] {outputs[1]}: {with_markup} of {stats['examples']} examples "
-                       f"have summaries holding markup that ROUGE-1.5.5 reads only up to its '<' "
-                       f"(kept: it is your text): {describe_markup(markup)}")
-    if skipped:
-        logger.warning(f"[{split}] {len(skipped)} examples skipped (no non-empty paragraph): "
-                       f"{describe_skipped(skipped)}")
 
 
 def convert(files: Sequence[Tuple[str, str]], output_dir: str, paragraphs: str = "documents",
