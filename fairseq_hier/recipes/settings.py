@@ -199,7 +199,6 @@ class Scaled:
     decay_period: Optional[int]
     batch: int  # per GPU
     update_freq: int
-    gpus: int
     notes: List[str] = field(default_factory=list)
 
 
@@ -227,7 +226,7 @@ def scale(p: Paper, examples: int, gpus: int, batch: Optional[int] = None,
                                                gpus, smallest_batch(p), batch, update_freq)
     notes.append(note)
     decay = shrink(p.decay_period) if p.decay_period else None
-    return Scaled(updates, shrink(p.warmup), shrink(p.interval), decay, per_gpu, freq, gpus,
+    return Scaled(updates, shrink(p.warmup), shrink(p.interval), decay, per_gpu, freq,
                   notes)
 
 
