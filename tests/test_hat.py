@@ -191,14 +191,19 @@ def tiny_bart_checkpoint(folder, d=D):
     return bart
 
 
-def test_extend_positions_tiles_the_real_rows():
+def test_extend_positions_tiles_or_keeps_the_fresh_rows():
     from fairseq_hier.models.hat import extend_positions
 
     table = torch.arange(6.0)[:, None].repeat(1, 2)  # rows 0-1 offset, 4 real positions
-    out = extend_positions(table, 12)
+    fresh = -torch.arange(12.0)[:, None].repeat(1, 2)
+    out = extend_positions(table, fresh, "tile")
     assert out[:, 0].tolist() == [0, 1, 2, 3, 4, 5, 2, 3, 4, 5, 2, 3]
+    out = extend_positions(table, fresh, "random")
+    assert out[:, 0].tolist() == [0, 1, 2, 3, 4, 5, -6, -7, -8, -9, -10, -11]
     with pytest.raises(ValueError, match="cannot shrink a position table from 6 to 4 rows"):
-        extend_positions(table, 4)
+        extend_positions(table, fresh[:4])
+    with pytest.raises(ValueError, match="--position-init must be one of random, tile, got 'x'"):
+        extend_positions(table, fresh, "x")
 
 
 @pytest.mark.parametrize("arch", ["hat_bart_base", "long_bart_base"])
@@ -217,7 +222,8 @@ def test_bart_weights_load_by_name_and_positions_extend(tmp_path, arch, caplog):
         if key.endswith("embed_positions.weight"):  # encoder and decoder: 32 -> 64 positions
             assert loaded[key].shape == (66, 16)
             torch.testing.assert_close(loaded[key][:34], value)
-            torch.testing.assert_close(loaded[key][34:66], value[2:34])
+            # --position-init random (the default): the model's own fresh rows beyond BART's
+            torch.testing.assert_close(loaded[key][34:66], fresh[key][34:66], atol=0, rtol=0)
         else:
             torch.testing.assert_close(loaded[key], value, atol=0, rtol=0)
     new = sorted(k for k in loaded if k not in bart.state_dict())
@@ -228,7 +234,7 @@ def test_bart_weights_load_by_name_and_positions_extend(tmp_path, arch, caplog):
     else:
         assert new == []
     log = caplog.text
-    assert ("extended: ['encoder.embed_positions.weight 34 -> 66 rows', "
+    assert ("extended (random): ['encoder.embed_positions.weight 34 -> 66 rows', "
             "'decoder.embed_positions.weight 34 -> 66 rows']; missing: none; unused: none") in log
     assert f"new (fresh init) {len(new)}:" in log
 

@@ -6,7 +6,9 @@ checkpoint in fairseq's real layout (conftest):
   the plain long_bart from BART -> decode -> PTB-tokenise -> ROUGE-1.5.5;
 - dialogues (SAMSum json): examples/hat_samsum with speaker segments, the HAT model initialised
   from the arXiv-trained HAT (004 Table 5's scheme) -> decode -> ROUGE; the sentence-attention
-  heatmap (examples/hat_common/heatmap.sh).
+  heatmap (examples/hat_common/heatmap.sh);
+- meetings (QMSum jsonl): examples/hat_ami's preparation (fillers, one segment id per role) and
+  examples/hat_icsi end to end (appearance-order segments, from the arXiv-trained HAT).
 
 The scores each decode step saves in the run folder's test.rouge.txt are checked against its
 written (PTB-tokenised) hypotheses and references re-scored (tests/rouge_oracle.py): ROUGE-1.5.5
@@ -247,13 +249,15 @@ def test_bad_sentence_counts_stop_training_before_any_update(arxiv, tmp_path, ti
     assert f"{data / 'valid.segments'} not found (fairseq-hier-sentence-bos writes it" in out
 
 
-def write_qmsum(path: Path, n: int, rng):
-    """QMSum layout (AMI meetings): one meeting per line, transcript turns with QMSum's markup."""
+def write_qmsum(path: Path, n: int, rng,
+                speakers=("Project Manager", "Marketing", "User Interface")):
+    """QMSum layout (AMI meetings; ICSI's with other ``speakers``): one meeting per line,
+    transcript turns with QMSum's markup."""
     lines = []
     for i in range(n):
-        turns = [{"speaker": rng.choice(["Project Manager", "Marketing", "User Interface"]),
+        turns = [{"speaker": rng.choice(list(speakers)),
                   "content": f"um {sentence(rng, 2, 6)} {{vocalsound}}"} for _ in range(5)]
-        turns.append({"speaker": "Marketing", "content": "Mm-hmm ."})
+        turns.append({"speaker": speakers[1], "content": "Mm-hmm ."})
         lines.append(json.dumps({
             "topic_list": [{"topic": "opening", "relevant_text_span": [["0", "3"]]}],
             "general_query_list": [{"query": "Summarize the whole meeting.",
@@ -262,7 +266,7 @@ def write_qmsum(path: Path, n: int, rng):
     path.write_text("\n".join(lines) + "\n")
 
 
-def test_ami_prepare_filters_fillers_and_writes_speaker_segments(tmp_path, tiny_bart_dir):
+def test_ami_prepare_filters_fillers_and_writes_role_segments(tmp_path, tiny_bart_dir):
     rng = random.Random(2)
     for split, n in (("train", 3), ("val", 2), ("test", 2)):
         write_qmsum(tmp_path / f"{split}.jsonl", n, rng)
@@ -273,11 +277,52 @@ def test_ami_prepare_filters_fillers_and_writes_speaker_segments(tmp_path, tiny_
     assert "filler_tokens_dropped=33" in log and "turns_dropped=3" in log, log[-3000:]
     sources = (work / "bpe" / "train.source").read_text().splitlines()
     assert [s.count("<s>") for s in sources] == [5, 5, 5]
-    assert (work / "data-bin" / "train.segments").exists()
-    first = json.loads((tmp_path / "train.jsonl").read_text().splitlines()[0])
-    order = list(dict.fromkeys(t["speaker"] for t in first["meeting_transcripts"][:5]))
-    assert (work / "data-bin" / "train.segments").read_text().splitlines()[0].split() == \
-        [str(order.index(t["speaker"])) for t in first["meeting_transcripts"][:5]]
+    # one fixed id per role (Project Manager 0, Marketing 1, User Interface 2), every meeting
+    roles = {"Project Manager": "0", "Marketing": "1", "User Interface": "2"}
+    written = (work / "data-bin" / "train.segments").read_text().splitlines()
+    for line, text in zip(written, (tmp_path / "train.jsonl").read_text().splitlines()):
+        turns = json.loads(text)["meeting_transcripts"][:5]
+        assert line.split() == [roles[t["speaker"]] for t in turns]
+    assert "numbered by roles" in log
+
+
+def test_icsi_recipe_numbers_speakers_by_appearance_and_decodes(tmp_path, arxiv, arxiv_trained,
+                                                                tiny_bart_dir):
+    """examples/hat_icsi: QMSum's Academic layout (speakers by code, no roles) -> segments in
+    order of appearance -> train from the arXiv-trained HAT with K = 1 + the largest index ->
+    decode -> ROUGE-1.5.5."""
+    rng = random.Random(4)
+    codes = ["Professor B", "Grad F", "PhD A", "Postdoc E"]
+    for split, n in (("train", 8), ("val", 3), ("test", 3)):
+        write_qmsum(tmp_path / f"{split}.jsonl", n, rng, speakers=codes)
+    work = tmp_path / "work"
+    log = run_recipe(EXAMPLES / "hat_icsi" / "prepare.sh", tmp_path, work, tiny_bart_dir,
+                     env=dict(MAX_SOURCE="64", MAX_TARGET="24"))
+    assert "numbered by appearance" in log, log[-3000:]
+    counts = (work / "data-bin" / "train.sentences").read_text().split()
+    written = (work / "data-bin" / "train.segments").read_text().splitlines()
+    for line, text, count in zip(written, (tmp_path / "train.jsonl").read_text().splitlines(),
+                                 counts):
+        speakers = [t["speaker"] for t in json.loads(text)["meeting_transcripts"][:5]]
+        order = list(dict.fromkeys(speakers))
+        assert line.split() == [str(order.index(s)) for s in speakers][: int(count)]
+    largest = max(int(x) for f in ("train", "valid", "test")
+                  for x in (work / "data-bin" / f"{f}.segments").read_text().split())
+    init = arxiv["work"] / "checkpoints" / "hat" / "checkpoint_best.pt"
+    # the recipe's own batch rule (no UPDATE_FREQ): BATCH x 8 x 1 GPU meetings per update on
+    # any number of GPUs (BATCH 4 here: --update-freq 8 on this 1 GPU, 32 per update)
+    log = run_recipe(EXAMPLES / "hat_icsi" / "train.sh", work, init, "hat", *TRAIN_FLAGS,
+                     env=dict(TINY_TRAIN, UPDATE_FREQ=""))
+    assert "= 32 examples per update (the paper: 4 x 1 GPU(s) x 8 = 32)" in log, log[-3000:]
+    assert "update_freq=[8]" in log.replace("'", "").replace(": ", "="), log[-3000:]
+    assert "new (fresh init) 1: ['encoder.embed_segments.weight']" in log, log[-3000:]
+    assert f"segment_embeddings={largest + 1}" in log.replace("'", "").replace(": ", "=")
+    out = run_recipe(EXAMPLES / "hat_icsi" / "decode.sh", work, tiny_bart_dir, "hat", env=DECODE)
+    assert set(rouge_f(out)) == {"1", "2", "L"}, out[-2000:]
+    decoded = work / "checkpoints" / "hat"
+    assert len((decoded / "test.hyp").read_text().splitlines()) == 3
+    assert_rescored((decoded / "test.rouge.txt").read_text(), decoded / "test.ref",
+                    decoded / "test.hyp")
 
 
 def test_cnndm_prepare_splits_untokenised_articles_with_pysbd(tmp_path, tiny_bart_dir):

@@ -33,7 +33,7 @@ ALLOWED = {
     "models": {"compat", "data", "errors", "modules"},
     "generation": {"data", "errors", "io", "models", "modules"},
     "tasks": {"data", "errors", "generation", "io", "models", "modules"},
-    "demo": {"errors", "io"},
+    "demo": {"errors", "io", "scoring"},
     "recipes": {"errors"},
     "scoring": {"data", "errors", "io"},
     "baselines": {"data", "errors", "io"},

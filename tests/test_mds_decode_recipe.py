@@ -4,16 +4,20 @@ written here (decode.sh keeps an existing generate-test.txt, so no model is trai
 in example order, '<unk>' -> 'UNK' and '<'/'>' -> ' ' on both sides, then `fairseq-hier-rouge
 -zs --also-rouge-score` (test.rouge.txt) and `fairseq-hier-rouge -zs -e '<nosplit>'`
 (test.rouge_whole.txt), all in the run folder WORK/checkpoints/RUN beside the checkpoint; table.py
-reads them there.
+reads them there. And the recipe's defaults per system, through train.sh and decode.sh with
+fairseq-train / fairseq-generate replaced by recorders of their arguments.
 The printed scores must equal the written files re-scored (tests/rouge_oracle.py): ROUGE-1.5.5
 with the recipe's flags and rouge-score's own RougeScorer.
 """
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
-from conftest import ROOT, run_recipe
+import pytest
+from conftest import BIN, ROOT, run_recipe
 from rouge_oracle import assert_rescored
 
 from fairseq_hier.scoring.rouge import parse_report
@@ -68,3 +72,81 @@ def test_decode_step_scores_equal_the_written_files_rescored(tmp_path):
     assert rows[1].startswith("transformer") and "(not scored on test yet: decode.sh)" in rows[1]
     assert rows[2].split()[:2] == ["liu_ht", f"{100 * whole_f['rouge-1']['f']:.2f}"]
     assert rows[2].split()[-1] == f"{100 * split_f['rouge-l']['f']:.2f}"
+
+
+# ------------------------------------------------------------------ the recipe's defaults
+FAKE = """#!/usr/bin/env bash
+# records its arguments, one per line, then stands in for the real command
+printf '%s\\n' "$@" > "$FAKE_LOG/$(basename "$0").args"
+if [[ "$(basename "$0")" == fairseq-generate ]]; then
+  printf 'S-0\\tsource\\nH-0\\t-0.5\\tthe mayor opened a market .\\nP-0\\t-0.5\\n'
+  echo 'Generate test with beam=5: BLEU4 = 0.00'
+fi
+"""
+
+
+def recipe_env(tmp_path, dataset):
+    """The dataset run.sh's exports, fairseq-train / -generate replaced by recorders."""
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    for name in ("fairseq-train", "fairseq-generate"):
+        (fake / name).write_text(FAKE)
+        (fake / name).chmod(0o755)
+    exports = subprocess.run(
+        ["bash", "-c", f"eval \"$(grep '^export' {ROOT}/examples/{dataset}/run.sh)\"; "
+                       "env -0"], capture_output=True, text=True, check=True).stdout
+    env = dict(kv.split("=", 1) for kv in exports.split("\0") if "=" in kv)
+    keep = ("MAX_PARAGRAPHS", "MAX_PARAGRAPH_TOKENS", "FLAT_POSITIONS", "MIN_LEN", "MAX_LEN")
+    env = {k: env[k] for k in keep}
+    return dict(env, FAKE_LOG=str(fake), PATH=f"{fake}:{BIN}:{os.environ['PATH']}")
+
+
+def args_of(env, command):
+    return (Path(env["FAKE_LOG"]) / f"{command}.args").read_text().splitlines()
+
+
+def value(args, flag):
+    return args[args.index(flag) + 1]
+
+
+FABBRI = ["--beam", "5", "--min-len", "200", "--max-len-a", "0", "--max-len-b", "300",
+          "--length-penalty-form", "wu", "--lenpen", "0.9", "--coverage-penalty", "summary",
+          "--coverage-beta", "5", "--no-repeat-ngram-size", "3"]
+
+
+@pytest.mark.parametrize("system", ["transformer", "parsingsum_ft", "liu_ht", "parsingsum_ht"])
+def test_multi_news_defaults_train_and_decode(tmp_path, system):
+    """Flat systems: 003's FT as Fabbri et al.'s scripts (transformer_copy / parsingsum_ft with
+    copy attention, no label smoothing, whole documents cut to 500 pieces; beam 5, 200-300
+    pieces, Wu 0.9, summary coverage 5, trigram blocking). Hierarchical: Liu & Lapata's code
+    (label smoothing 0.1; beam 5, Wu 0.4, no coverage, no blocking)."""
+    env = recipe_env(tmp_path, "multi_news")
+    work = tmp_path / "work"
+    (work / "parsed").mkdir(parents=True)
+    (work / "parsed" / "test.tgt.tok").write_text("the mayor opened the market .\n")
+    run_recipe(ROOT / "examples" / "mds_common" / "train.sh", system,
+               env=dict(env, WORK=str(work)))
+    train = args_of(env, "fairseq-train")
+    flat = system in ("transformer", "parsingsum_ft")
+    assert value(train, "--arch") == {"transformer": "transformer_copy"}.get(system, system)
+    assert value(train, "--label-smoothing") == ("0" if flat else "0.1")
+    if flat:
+        assert [value(train, f) for f in ("--max-source-positions", "--max-paragraph-tokens")] \
+            == ["500", "500"]
+    else:
+        assert [value(train, f) for f in ("--max-paragraphs", "--max-paragraph-tokens")] == \
+            ["10", "160"]
+    assert "--copy-attention" not in train and "--no-copy-attention" not in train  # arch default
+    (work / "checkpoints" / system / "checkpoint_best.pt").write_bytes(b"")
+    run_recipe(ROOT / "examples" / "mds_common" / "decode.sh", system,
+               env=dict(env, WORK=str(work)))
+    generate = args_of(env, "fairseq-generate")
+    start = generate.index("--beam")
+    if flat:
+        assert generate[start: start + len(FABBRI)] == FABBRI
+        assert value(generate, "--max-source-positions") == "500"
+    else:
+        assert generate[start: start + 12] == [
+            "--beam", "5", "--min-len", "200", "--max-len-a", "0", "--max-len-b", "300",
+            "--length-penalty-form", "wu", "--lenpen", "0.4"]
+        assert "--coverage-penalty" not in generate and "--no-repeat-ngram-size" not in generate

@@ -14,6 +14,8 @@ from fairseq_hier.cli.rouge import cli_main as rouge_main
 from fairseq_hier.data.readers import ReaderError
 from fairseq_hier.inference.inputs import read_inputs, read_jsonl
 from fairseq_hier.inference.pipelines import ParagraphPipeline
+from fairseq_hier.inference.pipeline_base import RawExample
+from fairseq_hier.data.rouge_ngrams import split_source
 from fairseq_hier.scoring import rouge
 from rouge_oracle import perl_direct, report_lines
 
@@ -361,3 +363,27 @@ def test_refs_jsonl_scores_as_aligned_files_and_as_rouge_155_itself(tmp_path, ca
     varying = tmp_path / "varying.jsonl"
     varying.write_text("".join(json.dumps(t) + "\n" for t in texts))
     assert score(varying, hyps) == report_lines(perl_direct(tmp_path / "perl", REFS, HYPS))
+
+
+def test_the_paragraphs_pipeline_repeats_the_title_as_the_ranked_shards():
+    """title_placement=every: an empty title slot and 'title <T>' before every paragraph, as
+    fairseq-hier-wikisum-to-raw --title-placement every writes hiersumm's shards (liu_ht)."""
+    example = RawExample(["Alpha beta.\nGamma."], "Berlin", "x:1")
+    every = ParagraphPipeline({"title_placement": "every", "lowercase": True}, None)
+    line = every.encode(example)[0]
+    assert line == "<P> berlin <T> alpha beta. <P> berlin <T> gamma."
+    title, paragraphs, _ = split_source(line, "<P>")
+    assert title == [] and paragraphs == [["berlin", "<T>", "alpha", "beta."],
+                                          ["berlin", "<T>", "gamma."]]
+    first = ParagraphPipeline({"lowercase": True}, None)
+    assert first.encode(example) == ["berlin <P> alpha beta. <P> gamma."]
+    for options, message in (
+            ({"title_placement": "each"}, r"option title_placement='each' is not one of first, "
+                                          r"every$"),
+            ({"title_placement": "every", "title": False}, r"title_placement=every repeats the "
+                                                           r"title in every paragraph; it needs "
+                                                           r"title=true$"),
+            ({"title_placement": "every", "tokenizer": "spacy"}, r"use it with "
+                                                                 r"tokenizer=whitespace$")):
+        with pytest.raises(ValueError, match=message):
+            ParagraphPipeline.check_options(ParagraphPipeline.resolve_options(options), "r.json")

@@ -1,6 +1,6 @@
 """ParsingSum (paper 003): the dependency matrix on pieces, linguistic-guided attention against a
 literal implementation of Eq. 4-7 and of Table 6's fusions (values and gradients), alpha = 0 ==
-the plain models on the same weights, batch invariance (padding must not leak into M) and
+the plain models on the same weights (``transformer_copy`` / ``liu_ht``), batch invariance (padding must not leak into M) and
 incremental == full decoding, for ``parsingsum_ft`` and ``parsingsum_ht``.
 
 Small but distinct sizes (B=2, S=7, H=2, D=4 / C=8) so that a wrong transpose fails.
@@ -50,6 +50,9 @@ def test_dependency_matrix_on_pieces_literal():
                                                          torch.ones(2, 2), torch.ones(1, 1),
                                                          torch.zeros(1, 1)).int())
     assert torch.equal(m, m.T)  # undirected (003 Sec. 2.1)
+    # Eq. 1 has no self-links: the default is the arcs alone
+    assert torch.equal(dependency_matrix(WORDS, HEADS), none)
+    assert not dependency_matrix(WORDS, HEADS).diagonal().any()
 
 
 def literal_lga(attn, x, padding, m, fusion, weight):
@@ -115,9 +118,10 @@ def guided(fusion, weight, words, heads, chunked=True, diagonal="word"):
 FUSIONS = [("alpha", 2.0), ("direct", 0.25), ("gaussian", 8.0), ("gaussian", 0.25)]
 
 
-@pytest.mark.parametrize("fusion,weight", FUSIONS)
+@pytest.mark.parametrize("fusion,weight,diagonal", [(f, w, "none") for f, w in FUSIONS]
+                         + [("alpha", 2.0, "word")])
 @pytest.mark.parametrize("chunked", [True, False])
-def test_attention_against_literal_equations(fusion, weight, chunked):
+def test_attention_against_literal_equations(fusion, weight, diagonal, chunked):
     torch.manual_seed(0)
     attn = LinguisticGuidedAttention(8, 2, self_attention=True).eval()
     s = 23
@@ -127,10 +131,11 @@ def test_attention_against_literal_equations(fusion, weight, chunked):
     (w0, h0), (w1, h1) = random_parse(s - 1, 0), random_parse(16, 1)
     pad = lambda t: torch.cat([t, t.new_full((s - len(t),), -1)])  # noqa: E731
     words, heads = torch.stack([w0, pad(w1)]), torch.stack([h0, pad(h1)])
-    attn.guide = guided(fusion, weight, words, heads, chunked)
+    attn.guide = guided(fusion, weight, words, heads, chunked, diagonal)
     assert (attn.guide.num_chunks > 3) == chunked
     out, _ = attn(x, x, x, key_padding_mask=padding, need_weights=False)
-    expected = literal_lga(attn, x, padding, dependency_matrix(words, heads), fusion, weight)
+    expected = literal_lga(attn, x, padding, dependency_matrix(words, heads, diagonal), fusion,
+                           weight)
     torch.testing.assert_close(out, expected, atol=1e-5, rtol=1e-5)
 
 
@@ -186,7 +191,7 @@ def build(arch, **overrides):
 
     d = make_dict()
     task = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
-    args = argparse.Namespace(**(FT_DIMS if arch in ("parsingsum_ft", "transformer")
+    args = argparse.Namespace(**(FT_DIMS if arch in ("parsingsum_ft", "transformer_copy")
                                  else HT_DIMS), **overrides)
     ARCH_CONFIG_REGISTRY[arch](args)
     torch.manual_seed(0)
@@ -224,7 +229,7 @@ def hier_batch(d, g):
     return src, words, heads
 
 
-@pytest.mark.parametrize("arch,plain", [("parsingsum_ft", "transformer"),
+@pytest.mark.parametrize("arch,plain", [("parsingsum_ft", "transformer_copy"),
                                         ("parsingsum_ht", "liu_ht")])
 def test_alpha_zero_is_the_plain_model_on_the_same_weights(arch, plain):
     lga, d = build(arch, lga_alpha=0.0)
@@ -304,10 +309,12 @@ def test_papers_settings_and_registry():
     ARCH_CONFIG_REGISTRY["parsingsum_ft"](ft)
     assert (ft.encoder_layers, ft.decoder_layers, ft.dropout, ft.lga_alpha) == (4, 4, 0.1, 2.0)
     assert (ft.encoder_embed_dim, ft.encoder_attention_heads, ft.lga_fusion) == (512, 8, "alpha")
+    assert (ft.lga_diagonal, ft.copy_attention) == ("none", True)  # Eq. 1; 003's FT copies
     ht = argparse.Namespace()
     ARCH_CONFIG_REGISTRY["parsingsum_ht"](ht)
     assert (ht.encoder_layers, ht.global_layers, ht.encoder_attention_heads, ht.lga_alpha) == \
         (8, "6,7", 8, 3.0)
+    assert ht.lga_diagonal == "none" and not hasattr(ht, "copy_attention")
     model, _ = build("parsingsum_ht")
     kinds = [type(layer).__name__ for layer in model.encoder.layers]
     assert kinds == ["LGAEncoderLayer", "LGAEncoderLayer", "GlobalTransformerLayer"]

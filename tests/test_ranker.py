@@ -134,18 +134,20 @@ def test_split_source():
 
 # ------------------------------------------------------------------------------ labels
 def test_rank_labels_by_hand(tmp_path):
-    (tmp_path / "s.src").write_text("the title <P> a b c d <P> <P> x y a b\nt2 <P> q r s\n")
-    (tmp_path / "s.tgt").write_text("A b c a b\nq r s t\n")
+    # case differs between paragraphs and targets: only --lowercase finds the shared bigrams
+    (tmp_path / "s.src").write_text("the title <P> a b c d <P> <P> x y a b\nt2 <P> Q r s\n")
+    (tmp_path / "s.tgt").write_text("A B c A B\nq r s t\n")
     out = run_cli("fairseq-hier-rank-labels", "--source", tmp_path / "s.src", "--target",
                   tmp_path / "s.tgt", "--output", tmp_path / "s.labels", "--lowercase")
-    # target 1: bigrams ab, bc, ca, ab (4); "a b c d" matches ab, bc; "x y a b" matches ab
-    # target 2: qr, rs, st (3); "q r s" matches qr, rs
+    # lowercased, target 1: bigrams ab, bc, ca, ab (4); "a b c d" matches ab, bc; "x y a b"
+    # matches ab. Target 2: qr, rs, st (3); "q r s" matches qr, rs
     assert (tmp_path / "s.labels").read_text() == "0.5000 0.2500\n0.6667\n"
     assert "2 examples, 3 paragraphs" in out.stdout and "1 empty paragraphs dropped" in out.stdout
-    # without --lowercase, "A b" is not "a b"
+    # cased, target 1: "A B", "B c", "c A", "A B": no paragraph bigram matches; target 2: "Q r"
+    # is not "q r", "r s" still matches: 1 of 3
     run_cli("fairseq-hier-rank-labels", "--source", tmp_path / "s.src", "--target",
             tmp_path / "s.tgt", "--output", tmp_path / "cased.labels")
-    assert (tmp_path / "cased.labels").read_text().splitlines()[0] == "0.5000 0.2500"
+    assert (tmp_path / "cased.labels").read_text() == "0.0000 0.0000\n0.3333\n"
 
 
 def test_rank_labels_errors(tmp_path, capsys):

@@ -25,8 +25,9 @@ def oracle(arch, examples, gpus):
     updates = min(updates, p.updates)
     warmup = max(1, round(p.warmup * updates / p.updates))
     total = p.batch * p.gpus * p.update_freq  # per update, on the paper's GPUs
-    smallest = {"pht": 1, "vht": 1, "liu_ht": 10_500, "transformer": 1600, "parsingsum_ft": 1600,
-                "parsingsum_ht": 1600}.get(arch, 1)  # one example at the cut (BART: 1 example)
+    # one example at the cut: flat 500 pieces, paragraphs P x L tokens (BART: 1 example)
+    smallest = {"pht": 1, "vht": 1, "liu_ht": 10_500, "transformer": 500, "transformer_copy": 500,
+                "parsingsum_ft": 500, "parsingsum_ht": 1600}.get(arch, 1)
     batch = p.batch if gpus <= p.gpus * p.update_freq else max(smallest, math.ceil(total / gpus))
     freq = max(1, math.ceil(total / (batch * gpus)))
     return updates, warmup, batch, freq
@@ -63,13 +64,13 @@ def test_pht_on_fifty_thousand_examples_and_eight_gpus():
 
 
 def test_a_gpu_holds_one_example_at_least_and_the_log_says_the_batch_grew():
-    args, notes = train_settings("transformer", 44_972, 8)
-    # 4,096 tokens x 1 GPU: 8 GPUs would get 512 tokens each, below one 1,600-token source
-    assert option(args, "--max-tokens") == "1600" and option(args, "--update-freq") == "1"
+    args, notes = train_settings("transformer", 44_972, 16)
+    # 4,096 tokens x 1 GPU: 16 GPUs would get 256 tokens each, below one 500-piece source
+    assert option(args, "--max-tokens") == "500" and option(args, "--update-freq") == "1"
     assert notes[2] == (
-        "effective batch: 1,600 tokens x 8 GPU(s) x update-freq 1 = 12,800 tokens per update "
+        "effective batch: 500 tokens x 16 GPU(s) x update-freq 1 = 8,000 tokens per update "
         "(the paper: 4,096 x 1 GPU(s) x 1 = 4,096); more than the paper's: a GPU needs at least "
-        "1,600 tokens (one example at the cut), so use fewer GPUs to train with the paper's batch")
+        "500 tokens (one example at the cut), so use fewer GPUs to train with the paper's batch")
     _, notes = train_settings("pht", 50_000, 3)
     assert notes[2].endswith("= 18 examples per update (the paper: 16 x 1 GPU(s) x 1 = 16); the "
                              "nearest to the paper's that 3 GPUs allow")

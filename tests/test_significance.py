@@ -271,3 +271,99 @@ def test_cli_errors(files, capsys, argv, message):
     err = capsys.readouterr().err.strip()
     assert err.startswith("fairseq-hier-significance: error: ")
     assert message.format(**paths) in err and "\n" not in err
+
+
+# ----------------------------------------------------------------------------- sets of files
+def literal_set_bootstrap(base, members, samples, seed):
+    """The set test written out: a document's set score is the mean over the members, a
+    resample's score the mean of those over its documents, one resample at a time."""
+    rng = np.random.default_rng(seed)
+    n, k = len(base), len(members)
+    doc = [sum(m[i] for m in members) / k for i in range(n)]
+    deltas, means = [], []
+    for _ in range(samples):
+        idx = rng.integers(0, n, size=n)
+        mean_set = sum(doc[i] for i in idx) / n
+        deltas.append(mean_set - sum(base[i] for i in idx) / n)
+        means.append(mean_set)
+    cuts = statistics.quantiles(deltas, n=40, method="inclusive")
+    mean_cuts = statistics.quantiles(means, n=40, method="inclusive")
+    return {"f": sum(doc) / n, "delta": sum(doc) / n - sum(base) / n, "low": cuts[0],
+            "high": cuts[-1], "p_value": sum(d <= 0 for d in deltas) / samples,
+            "f_low": mean_cuts[0], "f_high": mean_cuts[-1]}
+
+
+def test_a_set_of_one_is_the_single_file():
+    refs, sys_a, sys_b = corpus(8, seed=2)
+    single = sig.rouge_significance(refs, {"A": sys_a, "B": sys_b}, "A", 300, fallback=True)
+    one = sig.rouge_significance(refs, {"A": sys_a, "B": sig.HypothesisSet([sys_b])}, "A", 300,
+                                 fallback=True)
+    for metric in sig.METRICS:
+        ours, plain = one["systems"]["B"][metric], single["systems"]["B"][metric]
+        for key in ("f", "reported_f", "delta", "low", "high", "p_value", "per_document"):
+            assert ours[key] == plain[key], (metric, key)
+        assert ours["members"] == [{"name": "#1", "f": plain["f"],
+                                    "reported_f": plain["reported_f"]}]
+    assert one["reported"]["B"] == [single["reported"]["B"]]
+
+
+def test_a_set_equals_the_literal_set_bootstrap():
+    refs, sys_a, sys_b = corpus(9, seed=4)
+    _, sys_c, sys_d = corpus(9, seed=6)  # two more systems' outputs for the same documents
+    members = [sys_b, sys_c, sys_d]
+    result = sig.rouge_significance(refs, {"A": sys_a, "S": sig.HypothesisSet(members)}, "A",
+                                    400, seed=3, fallback=True)
+    for metric in sig.METRICS:
+        base = sig.rouge_per_document(refs, sys_a, fallback=True)[metric]
+        member_scores = [sig.rouge_per_document(refs, m, fallback=True)[metric] for m in members]
+        oracle = literal_set_bootstrap(base, member_scores, 400, 3)
+        entry = result["systems"]["S"][metric]
+        for key, value in oracle.items():
+            assert entry[key] == pytest.approx(value, abs=1e-12), (metric, key)
+        assert [m["f"] for m in entry["members"]] == pytest.approx(
+            [sum(s) / 9 for s in member_scores], abs=1e-12)
+        assert entry["reported_f"] == pytest.approx(
+            sum(m["reported_f"] for m in entry["members"]) / 3, abs=1e-12)
+        assert entry["f_low"] <= entry["f"] <= entry["f_high"]
+
+
+def test_cli_rouge_sets(files, tmp_path, capsys):
+    """NAME=A,B and NAME=DIR name the same set; one set alone prints its members, mean and
+    interval; sets are refused for BLEU."""
+    folder = tmp_path / "best5"
+    folder.mkdir()
+    for k, name in enumerate(("a", "b")):
+        (folder / f"ck{k}.hyp").write_text((files / name).read_text())
+    (folder / "notes.txt").write_text("not a hypothesis file\n")
+    listed = [f"S={files / 'a'},{files / 'b'}"]
+    results = []
+    for spec in (listed, [f"S={folder}"]):
+        assert cli_main(["rouge", str(files / "ref"), f"A={files / 'a'}", *spec, "--fallback",
+                         "--samples", "100"]) == 0
+        results.append(json.loads(capsys.readouterr().out.strip().splitlines()[-1]))
+    for metric in sig.METRICS:
+        for key in ("f", "delta", "low", "high", "p_value", "f_low", "f_high"):
+            assert results[0]["systems"]["S"][metric][key] == results[1]["systems"]["S"][metric][key]
+    assert cli_main(["rouge", str(files / "ref"), f"S={folder}", "--fallback",
+                     "--samples", "100"]) == 0
+    out = capsys.readouterr().out
+    summary = json.loads(out.strip().splitlines()[-1])
+    s = summary["systems"]["S"]["rouge-1"]
+    assert [m["name"] for m in s["members"]] == [str(folder / "ck0.hyp"), str(folder / "ck1.hyp")]
+    rows = [line.split("  ") for line in out.splitlines() if line.startswith("S ")]
+    rows = [[cell.strip() for cell in row if cell.strip()] for row in rows]
+    assert rows[-2][:3] == ["S", "mean", f"{100 * s['reported_f']:.2f}"]
+    assert rows[-1][:3] == ["S", "per-document mean [95% interval]",
+                            f"{100 * s['f']:.2f} [{100 * s['f_low']:.2f}, {100 * s['f_high']:.2f}]"]
+    assert cli_main(["bleu", str(files / "ref"), f"A={files / 'a'}", f"S={folder}"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        "fairseq-hier-significance: error: system 'S' is a set of hypothesis files: sets are "
+        "scored on rouge only")
+    (tmp_path / "none").mkdir()
+    assert cli_main(["rouge", str(files / "ref"), f"S={tmp_path / 'none'}"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        f"fairseq-hier-significance: error: system 'S': directory {tmp_path / 'none'} holds no "
+        f"*.hyp file")
+    assert cli_main(["rouge", str(files / "ref"), f"S={files / 'a'},{files / 'short'}"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "line counts differ" in err and str(files / "short") in err and "\n" not in err

@@ -36,6 +36,7 @@ OUR_ARCHS = {
     "liu_ht": ("hier", LIU),
     "parsingsum_ht": ("hier_parse", dict(LIU, global_layers="2")),
     "parsingsum_ft": ("flat_parse", FLAT),
+    "transformer_copy": ("flat", FLAT),
     "hat_bart_base": ("sentences", HAT), "hat_bart_large": ("sentences", HAT),
     "long_bart_base": ("sentences", HAT), "long_bart_large": ("sentences", HAT),
     "hat_transformer_wmt_en_de": ("sentences", HAT),
@@ -119,7 +120,7 @@ def batch_of(arch, d, g, titles=(3, 2)):
         src = paragraphs(d, g)
         batch = {"src_tokens": src, "src_lengths": None,
                  "prev_output_tokens": random_prev_tokens(d, 2, 4)}
-    elif family == "flat_parse":
+    elif family in ("flat", "flat_parse"):
         src = paragraphs(d, g, (2, 1, 7), ((7,), (5,))).squeeze(1)  # B x S (right padded)
         src[0, 6], src[1, 4] = d.eos(), d.eos()
         batch = {"src_tokens": src, "src_lengths": src.ne(d.pad()).sum(1),
@@ -169,11 +170,10 @@ def loss_of(arch, model, d, seed=0, extra=None, **batch_options):
 
 def stacks(model):
     """Every layer of every encoder/decoder stack of ``model`` (the attention predictor: its
-    layers; pht / vht: fairseq's token encoder inside ours; HAT: its hierarchical layer too)."""
+    layers; pht / vht: fairseq's token encoder inside ours; HAT: its hierarchical layers too)."""
     enc = getattr(model, "encoder", None)
     if enc is None:
         return list(getattr(model, "layers", []))
     layers = list(getattr(enc, "token_encoder", enc).layers)
-    if hasattr(enc, "hierarchical_layer"):
-        layers.append(enc.hierarchical_layer)
+    layers.extend(getattr(enc, "hierarchical_layers", []))
     return layers + list(model.decoder.layers)

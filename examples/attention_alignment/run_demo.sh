@@ -6,6 +6,8 @@
 # another way): run.json (named pht+STRATEGY, arch pht), generate-test.txt, test.hyp, test.ref
 # (raw/test.tgt) and test.rouge.txt, what fairseq-hier-report reads (examples/demo/report.sh);
 # the predictor's training is $WORK/checkpoints/attention_predictor (train.log, checkpoints).
+# STRATEGIES (default: all six, in the table's order) chooses the decodings, e.g.
+# STRATEGIES="vanilla attalign" for the hard tier (examples/demo/run_hard.sh).
 set -euo pipefail
 START=$SECONDS
 cd "$(dirname "$0")/../.."
@@ -13,6 +15,7 @@ ROOT=$(pwd)
 VENV=${VIRTUAL_ENV:-${CONDA_PREFIX:-$ROOT/.venv}}
 export PATH="$VENV/bin:$PATH"
 WORK=${WORK:-$ROOT/demo_work}
+STRATEGIES=${STRATEGIES:-vanilla strcov extprob attalign attalign_live attalign_top5}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 PHT="$WORK/checkpoints/pht/checkpoint_last.pt"
 LABELS="$WORK/attention_labels"
@@ -35,7 +38,7 @@ if [[ ! -f "$PRED/checkpoint_best.pt" ]] || ! grep -q "done training" "$PRED/tra
     --arch attention_predictor --criterion attention_mse --input-dim 128 \
     --encoder-ffn-embed-dim 512 --encoder-attention-heads 4 --optimizer adam --lr 5e-4 \
     --batch-size 32 --max-epoch 12 --save-dir "$PRED" --no-epoch-checkpoints --num-workers 0 \
-    --log-interval 100 --seed 1 --no-progress-bar 2>&1 | tee "$PRED/train.log" \
+    --log-interval 100 --seed "${SEED:-1}" --no-progress-bar 2>&1 | tee "$PRED/train.log" \
     | grep -E "\| valid \||done training"
 fi
 fairseq-validate "$LABELS" --user-dir "$ROOT/fairseq_hier" --task attention_prediction \
@@ -59,7 +62,7 @@ declare -A STRATEGY=(
 declare -A LABEL=([vanilla]=vanilla [attalign]=attAlign [strcov]=strCov [extprob]=extProb
                   [attalign_live]=attAlign,live [attalign_top5]=attAlign,top-5)
 N_TEST=$(wc -l < "$WORK/raw/test.tgt")
-for NAME in vanilla attalign strcov extprob attalign_live attalign_top5; do
+for NAME in $STRATEGIES; do
   RUN="$OUT/$NAME"
   if [[ ! -f "$RUN/test.rouge.txt" ]]; then
     echo "== decoding: $NAME"
@@ -76,7 +79,7 @@ for NAME in vanilla attalign strcov extprob attalign_live attalign_top5; do
   fi
 done
 SYSTEMS=()
-for NAME in vanilla strcov extprob attalign attalign_live attalign_top5; do
+for NAME in $STRATEGIES; do
   SYSTEMS+=("${LABEL[$NAME]}=$OUT/$NAME/test.hyp")
 done
 echo

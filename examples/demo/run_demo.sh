@@ -20,7 +20,9 @@
 # values to the title's place; dropout delayed that transition by hundreds of updates in our runs.
 #
 # Environment: WORK, SEED (corpus and training seed, 1), TRAIN (training examples, 6000),
-# UPDATES (per model, 1000), ARCHS ("transformer pht vht liu_ht"), CORPUS_ARGS (extra corpus options).
+# UPDATES (per model, 1000), ARCHS ("transformer pht vht liu_ht"), CORPUS_ARGS (extra corpus options),
+# ANALYSES (1; 0 stops after the score table and the attention cosines: no efficiency table and
+# no raw-text summarisation, as the hard tier, examples/demo/run_hard.sh, runs it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -31,6 +33,7 @@ SEED=${SEED:-1}
 TRAIN=${TRAIN:-6000}
 UPDATES=${UPDATES:-1000}
 ARCHS=${ARCHS:-transformer pht vht liu_ht}
+ANALYSES=${ANALYSES:-1}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 mkdir -p "$WORK"
 START=$SECONDS
@@ -122,6 +125,10 @@ echo "== $N_TEST test examples: fact accuracy (ground truth of the corpus genera
 python examples/demo/score_table.py --facts "$RAW/test.facts.jsonl" "$RAW/test.tgt" "${SYSTEMS[@]}" \
   | tee "$WORK/table.txt"
 
+if [[ "$ANALYSES" == 0 ]]; then
+  echo "== demo part 1 took $((SECONDS - START)) s (ANALYSES=0: no efficiency table, no raw-text summarisation)"
+  exit 0
+fi
 # the efficiency table of 000 Table 4 at the demo's widths and dictionary, validation timed on
 # the demo's valid split (CPU: the largest batch is searched on measured peak allocations under a
 # 2 GiB budget), copied into every run directory

@@ -2,13 +2,14 @@
 # The ParsingSum demo: the Multi-News recipe (examples/multi_news) end to end on a small
 # generated corpus written in Multi-News's published layout (documents joined by "|||||",
 # targets opening with "– "): reader -> spaCy parse -> sentencepiece -> fairseq-preprocess ->
-# fairseq-hier-deps -> fairseq-train of the four systems of 003 Tables 2-3 (transformer,
-# parsingsum_ft, liu_ht, parsingsum_ht; small widths, same seed and data) -> fairseq-generate ->
+# fairseq-hier-deps -> fairseq-train of the four systems of 003 Tables 2-3 (transformer = 003's
+# FT, transformer_copy with copy attention; parsingsum_ft, liu_ht, parsingsum_ht; small widths,
+# same seed and data) -> fairseq-generate with each family's decoding ->
 # ROUGE-1.5.5 table -> the report of the four run folders (recipe/checkpoints/SYSTEM: run.json,
 # checkpoints, train.log, generate-test.txt, test.hyp, test.ref, test.rouge.txt,
 # test.rouge_whole.txt), read as they are, in recipe/report. The corpus is the main demo's
 # (fairseq-hier-demo-corpus: places and their facts, stated in English sentences that spaCy
-# parses); its title becomes a one-sentence first document. Measured: 34 min on 2 CPU cores shared with the test suite (each system 2-4 min
+# parses); its title becomes a one-sentence first document. Measured: 27 min on 2 CPU cores shared with two other training runs (each system 2-4 min
 # alone); steps whose outputs exist are skipped.
 #
 # Environment: WORK (default demo_parsingsum/), TRAIN (training examples, 2000), UPDATES (per

@@ -3,7 +3,10 @@
 # meeting per line) -> WORK/data-bin. 004 Sec. 4.1: meaningless words are filtered by a small
 # lexicon (FILLERS, default fairseq_hier.data.readers.AMI_FILLERS written to WORK/fillers.txt),
 # each with the punctuation it leaves alone (readers.filter_fillers),
-# then a BOS before every turn (role + utterance), speaker segments as SAMSum. The target is the
+# then a BOS before every turn (role + utterance), one segment id per role (004 Sec. 4.1:
+# SPEAKER_IDS=roles, AMI's four roles as QMSum names them: Project Manager 0, Marketing 1, User
+# Interface 2, Industrial Designer 3; another speaker name stops with one line naming the file,
+# line and name; SPEAKER_IDS=appearance numbers each meeting's speakers instead). The target is the
 # answer to "Summarize the whole meeting". 3072 source / 512 target tokens (AMI transcripts are
 # ~4000 tokens: 004 Table 1).
 # usage: prepare.sh DATA_DIR WORK BART_DIR
@@ -16,5 +19,5 @@ if [[ -z "${FILLERS:-}" ]]; then
   FILLERS="$WORK/fillers.txt"
   python -c 'from fairseq_hier.data.readers import AMI_FILLERS; print("\n".join(sorted(AMI_FILLERS)))' > "$FILLERS"
 fi
-FILLERS=$FILLERS SPEAKERS=1 MAX_SOURCE=${MAX_SOURCE:-3072} MAX_TARGET=${MAX_TARGET:-512} \
+FILLERS=$FILLERS SPEAKERS=1 SPEAKER_IDS=${SPEAKER_IDS:-roles} MAX_SOURCE=${MAX_SOURCE:-3072} MAX_TARGET=${MAX_TARGET:-512} \
   bash "$(dirname "$0")/../hat_common/prepare.sh" qmsum "$WORK" "$3" "$D/train.jsonl" "$D/val.jsonl" "$D/test.jsonl"

@@ -14,7 +14,8 @@
 #             once into WORK/bart_files (fairseq-hier-bart-files: its tokenizer's ids). No download
 #   TRAIN ... the published files of each split (source_target: the prefix of .source/.target;
 #             presumm: the prefix of the json shards, e.g. DATA/cnndm.train)
-# env: MAX_SOURCE (1024) MAX_TARGET (1024) SPEAKERS (0; 1 writes .segments) FILLERS (qmsum lexicon)
+# env: MAX_SOURCE (1024) MAX_TARGET (1024) SPEAKERS (0; 1 writes .segments) SPEAKER_IDS (roles |
+#      appearance: their numbering; unset: the format's default, roles for qmsum) FILLERS (qmsum lexicon)
 #      WORKERS (nproc) BEAM LENPEN MIN_LEN MAX_LEN (recorded: the dataset's decoding.sh)
 set -euo pipefail
 [[ $# -eq 6 ]] || { echo "usage: $0 FORMAT WORK BART_DIR TRAIN VALID TEST" >&2; exit 2; }
@@ -32,7 +33,7 @@ for f in dict.txt encoder.json vocab.bpe; do
   [[ -f "$BPE/$f" ]] || { echo "prepare.sh: $BPE/$f not found (BART's files, given by path)" >&2; exit 1; }
 done
 EXTRA=()
-[[ "$SPEAKERS" == 1 ]] && EXTRA+=(--speakers)
+[[ "$SPEAKERS" == 1 ]] && EXTRA+=(--speakers ${SPEAKER_IDS:+--speaker-ids "$SPEAKER_IDS"})
 [[ -n "${FILLERS:-}" ]] && EXTRA+=(--filler-words "$FILLERS")
 mkdir -p "$WORK/bpe"
 for split in train valid test; do

@@ -7,7 +7,9 @@
 # mapped to fairseq's keys, fairseq_hier/models/hf_bart.py), resets optimizer/scheduler/meters; a
 # relaunch resumes from checkpoint_last.
 # 004 Sec. 4.1 settings: Adam (0.9, 0.999) eps 1e-8, weight decay 0.01, lr 3e-5 with linear warmup
-# and decay, dropout 0.1 (attention too), label smoothing 0.1, mixed precision on GPUs.
+# and decay, dropout 0.1 (attention too), label smoothing 0.1, mixed precision on GPUs; no
+# gradient clipping (the paper states none). The model's own defaults are the paper's
+# (--position-init random, --hierarchical-layers 1); pass flags of yours after RUN_DIR.
 #
 # usage: train.sh WORK ARCH INIT RUN_DIR [extra fairseq-train args]
 #   RUN_DIR: the run folder (fairseq-train's --save-dir; recipe.sh: WORK/checkpoints/KIND): run.json,
@@ -42,7 +44,7 @@ fairseq-train "$WORK/data-bin" --user-dir "$USER_DIR" --task hat_summarization \
   "${SEGMENT_FLAGS[@]}" \
   --criterion label_smoothed_cross_entropy --label-smoothing 0.1 --dropout 0.1 \
   --attention-dropout 0.1 --weight-decay 0.01 --optimizer adam --adam-betas "(0.9, 0.999)" \
-  --adam-eps 1e-08 --clip-norm 0.1 --lr-scheduler polynomial_decay --lr "${LR:-3e-5}" \
+  --adam-eps 1e-08 --lr-scheduler polynomial_decay --lr "${LR:-3e-5}" \
   --total-num-update "$UPDATES" --max-update "$UPDATES" --warmup-updates "$WARMUP" \
   "${BATCHING[@]}" --required-batch-size-multiple 1 \
   --save-dir "$SAVE" --no-epoch-checkpoints --log-format simple --log-interval "${LOG_INTERVAL:-100}" \

@@ -2,10 +2,11 @@
 # ParsingSum recipes, step 7 (shared by examples/multi_news and examples/wcep): decode one trained
 # system on the test (or valid) split and score it with official ROUGE-1.5.5
 # (`fairseq-hier-rouge`).
-# Beam 5 (003); MIN_LEN / MAX_LEN in sentencepiece pieces and the trigram blocking are OUR
-# choices, set per dataset by its run.sh (the paper gives no decoding lengths). The task's
-# paragraph cut (and, for the flat systems, FLAT_POSITIONS) must be the training one: fairseq-
-# generate takes task options from the command line, not from the checkpoint.
+# Decoding (generation.sh): the flat systems as Fabbri et al.'s OpenNMT scripts (003's FT: beam
+# 5, Wu's length penalty 0.9, stepwise summary coverage 5, trigram blocking), the hierarchical
+# ones as Liu & Lapata's code (beam 5, Wu's length penalty 0.4); MIN_LEN / MAX_LEN in
+# sentencepiece pieces, set per dataset by its run.sh. The task's cut (flat systems: whole
+# documents concatenated and cut to FLAT_POSITIONS) is the training one, passed again here.
 # Scoring: the hypotheses in example order (fairseq-hier-hypotheses: every id exactly once),
 # references = the split's targets tokenised by the parse step ($WORK/parsed/SPLIT.tgt.tok), so
 # both sides are spaCy tokens; '<unk>' -> 'UNK' and '<'/'>' -> ' ' on both sides (ROUGE-1.5.5
@@ -41,14 +42,16 @@ CKPT=${CHECKPOINT:-$WORK/checkpoints/$RUN/checkpoint_best.pt}
 OUT="$WORK/checkpoints/$RUN"
 REF="$WORK/parsed/$SUBSET.tgt.tok"
 
-TASK=(--max-paragraphs "${MAX_PARAGRAPHS:-10}"
+HIER=(--max-paragraphs "${MAX_PARAGRAPHS:-10}"
       --max-paragraph-tokens "${MAX_PARAGRAPH_TOKENS:-160}")
-FLAT=(--max-source-positions "${FLAT_POSITIONS:-1600}")
+# flat: documents are not cut one by one, the concatenation is (Fabbri's -src_seq_length_trunc)
+FLAT=(--max-paragraphs "${MAX_PARAGRAPHS:-10}" --max-paragraph-tokens "${FLAT_POSITIONS:-500}"
+      --max-source-positions "${FLAT_POSITIONS:-500}")
 case "$SYSTEM" in
-  parsingsum_ft) TASK+=(--dependency-parse spacy "${FLAT[@]}") ;;
-  transformer)   TASK+=("${FLAT[@]}") ;;
-  parsingsum_ht) TASK+=(--dependency-parse spacy) ;;
-  liu_ht)        ;;
+  parsingsum_ft) TASK=(--dependency-parse spacy "${FLAT[@]}"); KIND=flat ;;
+  transformer)   TASK=("${FLAT[@]}"); KIND=flat ;;
+  parsingsum_ht) TASK=(--dependency-parse spacy "${HIER[@]}"); KIND=hier ;;
+  liu_ht)        TASK=("${HIER[@]}"); KIND=hier ;;
   *) echo "decode.sh: unknown SYSTEM $SYSTEM (parsingsum_ft, transformer, parsingsum_ht," \
           "liu_ht)" >&2
      exit 2 ;;
@@ -62,6 +65,7 @@ if [[ ! -f "$OUT/run.json" ]]; then  # trained elsewhere (CHECKPOINT): this run 
 fi
 # shellcheck source=generation.sh
 source "$ROOT/examples/mds_common/generation.sh"
+if [[ "$KIND" == hier ]]; then GENERATION=("${GENERATION_HIER[@]}"); fi
 LOG="$OUT/generate-$SUBSET.txt"
 if [[ ! -f "$LOG" ]]; then
   fairseq-generate "$WORK/data-bin" --user-dir "$ROOT/fairseq_hier" \

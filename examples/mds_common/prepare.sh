@@ -5,7 +5,9 @@
 #   2. fairseq-hier-parse        spaCy: $WORK/parsed/{split}.conllu/.tok (sources) and
 #                                $WORK/parsed/{split}.tgt.tok (targets: the same tokenizer)
 #   3. fairseq-hier-spm          train on the train tokens (sources + targets), encode every file
-#                                -> $WORK/bpe/{split}.src/.tgt (<P> kept as one token)
+#                                -> $WORK/bpe/{split}.src/.tgt (<P> kept as one token); train and
+#                                valid targets cut to TARGET_PIECES (Fabbri et al.'s
+#                                -tgt_seq_length_trunc 300; test targets are scored whole)
 #   4. fairseq-preprocess        --joined-dictionary -> $WORK/data-bin
 #   5. fairseq-hier-deps         -> $WORK/data-bin/{split}.parse.spacy.{bin,idx}
 # Every step is skipped when its outputs exist (each is written whole or not at all).
@@ -13,6 +15,7 @@
 # usage: DATA=DIR WORK=DIR prepare.sh DATASET [fairseq-hier-mds-to-raw args]
 #   e.g. prepare.sh wcep --max-articles 100
 # env: DATA (the published files) WORK (outputs) VOCAB (32000 sentencepiece pieces)
+#      TARGET_PIECES (300: the training targets' cut)
 #      WORKERS (nproc: parsing processes and fairseq-preprocess workers)
 set -euo pipefail
 [[ $# -ge 1 ]] || { echo "usage: DATA=DIR WORK=DIR $0 DATASET [reader args...]" >&2; exit 2; }
@@ -22,6 +25,7 @@ DATASET=$1; shift
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 VOCAB=${VOCAB:-32000}
+TARGET_PIECES=${TARGET_PIECES:-300}
 WORKERS=${WORKERS:-$(nproc)}
 SPLITS=(train valid test)
 
@@ -55,9 +59,17 @@ if [[ ! -f "$WORK/spm/spm.model" ]]; then
 fi
 for split in "${SPLITS[@]}"; do
   for side in src tgt; do
-    [[ -f "$WORK/bpe/$split.$side" ]] || python -m fairseq_hier.cli.spm encode \
-      --model "$WORK/spm/spm.model" --input "$(tokens "$split" "$side")" \
-      --output "$WORK/bpe/$split.$side"
+    out="$WORK/bpe/$split.$side"
+    [[ -f "$out" ]] && continue
+    if [[ "$side" == tgt && "$split" != test ]]; then  # the training targets' cut
+      python -m fairseq_hier.cli.spm encode --model "$WORK/spm/spm.model" \
+        --input "$(tokens "$split" "$side")" --output "$out.whole"
+      awk -v n="$TARGET_PIECES" '{ if (NF > n) NF = n; print }' "$out.whole" > "$out.tmp"
+      mv "$out.tmp" "$out"
+    else
+      python -m fairseq_hier.cli.spm encode --model "$WORK/spm/spm.model" \
+        --input "$(tokens "$split" "$side")" --output "$out"
+    fi
   done
 done
 
@@ -80,13 +92,16 @@ for split in "${SPLITS[@]}"; do
 done
 # how raw documents become these lines, for fairseq-hier-summarize: no title, every document one
 # paragraph (fairseq-hier-mds-to-raw), spaCy's tokens and parse (fairseq-hier-parse), this
-# sentencepiece model; decode.sh's options
+# sentencepiece model; decode.sh's options per architecture: the flat systems' (GENERATION) by
+# default, the hierarchical ones' (GENERATION_HIER, generation.sh) for liu_ht and parsingsum_ht
 if [[ ! -f "$WORK/data-bin/hier_preprocess.json" ]]; then
   # shellcheck source=generation.sh
   source "$ROOT/examples/mds_common/generation.sh"
   python -m fairseq_hier.cli.record "$WORK/data-bin" --task hierarchical_summarization \
     --pipeline paragraphs --option title=false --option paragraphs=documents \
     --option tokenizer=spacy --option subword=sentencepiece --option post_process=sentencepiece \
-    --asset spm.model="$WORK/spm/spm.model" --generation "${GENERATION[*]}"
+    --asset spm.model="$WORK/spm/spm.model" --generation "${GENERATION[*]}" \
+    --generation-for liu_ht="${GENERATION_HIER[*]}" \
+    --generation-for parsingsum_ht="${GENERATION_HIER[*]}"
 fi
 echo "prepare.sh: $WORK/data-bin ready"

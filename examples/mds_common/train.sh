@@ -3,16 +3,19 @@
 # four systems of 003 Tables 2-3 on $WORK/data-bin, all with 003 Sec. 3.2's optimisation: Adam
 # (0.9, 0.998), dropout 0.1, lr 1e-3 reached by 8000 linear warm-up updates, then a multi-step
 # reduction (fairseq's step scheduler: x0.5 every DECAY_PERIOD updates; the period is OUR
-# choice, the paper gives none); label smoothing 0.1 (ours: the FT and HT code bases' value).
-#   parsingsum_ft  flat, 4+4 layers, d 512, FFN 2048, 8 heads, alpha 2 (arch defaults);
-#                  20,000 updates of 4096 tokens (003 footnote 3); decay every 4000
-#   transformer    fairseq's flat Transformer with parsingsum_ft's shape (both take fairseq's
-#                  base_architecture widths): the FT baseline; FT's schedule
+# choice, the paper gives none). Label smoothing: none for the flat systems (OpenNMT trains a
+# copy model with its copy loss, which ignores -label_smoothing), 0.1 for the hierarchical ones
+# (Liu & Lapata's code).
+#   parsingsum_ft  flat, 4+4 layers, d 512, FFN 2048, 8 heads, copy attention, alpha 2 (arch
+#                  defaults); 20,000 updates of 4096 tokens (003 footnote 3); decay every 4000
+#   transformer    transformer_copy, the FT baseline: Fabbri et al.'s OpenNMT Transformer with
+#                  copy attention, parsingsum_ft without LGA (arch defaults); FT's schedule
 #   parsingsum_ht  liu_ht with 6 local + 2 global layers, 8 heads, alpha 3 (arch defaults);
 #                  100,000 updates of 13,000 tokens (003 footnote 2); decay every 20,000
 #   liu_ht         the HT baseline: --encoder-layers 8 --global-layers 6,7, 8 heads; HT's schedule
-# The flat systems read the same paragraphs as the hierarchical ones (the task's cut,
-# MAX_PARAGRAPHS x MAX_PARAGRAPH_TOKENS), concatenated and cut to FLAT_POSITIONS tokens.
+# The flat systems read the documents concatenated and cut to FLAT_POSITIONS pieces, EOS
+# included (Fabbri's -src_seq_length_trunc 500; documents are not cut one by one); the
+# hierarchical ones MAX_PARAGRAPHS documents of MAX_PARAGRAPH_TOKENS pieces each.
 #
 # usage: WORK=DIR train.sh SYSTEM [extra fairseq-train args, e.g. --lga-alpha 1]
 # env: WORK; MAX_PARAGRAPHS MAX_PARAGRAPH_TOKENS FLAT_POSITIONS (set by the dataset's run.sh);
@@ -33,31 +36,31 @@ RUN=${RUN:-$SYSTEM}
 SAVE="$WORK/checkpoints/$RUN"
 if [[ -f "$SAVE/done" ]]; then echo "train.sh: $SAVE/done exists, skipping"; exit 0; fi
 
-CUT=(--max-paragraphs "${MAX_PARAGRAPHS:-10}" --max-paragraph-tokens "${MAX_PARAGRAPH_TOKENS:-160}")
-FLAT=(--max-source-positions "${FLAT_POSITIONS:-1600}")
+HIER=(--max-paragraphs "${MAX_PARAGRAPHS:-10}" --max-paragraph-tokens "${MAX_PARAGRAPH_TOKENS:-160}")
+FLAT=(--max-paragraphs "${MAX_PARAGRAPHS:-10}" --max-paragraph-tokens "${FLAT_POSITIONS:-500}"
+      --max-source-positions "${FLAT_POSITIONS:-500}")
 case "$SYSTEM" in
   parsingsum_ft) ARCH=(--arch parsingsum_ft --dependency-parse spacy "${FLAT[@]}"); KIND=flat ;;
-  transformer)   ARCH=(--arch transformer --encoder-layers 4 --decoder-layers 4
-                       --share-all-embeddings "${FLAT[@]}"); KIND=flat ;;
-  parsingsum_ht) ARCH=(--arch parsingsum_ht --dependency-parse spacy); KIND=hier ;;
+  transformer)   ARCH=(--arch transformer_copy "${FLAT[@]}"); KIND=flat ;;
+  parsingsum_ht) ARCH=(--arch parsingsum_ht --dependency-parse spacy "${HIER[@]}"); KIND=hier ;;
   liu_ht)        ARCH=(--arch liu_ht --encoder-layers 8 --global-layers 6,7
-                       --encoder-attention-heads 8 --global-heads 8); KIND=hier ;;
+                       --encoder-attention-heads 8 --global-heads 8 "${HIER[@]}"); KIND=hier ;;
   *) echo "train.sh: unknown SYSTEM $SYSTEM (parsingsum_ft, transformer, parsingsum_ht, liu_ht)" >&2
      exit 2 ;;
 esac
 if [[ "$KIND" == flat ]]; then
   MAX_TOKENS=${MAX_TOKENS:-4096}; MAX_UPDATE=${MAX_UPDATE:-20000}
-  DECAY_PERIOD=${DECAY_PERIOD:-4000}; SAVE_INTERVAL=${SAVE_INTERVAL:-2000}
+  DECAY_PERIOD=${DECAY_PERIOD:-4000}; SAVE_INTERVAL=${SAVE_INTERVAL:-2000}; SMOOTHING=0
 else
   MAX_TOKENS=${MAX_TOKENS:-13000}; MAX_UPDATE=${MAX_UPDATE:-100000}
-  DECAY_PERIOD=${DECAY_PERIOD:-20000}; SAVE_INTERVAL=${SAVE_INTERVAL:-5000}
+  DECAY_PERIOD=${DECAY_PERIOD:-20000}; SAVE_INTERVAL=${SAVE_INTERVAL:-5000}; SMOOTHING=0.1
 fi
 PRECISION_FLAGS=()
 [[ -n "${PRECISION:-}" ]] && PRECISION_FLAGS=("$PRECISION")
 
 mkdir -p "$SAVE"
 # one example: the concatenation's positions (flat), the paragraph grid (hierarchical)
-SMALLEST=${FLAT_POSITIONS:-1600}
+SMALLEST=${FLAT_POSITIONS:-500}
 [[ "$KIND" == hier ]] && SMALLEST=$(( ${MAX_PARAGRAPHS:-10} * ${MAX_PARAGRAPH_TOKENS:-160} ))
 mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "$MAX_TOKENS" \
   --paper-update-freq "${PAPER_UPDATE_FREQ:-1}" \
@@ -68,10 +71,10 @@ fairseq-hier-run-json "$SAVE" --name "$RUN" --arch "$SYSTEM" \
   --task hierarchical_summarization --metric rouge > /dev/null
 # fairseq spells the step scheduler's period --lr-deacy-period
 fairseq-train "$WORK/data-bin" --user-dir "$ROOT/fairseq_hier" --task hierarchical_summarization \
-  "${CUT[@]}" "${ARCH[@]}" --dropout 0.1 \
+  "${ARCH[@]}" --dropout 0.1 \
   --optimizer adam --adam-betas '(0.9, 0.998)' --lr 1e-3 \
   --lr-scheduler step --warmup-updates 8000 --lr-deacy-period "$DECAY_PERIOD" --lr-decay 0.5 \
-  --criterion label_smoothed_cross_entropy --label-smoothing 0.1 \
+  --criterion label_smoothed_cross_entropy --label-smoothing "$SMOOTHING" \
   "${BATCHING[@]}" --max-update "$MAX_UPDATE" \
   --save-dir "$SAVE" --save-interval-updates "$SAVE_INTERVAL" \
   --validate-interval-updates "$SAVE_INTERVAL" --keep-interval-updates 2 --no-epoch-checkpoints \

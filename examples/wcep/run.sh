@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # ParsingSum on WCEP-100 (003 Table 3): see README.md. WCEP-100 = the first 100 articles of each
-# cluster. Our choices, not the paper's: the hierarchical cut 20 articles x 80 pieces (flat
-# systems: the same paragraphs cut to 1,600 pieces), decoding 20-80 pieces (gold summaries
-# average 32 words, ~40 pieces).
+# cluster. Flat systems: sources cut to 500 pieces (Fabbri et al.'s scripts, as on Multi-News).
+# Our choices, not the paper's: the hierarchical cut 20 articles x 80 pieces, decoding 20-80
+# pieces (gold summaries average 32 words, ~40 pieces; 003 gives no WCEP lengths).
 # usage: DATA=DIR WORK=DIR run.sh prepare | train SYSTEM [args] | decode SYSTEM [args] | table | all
 #   MAX_ARTICLES=10 for WCEP-10; WITH_TITLES=1 puts each article's title before its text
 set -euo pipefail
 export DATASET=wcep PAPER=wcep MAX_ARTICLES=${MAX_ARTICLES:-100} WITH_TITLES=${WITH_TITLES:-0}
 export MAX_PARAGRAPHS=${MAX_PARAGRAPHS:-20} MAX_PARAGRAPH_TOKENS=${MAX_PARAGRAPH_TOKENS:-80}
-export FLAT_POSITIONS=${FLAT_POSITIONS:-1600} MIN_LEN=${MIN_LEN:-20} MAX_LEN=${MAX_LEN:-80}
+export FLAT_POSITIONS=${FLAT_POSITIONS:-500} MIN_LEN=${MIN_LEN:-20} MAX_LEN=${MAX_LEN:-80}
 exec bash "$(dirname "${BASH_SOURCE[0]}")/../mds_common/run.sh" "$@"

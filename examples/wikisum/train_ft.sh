@@ -4,6 +4,8 @@
 # hidden units; the feed-forward hidden size was 1,024"; "We used a 6-layer transformer"), the
 # title and ranked paragraphs concatenated and cut to 800 tokens (FT's best length in 002 Table 2),
 # dropout 0.1, label smoothing 0.1, the same Adam / Noam schedule as train_liu_ht.sh.
+# The 5 checkpoints of lowest validation loss are kept (checkpoint.best_loss_X.pt): 002 reports
+# the test scores averaged over its 5 best validation checkpoints (five_best.sh).
 # usage: train_ft.sh DATA_BIN RUN_DIR [extra fairseq-train args, e.g. --max-source-positions 600]
 #   RUN_DIR (--save-dir), e.g. work/wikisum/checkpoints/ft: checkpoints, train.log, run.json
 set -euo pipefail
@@ -31,4 +33,5 @@ fairseq-train "$DATA" --user-dir "$USER_DIR" --task hierarchical_summarization \
   --criterion label_smoothed_cross_entropy --label-smoothing 0.1 \
   "${BATCHING[@]}" --max-update 500000 \
   --save-dir "$SAVE" --save-interval-updates 5000 --validate-interval-updates 5000 \
-  --keep-interval-updates 5 --skip-invalid-size-inputs-valid-test "$@" 2>&1 | tee -a "$SAVE/train.log"
+  --keep-interval-updates 5 --keep-best-checkpoints 5 --skip-invalid-size-inputs-valid-test "$@" \
+  2>&1 | tee -a "$SAVE/train.log"

@@ -10,6 +10,11 @@
 # --max-tokens counts source (P x L) tokens per GPU and --update-freq accumulates.
 # Graph-informed attention (002 Eq. 24): write the graphs first (fairseq-hier-graph, see the
 # README) and append --paragraph-graph tfidf (or adg).
+# The 5 checkpoints of lowest validation loss are kept (checkpoint.best_loss_X.pt): 002 reports
+# the test scores averaged over its 5 best validation checkpoints (five_best.sh).
+# DATA_BIN: prepare.sh's data-bin with TITLE_PLACEMENT=every (work/wikisum/data-bin-every): every
+# paragraph opens with 'title <T>', as in hiersumm's shards, since the local layers read each
+# paragraph alone.
 # usage: train_liu_ht.sh DATA_BIN RUN_DIR [extra fairseq-train args]
 #   RUN_DIR (--save-dir), e.g. work/wikisum/checkpoints/liu_ht: checkpoints, train.log, run.json
 set -euo pipefail
@@ -33,4 +38,5 @@ fairseq-train "$DATA" --user-dir "$USER_DIR" --task hierarchical_summarization \
   --criterion label_smoothed_cross_entropy --label-smoothing 0.1 \
   "${BATCHING[@]}" --max-update 500000 \
   --save-dir "$SAVE" --save-interval-updates 5000 --validate-interval-updates 5000 \
-  --keep-interval-updates 5 --skip-invalid-size-inputs-valid-test "$@" 2>&1 | tee -a "$SAVE/train.log"
+  --keep-interval-updates 5 --keep-best-checkpoints 5 --skip-invalid-size-inputs-valid-test "$@" \
+  2>&1 | tee -a "$SAVE/train.log"

@@ -19,19 +19,29 @@ Definitions (per test set; ``gold`` = the facts of the title's entity that the r
     fairseq-hier-demo-facts baseline frequent --facts test.facts.jsonl \\
         --train-facts train.facts.jsonl --output frequent.hyp
     fairseq-hier-demo-facts baseline first --facts test.facts.jsonl --source test.src --output first.hyp
+    fairseq-hier-demo-facts seeds --seed-dir demo_hard/seed1 --seed-dir demo_hard/seed2 \\
+        pht=checkpoints/pht vht=checkpoints/vht --compare pht,vht --json seeds.json
 
 Baselines (summaries in the reference template, with the title's name):
 ``frequent`` fills every attribute with its most frequent training value; ``first`` with the
 first value of that attribute stated anywhere in the ranked source (trusting the ranking, not
 the name).
+
+``seeds`` compares systems over several runs of the demo (one folder per seed): facts, ROUGE-2,
+ROUGE-L and the paragraph-attention cosine, each as the mean over seeds with a seed-stratified
+bootstrap interval and per seed, and every pairwise ordering, claimed only when the paired
+interval excludes 0 on the same side in every seed (:mod:`fairseq_hier.demo.seeds`).
 """
 
 import argparse
+import json
 import sys
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.io import atomic_outputs
 from fairseq_hier.demo.facts import score_files, write_baseline
+from fairseq_hier.demo.seeds import compare_seeds, format_comparison, parse_groups, parse_systems
 
 PROG = "fairseq-hier-demo-facts"
 
@@ -51,6 +61,18 @@ def get_parser() -> argparse.ArgumentParser:
     base.add_argument("--train-facts", help="train.facts.jsonl (frequent)")
     base.add_argument("--source", help="the split's .src (first)")
     base.add_argument("--output", required=True)
+    seeds = sub.add_parser("seeds", help="compare systems over several seeds of the demo")
+    seeds.add_argument("--seed-dir", action="append", required=True,
+                       help="one demo run (its WORK folder); repeat for every seed")
+    seeds.add_argument("systems", nargs="+", metavar="NAME=RUN_DIR",
+                       help="a system's run folder (test.hyp, attention.json), relative to each "
+                            "seed folder")
+    seeds.add_argument("--compare", action="append",
+                       help="systems to order pairwise, comma-separated (repeatable; default: "
+                            "all systems)")
+    seeds.add_argument("--resamples", type=positive_int, default=1000, help="bootstrap resamples")
+    seeds.add_argument("--seed", type=int, default=1, help="bootstrap seed")
+    seeds.add_argument("--json", help="also write the comparison as JSON here")
     return parser
 
 
@@ -68,6 +90,16 @@ def baseline(args) -> None:
                    source=args.source)
 
 
+def seeds(args) -> None:
+    systems = parse_systems(args.systems)
+    groups = parse_groups(args.compare, systems)
+    result = compare_seeds(args.seed_dir, systems, groups, args.resamples, args.seed)
+    print(format_comparison(result))
+    if args.json:
+        with atomic_outputs([args.json]) as (f,):
+            json.dump(result, f, indent=1)
+
+
 def cli_main(argv: Optional[List[str]] = None) -> int:
     parser = get_parser()
     args = parser.parse_args(argv)
@@ -76,7 +108,8 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
             parser.error("baseline frequent needs --train-facts")
         if args.kind == "first" and not args.source:
             parser.error("baseline first needs --source")
-    return run_command(PROG, score if args.command == "score" else baseline, args)
+    commands = {"score": score, "baseline": baseline, "seeds": seeds}
+    return run_command(PROG, commands[args.command], args)
 
 
 if __name__ == "__main__":

@@ -4,11 +4,13 @@ ParsingSum (003): ``PREFIX.{bin,idx}``, one int16 code per source token and EOS.
     fairseq-hier-deps --conllu parsed/train.conllu --source bpe/train.src \\
         --subword sentencepiece --output-prefix data-bin/train.parse.spacy
 
-Reads the CoNLL-U (``fairseq-hier-parse``'s or any parser's: ``# newdoc`` starts an example)
-and the subword source that fairseq-preprocess binarized, both streaming. Each source line's
-words are rebuilt from its pieces by the ``--subword`` scheme (separators are not words) and
-must equal the example's tokens one by one; each word's head becomes the code of its first
-piece (:mod:`fairseq_hier.data.dependency` for the rules and codes). Errors, one line (exit 1):
+Reads the CoNLL-U (``fairseq-hier-parse``'s or any parser's, such as Stanza's or a biaffine
+parser's: ``# newdoc`` starts an example; columns ID, FORM and HEAD; docs/data-formats.md,
+"CoNLL-U from any parser") and the subword source that fairseq-preprocess binarized, both
+streaming. Each source line's words are rebuilt from its pieces by the ``--subword`` scheme
+(separators are not words) and must equal the example's tokens one by one; each word's head
+becomes the code of its first piece (:mod:`fairseq_hier.data.dependency` for the rules and
+codes). Errors, one line (exit 1):
 a malformed CoNLL-U line (file and line), the first token that differs (example, token index,
 both tokens), different numbers of examples; an interrupted run leaves no output file. Logs
 examples, words, pieces, separators and arcs written.

@@ -4,12 +4,20 @@ lines), so that checkpoints trained on it summarise raw documents (``fairseq-hie
     fairseq-hier-record work/data-bin --task hierarchical_summarization --pipeline paragraphs \\
         --option subword=sentencepiece --option post_process=sentencepiece \\
         --asset spm.model=work/spm/spm.model \\
-        --generation "--beam 5 --max-len-b 200 --no-repeat-ngram-size 3"
+        --generation "--beam 5 --max-len-b 200 --no-repeat-ngram-size 3" \\
+        --generation-for liu_ht="--beam 5 --lenpen 0.4 --max-len-b 400 --min-len 20"
+    fairseq-hier-record --print-arch checkpoints/liu_ht/checkpoint_best.pt       # liu_ht
+    fairseq-hier-record work/data-bin --print-generation liu_ht     # one argument per line
 
 Run it right after ``fairseq-preprocess`` (before training: the task copies the record into every
 checkpoint). ``--option KEY=VALUE`` sets a pipeline option, VALUE read as JSON when it parses
 (``true``, ``40``) and as a string otherwise; ``--asset NAME=PATH`` copies PATH into
-``DATA_BIN/hier_assets/NAME``; ``--generation`` holds the recipe's tuned fairseq-generate options.
+``DATA_BIN/hier_assets/NAME``; ``--generation`` holds the recipe's tuned fairseq-generate options,
+``--generation-for ARCH=OPTIONS`` (repeatable) those of one architecture, which replace
+``--generation`` for its checkpoints (``fairseq-hier-summarize`` picks the checkpoint's own).
+``--print-generation ARCH`` prints the options DATA_BIN's record gives ARCH, one argument per line
+(a recipe reads them with ``mapfile``); ``--print-arch CHECKPOINT`` prints a checkpoint's
+architecture.
 ``--list`` prints every pipeline with its options and assets. The ``--generation`` options are
 parsed with fairseq's own generation parser for ``--task`` and their ranges checked before
 anything is written (``--beam -3``, an unknown option). The record format and the pipelines:
@@ -26,7 +34,7 @@ from typing import List, Optional
 from fairseq_hier.cli.common import command_parser, run_command
 from fairseq_hier.errors import HierError
 from fairseq_hier.inference.pipelines import PIPELINES
-from fairseq_hier.inference.record import write_record
+from fairseq_hier.inference.record import checkpoint_arch, recorded_generation, write_record
 
 PROG = "fairseq-hier-record"
 
@@ -62,11 +70,30 @@ def run(args) -> None:
     if args.list:
         print(list_pipelines())
         return
+    if args.print_arch:
+        print(checkpoint_arch(args.print_arch))
+        return
+    if args.print_generation:
+        if not args.data_bin:
+            raise HierError("--print-generation ARCH reads DATA_BIN's record: give DATA_BIN")
+        for arg in recorded_generation(args.data_bin, args.print_generation):
+            print(arg)
+        return
     if not (args.data_bin and args.task and args.pipeline):
         raise HierError("DATA_BIN, --task and --pipeline are required (or --list)")
     options = {k: _json_or_string(v) for k, v in _pairs(args.option, "--option").items()}
+    archs = [item.partition("=")[0] for item in args.generation_for]
+    doubled = sorted({a for a in archs if archs.count(a) > 1})
+    if doubled:
+        raise HierError(f"--generation-for {doubled[0]} is given twice")
+    per_arch = {}
+    for arch, text in _pairs(args.generation_for, "--generation-for").items():
+        try:
+            per_arch[arch] = shlex.split(text)
+        except ValueError as e:  # an unbalanced quote
+            raise HierError(f"--generation-for {arch}: {e}") from None
     path = write_record(args.data_bin, args.task, args.pipeline, options,
-                        _pairs(args.asset, "--asset"), shlex.split(args.generation))
+                        _pairs(args.asset, "--asset"), shlex.split(args.generation), per_arch)
     print(f"{PROG}: wrote {path}")
 
 
@@ -81,6 +108,12 @@ def get_parser():
                    help="a file the pipeline needs, copied into the data-bin (repeatable)")
     p.add_argument("--generation", default="",
                    help="the recipe's fairseq-generate options, one shell-quoted string")
+    p.add_argument("--generation-for", action="append", default=[], metavar="ARCH=OPTIONS",
+                   help="fairseq-generate options of one architecture, replacing --generation "
+                        "for its checkpoints (repeatable)")
+    p.add_argument("--print-generation", metavar="ARCH",
+                   help="print the options DATA_BIN's record gives ARCH, one per line")
+    p.add_argument("--print-arch", metavar="CHECKPOINT", help="print a checkpoint's architecture")
     p.add_argument("--list", action="store_true", help="list the pipelines and their options")
     return p
 

@@ -35,7 +35,7 @@ from collections import Counter
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, positive_int, ranged, run_command
-from fairseq_hier.data.sentence_bos import FORMATS
+from fairseq_hier.data.sentence_bos import FORMATS, SPEAKER_IDS
 from fairseq_hier.preparation.sentence_bos import encode_split, gpt2_files
 
 
@@ -64,6 +64,13 @@ def get_parser() -> argparse.ArgumentParser:
     p.add_argument("--speakers", action="store_true",
                    help="dialogues: write PREFIX.segments (speaker index per turn) for "
                         "--segment-embeddings")
+    p.add_argument("--speaker-ids", choices=SPEAKER_IDS, default=None,
+                   help="with --speakers: 'roles' gives AMI's four roles (QMSum's Product "
+                        "meetings: Project Manager, Marketing, User Interface, Industrial "
+                        "Designer) the fixed ids 0-3, any other speaker is an error (004 Sec. "
+                        "4.1: a segment embedding per role); 'appearance' numbers each "
+                        "dialogue's speakers in order of appearance (corpora without roles). "
+                        "Default: roles for --format qmsum, appearance otherwise")
     p.add_argument("--filler-words", default=None,
                    help="qmsum: file of meaningless words to drop (one per line, # comments)")
     p.add_argument("--workers", type=positive_int, default=1, help="worker processes")
@@ -77,7 +84,8 @@ def run(args) -> Counter:
         return encode_split(args.format, args.input, args.output_prefix, *files,
                             args.max_source_positions, args.max_target_positions,
                             speakers=args.speakers, filler_words=args.filler_words,
-                            workers=args.workers, progress_bar=not args.no_progress_bar)
+                            workers=args.workers, progress_bar=not args.no_progress_bar,
+                            speaker_ids=args.speaker_ids)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:

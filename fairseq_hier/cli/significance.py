@@ -5,6 +5,9 @@ the paired resamples).
     fairseq-hier-significance rouge test.tgt PHT=pht/test.hyp PHT+align=align/test.hyp \\
         [--samples 1000] [--seed 0] [--eos .] [--json OUT]
     fairseq-hier-significance rouge ref.A ref.B ref.C PHT=pht/test.hyp VHT=vht/test.hyp
+    fairseq-hier-significance rouge test.ref lead=lead/test.hyp \\
+        liu_ht=liu_ht/a.hyp,liu_ht/b.hyp,liu_ht/c.hyp,liu_ht/d.hyp,liu_ht/e.hyp
+    fairseq-hier-significance rouge test.ref liu_ht=liu_ht/best/      # every best/*.hyp, alone
     fairseq-hier-significance bleu test.docs.de transformer=transformer.docs hat=hat.docs \\
         [--tgt-lang de] [--samples 1000] [--seed 12345] [--json OUT]
 
@@ -15,6 +18,14 @@ files give every summary several references, scored as ``rouge REF1 REF2 ... HYP
 them. ``bleu``: detokenised
 documents (``fairseq-hier-doc-bleu --output-dir``'s ``NAME.docs``) against the reference
 documents.
+
+A system given as several files (``NAME=A,B,...``, or ``NAME=DIR`` for every ``*.hyp`` in DIR)
+is a set, ROUGE only: the decodings of one system's checkpoints (e.g. its 5 best on validation).
+Its per-document score is the mean over its files, and each bootstrap resample averages those
+means over its documents (:mod:`fairseq_hier.scoring.significance`); a set of one file is that
+file. A second table lists each member's ROUGE-1.5.5 F, the set's mean and its 95% percentile
+interval over test documents (the members held fixed: it does not cover training-run variance).
+One set alone is allowed (its table only, no test).
 
 Prints a table: every system's score (ROUGE F x 100 / BLEU), its delta to the baseline, the 95%
 percentile interval of the delta and the one-sided p-value (share of resamples in which the
@@ -69,6 +80,23 @@ def bleu_table(result: dict) -> str:
     return text_table(rows)
 
 
+def members_table(result: dict) -> str:
+    """Each set's members (ROUGE-1.5.5's reported F) and their mean, then the plain mean of the
+    set's per-document F with its 95% interval."""
+    rows = [["system", "member"] + [f"{m.upper()} F" for m in METRICS]]
+    for name, scores in result["systems"].items():
+        if "members" not in scores[METRICS[0]]:
+            continue
+        for k, member in enumerate(scores[METRICS[0]]["members"]):
+            rows.append([name, member["name"]]
+                        + [f"{100 * scores[m]['members'][k]['reported_f']:.2f}" for m in METRICS])
+        rows.append([name, "mean"] + [f"{100 * scores[m]['reported_f']:.2f}" for m in METRICS])
+        rows.append([name, "per-document mean [95% interval]"]
+                    + [f"{100 * scores[m]['f']:.2f} [{100 * scores[m]['f_low']:.2f}, "
+                       f"{100 * scores[m]['f_high']:.2f}]" for m in METRICS])
+    return text_table(rows)
+
+
 def test(args) -> dict:
     """Run the test; print its table and note; return the results."""
     refs, systems, ref_name = sig.read_inputs(args.metric, args.inputs)
@@ -76,8 +104,14 @@ def test(args) -> dict:
     if args.metric == "rouge":
         result = sig.rouge_significance(
             refs, systems, baseline, args.samples, args.seed, args.eos,
-            stemming=not args.no_stemming, fallback=args.fallback, ref_name=ref_name)
+            stemming=not args.no_stemming, fallback=args.fallback, ref_name=ref_name,
+            min_systems=1)
         text = rouge_table(result)
+        if any(isinstance(h, sig.HypothesisSet) for h in systems.values()):
+            text += ("\n\nsets: each member's F as ROUGE prints it, and their mean; then the plain "
+                     "mean of the set's per-document F (the test's score) with its 95% percentile "
+                     "bootstrap interval over test documents (members fixed)\n"
+                     + members_table(result))
         scorer = ("official ROUGE-1.5.5" if result["official"]
                   else "rouge-score FALLBACK, NOT ROUGE-1.5.5")
         note = (f"ROUGE F x 100 ({scorer}): plain mean of per-document F; deltas on those "
@@ -98,7 +132,10 @@ def test(args) -> dict:
 def run(args) -> dict:
     if args.json:  # refused before the test when it is one of the inputs; written whole
         ref_files, specs = sig.split_inputs(args.metric, args.inputs)
-        inputs = [*ref_files, *(spec.partition("=")[2] for spec in specs)]
+        inputs = [*ref_files]
+        for spec in specs:
+            name, _, given = spec.partition("=")
+            inputs += sig.system_paths(name, given) if given else []
         with atomic_outputs([args.json], inputs=inputs) as (f,):
             result = test(args)
             json.dump(result, f, indent=1)

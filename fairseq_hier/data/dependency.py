@@ -12,7 +12,7 @@ Files. Two commands write them (``fairseq-hier-parse``, :mod:`fairseq_hier.cli.p
   for the root) and a blank line. Any other parser's CoNLL-U is read as well
   (:func:`read_conllu`): ``# newdoc`` starts an example; a multiword-token range line (``3-4``)
   gives the surface token, and its syntactic words all map to it; empty nodes (``5.1``) are
-  skipped.
+  skipped. Only the columns ID, FORM and HEAD are read.
 - ``PARSED/SPLIT.tok``: the same examples tokenised: the parse's tokens joined by single spaces,
   segments re-joined by `` <P> `` as in the input (a line starting with ``<P>``, the empty title
   slot of a multi-document example, stays so). The subword step turns it into ``BPE/SPLIT.src``.
@@ -20,6 +20,16 @@ Files. Two commands write them (``fairseq-hier-parse``, :mod:`fairseq_hier.cli.p
   one array per example with ONE CODE PER BINARIZED SOURCE TOKEN: the line's whitespace tokens
   of ``BPE/SPLIT.src`` (pieces and separators), then one for the EOS that fairseq-preprocess
   appends. Read by :class:`DependencyParses`, written by :class:`DependencyWriter`.
+
+Reading CoNLL-U. The ``conllu`` package parses every comment (``parse_comment_line``), ID
+(``parse_id_value``: ``N``, ``N-M``, ``N.M``) and HEAD (``parse_int_value``); :func:`read_conllu`
+follows lines, sentences and examples itself, for what ``conllu``'s sentence reader
+(``parse_incr``) cannot give: (1) an example without a sentence (an empty source line, written as
+a bare ``# newdoc id = N``, as in the tests' ``fairseq-hier-parse`` fixtures with an empty line):
+``parse_incr`` keeps a sentence's comments in a dict, so of two ``# newdoc`` lines in a row it
+returns the second only, and the empty example is lost; (2) file and line in every
+error; (3) exactly 10 tab-separated columns: ``parse_line`` also splits at runs of two spaces and
+accepts lines with fewer columns, which would shift or drop HEAD without an error.
 
 Codes (int16)::
 
@@ -56,6 +66,8 @@ from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
+from conllu.exceptions import ParseException
+from conllu.parser import parse_comment_line, parse_id_value, parse_int_value
 
 from ..io import StagedWriter, iter_lines
 from ..errors import HierError
@@ -82,7 +94,8 @@ class ParsedExample:
 
 
 class _Sentence:
-    """The lines of one CoNLL-U sentence while it is read."""
+    """The token lines of one CoNLL-U sentence while it is read (IDs and HEADs parsed by
+    ``conllu``'s field parsers)."""
 
     def __init__(self):
         self.forms: List[str] = []        # surface tokens
@@ -91,30 +104,40 @@ class _Sentence:
         self.word_line: List[int] = []    # syntactic word k + 1 -> line in the file
         self.range_end = 0                # last word ID of the open multiword token
 
-    def add(self, path: str, lineno: int, cols: List[str]) -> None:
-        wid = cols[0]
+    def add(self, path: str, lineno: int, line: str) -> None:
         where = f"{path}:{lineno}"
-        if "." in wid:  # empty node (enhanced dependencies): no surface token, no basic arc
-            if not re.fullmatch(r"[0-9]+\.[0-9]+", wid):
-                raise HierError(f"{where}: empty node ID '{wid}' is not N.M")
-            return
+        cols = line.split("\t")
+        if len(cols) != 10:
+            raise HierError(f"{where}: expected 10 tab-separated columns (ID FORM LEMMA UPOS "
+                            f"XPOS FEATS HEAD DEPREL DEPS MISC), got {len(cols)}")
         expected = len(self.word_head) + 1
-        if "-" in wid:
-            first, _, last = wid.partition("-")
-            if not (first.isdigit() and last.isdigit()) or int(first) != expected \
-                    or int(last) < int(first) or self.range_end >= expected:
+        wid = cols[0]
+        try:
+            tid = parse_id_value(wid)
+        except ParseException:
+            tid = None
+        if tid is None:
+            raise HierError(f"{where}: ID '{wid}' where word {expected} was expected (IDs are "
+                            f"N, N-M for a multiword token or N.M for an empty node)")
+        if isinstance(tid, tuple) and tid[1] == ".":
+            return  # empty node (enhanced dependencies): no surface token, no basic arc
+        if isinstance(tid, tuple):  # multiword token: the surface form of words first..last
+            first, _, last = tid
+            if first != expected or self.range_end >= expected:
                 raise HierError(f"{where}: multiword token ID '{wid}' where a range starting "
                                 f"at word {expected} was expected")
             self.forms.append(cols[1])
-            self.range_end = int(last)
+            self.range_end = last
             return
-        if not wid.isdigit() or int(wid) != expected:
+        if tid != expected:
             raise HierError(f"{where}: ID '{wid}' where word {expected} was expected (IDs are "
                             f"N, N-M for a multiword token or N.M for an empty node)")
         try:
-            head = int(cols[6])
-        except ValueError:
-            raise HierError(f"{where}: HEAD '{cols[6]}' is not an integer") from None
+            head = parse_int_value(cols[6])
+        except ParseException:
+            head = None
+        if head is None:
+            raise HierError(f"{where}: HEAD '{cols[6]}' is not an integer")
         if head == expected:
             raise HierError(f"{where}: HEAD {head} is the word itself")
         if expected > self.range_end:  # an ordinary word is its own surface token
@@ -152,16 +175,21 @@ class _Sentence:
 def _conllu_lines(path: str) -> Iterator[Tuple[int, str]]:
     """(1-based line number, text without line end) of a UTF-8 file; lines end at \\n only."""
     for lineno, line in iter_lines(path):
-        if lineno == 1:
-            line = line.lstrip("\ufeff")
         yield lineno, line.rstrip("\n").rstrip("\r")
+
+
+def _starts_example(line: str) -> bool:
+    """A ``# newdoc`` comment (``# newdoc`` or ``# newdoc id = ...``), read by ``conllu``."""
+    return any(key.split()[0] == "newdoc" for key, _ in parse_comment_line(line) if key)
 
 
 def read_conllu(path: str) -> Iterator[ParsedExample]:
     """The examples of a CoNLL-U file, in order (module docstring). A ``# newdoc`` comment starts
-    an example (one without sentence is an empty example). Raises ValueError naming the file and
-    line for a sentence before the first ``# newdoc``, a line without 10 tab-separated columns, a
-    malformed ID, a non-integer HEAD or a HEAD outside its sentence."""
+    an example (one without sentence is an empty example). Each token and comment line is parsed
+    by the ``conllu`` package; lines, sentences and examples are followed here, so that errors
+    name the line. Raises ValueError naming the file and line for a sentence before the first
+    ``# newdoc``, a line without 10 tab-separated columns, a malformed ID, a non-integer HEAD or
+    a HEAD outside its sentence."""
     example: Optional[ParsedExample] = None
     sentence: Optional[_Sentence] = None
     lineno = 0
@@ -177,7 +205,7 @@ def read_conllu(path: str) -> Iterator[ParsedExample]:
             if sentence is not None:
                 raise HierError(f"{path}:{lineno}: comment line inside a sentence (a blank "
                                 f"line must end the sentence before it)")
-            if line[1:].lstrip().startswith("newdoc"):
+            if _starts_example(line):
                 if example is not None:
                     yield example
                 example = ParsedExample(line=lineno)
@@ -185,13 +213,9 @@ def read_conllu(path: str) -> Iterator[ParsedExample]:
         if example is None:
             raise HierError(f"{path}:{lineno}: a sentence before the first '# newdoc' line "
                             f"(each example must start with '# newdoc')")
-        cols = line.split("\t")
-        if len(cols) != 10:
-            raise HierError(f"{path}:{lineno}: expected 10 tab-separated columns (ID FORM "
-                            f"LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC), got {len(cols)}")
         if sentence is None:
             sentence = _Sentence()
-        sentence.add(path, lineno, cols)
+        sentence.add(path, lineno, line)
     if sentence is not None:  # no blank line after the last sentence
         tokens, heads = sentence.finish(path, lineno, len(example.tokens))
         example.tokens += tokens

@@ -4,9 +4,16 @@ assets, and what a task keeps of it in every checkpoint.
     DATA_BIN/hier_preprocess.json   {"format": 1, "task": ..., "pipeline": ..., "options": {...},
                                      "assets": {name: {"file": "hier_assets/NAME",
                                                        "sha256": ...}},
-                                     "generation": ["--beam", "5", ...]}
+                                     "generation": ["--beam", "5", ...],
+                                     "generation_for": {arch: ["--lenpen", "0.4", ...]}}
     DATA_BIN/hier_assets/NAME       copies of the files the pipeline needs (sentencepiece model,
                                     GPT-2 BPE files, BPE codes, a paragraph ranker checkpoint)
+
+``generation`` holds the decoding options of every architecture trained on the data-bin;
+``generation_for`` (optional: a record without it is valid) those of named architectures, which
+replace ``generation`` for a checkpoint of that architecture (:func:`generation_for`): a data-bin
+serves models whose papers decode differently (``liu_ht`` after Liu & Lapata, ``pht`` after Ma &
+Zong).
 
 ``fairseq-hier-record`` writes it (:mod:`fairseq_hier.inference.record`, which also checks the
 pipeline, its options and the ``generation`` options). Our tasks put the record, the bytes of its
@@ -76,7 +83,22 @@ def check_layout(record: dict, where: str) -> dict:
     if not isinstance(record["generation"], list) or not all(
             isinstance(a, str) for a in record["generation"]):
         raise RecordError(f"{where}: 'generation' must be a list of fairseq-generate arguments")
+    per_arch = record.get("generation_for", {})
+    if not isinstance(per_arch, dict):
+        raise RecordError(f"{where}: 'generation_for' must map architecture names to lists of "
+                          f"fairseq-generate arguments, not a {type(per_arch).__name__}")
+    for arch, options in per_arch.items():
+        if not arch or not isinstance(options, list) or not all(isinstance(a, str)
+                                                               for a in options):
+            raise RecordError(f"{where}: 'generation_for' entry {arch!r} must be a list of "
+                              f"fairseq-generate arguments")
     return record
+
+
+def generation_for(record: dict, arch: Optional[str]) -> List[str]:
+    """The decoding options a record gives a checkpoint of ``arch``: its ``generation_for``
+    entry when it has one, else ``generation``."""
+    return list(record.get("generation_for", {}).get(arch, record["generation"]))
 
 
 def read_record(folder: str,

@@ -22,8 +22,19 @@ order of the input records:
     the number of sentences (BOS symbols) kept in the source line: checked against the
     binarized source before training (``--task hat_summarization``).
 ``PREFIX.segments`` (dialogues, ``speakers=True``)
-    the speaker index of every kept sentence (turn): 0 for the first speaker to talk in the
-    dialogue, 1 for the second, ...; read into ``src_segments`` for the segment embeddings.
+    the speaker index of every kept sentence (turn), read into ``src_segments`` for the segment
+    embeddings (004 Sec. 4.1: "we add segment embeddings for each role"). ``speaker_ids``
+    chooses the numbering (:func:`speaker_ids_of`):
+
+    - ``roles`` (the default for ``qmsum``, AMI): each of AMI's four roles, as QMSum names the
+      speakers of its Product meetings, has a fixed id, the same in every meeting
+      (:data:`AMI_ROLES`: Project Manager 0, Marketing 1, User Interface 2, Industrial Designer
+      3; matched case-insensitively). A speaker that is none of them is an error naming the
+      file, line and speaker (no fallback id: a role model trained on a wrong id would be
+      silently another model);
+    - ``appearance`` (the default for every other layout: SAMSum; and for corpora without fixed
+      roles, such as QMSum's ICSI meetings): 0 for the first speaker to talk in the dialogue, 1
+      for the second, ...
 ``PREFIX.ref``
     the reference summary as the dataset writes it, one line (for scoring; never truncated).
     ``<t>`` sentence tags never reach it (the readers drop them); any other tag-like markup
@@ -83,11 +94,48 @@ class Encoded:
     refs: Optional[List[str]] = None  # every reference, where the layout has several
 
 
+#: AMI's four roles, as QMSum names the speakers of its Product (AMI) meetings; a role's
+#: position is its segment id under ``speaker_ids="roles"``
+AMI_ROLES = ("Project Manager", "Marketing", "User Interface", "Industrial Designer")
+#: how speakers are numbered (``fairseq-hier-sentence-bos --speaker-ids``)
+SPEAKER_IDS = ("roles", "appearance")
+#: the layouts whose default numbering is not ``appearance``
+ROLE_LAYOUTS = {"qmsum": "roles"}
+
+
+def default_speaker_ids(layout: str) -> str:
+    """The numbering a layout gets unless told otherwise: AMI's roles for ``qmsum``,
+    order of appearance elsewhere."""
+    return ROLE_LAYOUTS.get(layout, "appearance")
+
+
 def speaker_indices(speakers: Sequence[str]) -> List[int]:
     """Speaker index of every turn, in order of first appearance: ``[A, B, A, C] -> [0, 1, 0, 2]``
     (004 Sec. 4.1: the same role maps to the same segment embedding)."""
     first = {}
     return [first.setdefault(s, len(first)) for s in speakers]
+
+
+def role_indices(speakers: Sequence[str], where: str) -> List[int]:
+    """Fixed id of every turn's role (:data:`AMI_ROLES`, case-insensitive): ``["Marketing",
+    "Project Manager"] -> [1, 0]``; a speaker that is no role is an error naming ``where``."""
+    ids = {role.lower(): i for i, role in enumerate(AMI_ROLES)}
+    out = []
+    for speaker in speakers:
+        index = ids.get(speaker.lower())
+        if index is None:
+            raise HierError(f"{where}: speaker '{speaker}' is not one of AMI's roles "
+                            f"({', '.join(AMI_ROLES)}); --speaker-ids appearance numbers the "
+                            f"speakers of each meeting in order of appearance")
+        out.append(index)
+    return out
+
+
+def speaker_ids_of(speakers: Sequence[str], numbering: str, where: str) -> List[int]:
+    """The segment id of every turn under ``numbering`` (one of :data:`SPEAKER_IDS`)."""
+    if numbering == "roles":
+        return role_indices(speakers, where)
+    return speaker_indices(speakers)
 
 
 class SentenceSplitter:
@@ -135,10 +183,12 @@ class SentenceBOSEncoder:
         max_source_positions: source tokens including every BOS and the final EOS
         max_target_positions: target tokens including the final EOS
         speakers: write speaker indices (dialogues); records must carry ``speakers``
+        speaker_ids: their numbering, ``roles`` or ``appearance`` (:func:`speaker_ids_of`)
     """
 
     def __init__(self, encoder_json: str, vocab_bpe: str, max_source_positions: int,
-                 max_target_positions: int, speakers: bool = False):
+                 max_target_positions: int, speakers: bool = False,
+                 speaker_ids: str = "appearance"):
         for path, flag in ((encoder_json, "--gpt2-encoder-json"), (vocab_bpe, "--gpt2-vocab-bpe")):
             if not os.path.isfile(path):
                 raise HierError(f"{flag} {path}: no such file")
@@ -148,7 +198,11 @@ class SentenceBOSEncoder:
         self.encoder_json, self.vocab_bpe = encoder_json, vocab_bpe
         self.max_source_positions = max_source_positions
         self.max_target_positions = max_target_positions
+        if speaker_ids not in SPEAKER_IDS:
+            raise HierError(f"--speaker-ids must be one of {', '.join(SPEAKER_IDS)}, got "
+                            f"'{speaker_ids}'")
         self.speakers = speakers
+        self.speaker_ids = speaker_ids
         self._bpe = None
         self._splitter = None
 
@@ -202,7 +256,8 @@ class SentenceBOSEncoder:
             stats["target_truncated"] += 1
             stats["target_ids_cut"] += len(target_ids) - limit
             target_ids = target_ids[:limit]
-        segments = speaker_indices(speakers)[:kept] if self.speakers else None
+        segments = (speaker_ids_of(speakers, self.speaker_ids, record.where)[:kept]
+                    if self.speakers else None)
         return Encoded(source=source, target=" ".join(target_ids), sentences=kept,
                        segments=segments, ref=record.summary, id=str(record.id), stats=stats,
                        refs=record.summaries or [record.summary])

@@ -3,8 +3,9 @@
 fairseq accepts any number for ``--beam``, ``--max-len-b`` and the like; a negative beam or
 length then aborts inside the first batch (``terminate called``, or a shape error in the search).
 :func:`check_generation_options` refuses them before anything is decoded, naming the option and
-its allowed range. Used by the tasks' ``build_generator``, by ``fairseq-hier-record`` (which
-stores a recipe's decoding options) and by the summarisation API.
+its allowed range (and our tasks' ``--coverage-beta``, read where the namespace has it). Used by
+the tasks' ``build_generator``, by ``fairseq-hier-record`` (which stores a recipe's decoding
+options) and by the summarisation API.
 """
 
 from ..errors import check_range
@@ -21,6 +22,7 @@ RANGES = {
     "diverse_beam_groups": (-1, False, None),
     "sampling_topk": (-1, False, None),
     "iter_decode_max_iter": (0, False, None),
+    "coverage_beta": (0, False, None),  # the summarisation tasks' --coverage-penalty summary
 }
 
 

@@ -1,10 +1,12 @@
-"""From the task's decoding options to the keyword arguments of our generator.
+"""From the task's decoding options to the keyword arguments of our generator (attention
+alignment, token blocking, the length-penalty form and the coverage penalty).
 
 Kept apart from the generator so that the task reads its own config (fairseq's GenerationConfig
 is closed) and every option is validated, with the flag named, before any batch is decoded.
 """
 
 import logging
+import math
 from typing import Dict, Optional
 
 import torch
@@ -31,13 +33,36 @@ def _load_predictor(path: str, like: torch.nn.Module, embed_dim: int) -> torch.n
     return predictor.to(device=reference.device, dtype=reference.dtype).eval()
 
 
+#: the generator's keyword arguments for fairseq's own scoring (length ** lenpen, no coverage)
+NO_PENALTIES = {"length_penalty_form": "fairseq", "coverage_beta": None}
+
+
+def decoding_penalties(cfg) -> Dict:
+    """The length-penalty form and coverage penalty of the task's config, as the generator's
+    keyword arguments (``coverage_beta`` None: no coverage penalty); checked here, before any
+    batch."""
+    form = str(getattr(cfg, "length_penalty_form", "fairseq"))
+    coverage = str(getattr(cfg, "coverage_penalty", "none"))
+    beta = getattr(cfg, "coverage_beta", 0.0)
+    if form not in ("fairseq", "wu"):
+        raise HierError(f"--length-penalty-form must be fairseq or wu, got {form!r}")
+    if coverage not in ("none", "summary"):
+        raise HierError(f"--coverage-penalty must be none or summary, got {coverage!r}")
+    if not (beta >= 0 and math.isfinite(beta)):
+        raise HierError(f"--coverage-beta must be a finite number >= 0, got {beta}")
+    return {"length_penalty_form": form,
+            "coverage_beta": float(beta) if coverage == "summary" else None}
+
+
 def alignment_generator_kwargs(task, models, args) -> Optional[Dict]:
     """None when no option of ours is set (fairseq's generator is then used as is)."""
     cfg = task.cfg
     print_alignment = getattr(args, "print_alignment", None)
     hierarchical = all(getattr(m, "hierarchical_source", False) for m in models)
+    scoring = decoding_penalties(cfg)
     wanted = (cfg.attention_alignment or cfg.align_keep_paragraphs > 0 or cfg.align_live_beams
-              or cfg.block_previous_tokens > 0 or (print_alignment and hierarchical))
+              or cfg.block_previous_tokens > 0 or (print_alignment and hierarchical)
+              or scoring != NO_PENALTIES)
     # hierarchical models always get our generator: it gives --max-len-a its meaning for
     # B x P x L sources (fairseq's would multiply it by the number of paragraphs)
     if not wanted and not hierarchical:
@@ -46,7 +71,8 @@ def alignment_generator_kwargs(task, models, args) -> Optional[Dict]:
         raise HierError("--attention-alignment / --align-keep-paragraphs need a hierarchical "
                         "model (pht, vht): they use its paragraph attention")
     if print_alignment and not hierarchical:
-        raise HierError("--print-alignment together with --block-previous-tokens needs a "
+        raise HierError("--print-alignment together with --block-previous-tokens, "
+                        "--length-penalty-form wu or --coverage-penalty summary needs a "
                         "hierarchical model (fairseq's alignment generator handles flat ones)")
     strategy = str(cfg.align_strategy) if cfg.attention_alignment else None
     if cfg.align_epsilon <= 0:
@@ -81,7 +107,10 @@ def alignment_generator_kwargs(task, models, args) -> Optional[Dict]:
     if strategy is not None:
         logger.info(f"attention alignment: strategy {strategy}, beta {cfg.align_beta}, epsilon "
                     f"{cfg.align_epsilon}, live beams {cfg.align_live_beams}")
-    return dict(strategy=strategy, beta=cfg.align_beta, predictor=predictor, ranker_scores=ranker,
+    if scoring != NO_PENALTIES:
+        logger.info(f"decoding penalties: length penalty {scoring['length_penalty_form']}, "
+                    f"coverage beta {scoring['coverage_beta']} (None: no coverage penalty)")
+    return dict(**scoring, strategy=strategy, beta=cfg.align_beta, predictor=predictor, ranker_scores=ranker,
                 epsilon=cfg.align_epsilon, live_beams=cfg.align_live_beams,
                 keep_paragraphs=cfg.align_keep_paragraphs,
                 block_previous=cfg.block_previous_tokens, block_allowed=allowed,

@@ -29,6 +29,25 @@ lenpen, max-len-a/b, min-len, no-repeat-ngram-size, prefix-size, unnormalized, .
   paragraph attention for ``--print-alignment`` (soft: one distribution over paragraphs per
   target token; hard: ``paragraph-token`` pairs of the most attended paragraph).
 
+- the length penalty's form (``--length-penalty-form``): fairseq's ``|y| ** lenpen`` or Wu et
+  al.'s ``lp(y) = ((5 + |y|) / 6) ** lenpen`` (OpenNMT's ``-length_penalty wu -alpha``), both
+  dividing a finished hypothesis' score (|y| counts the generated tokens with EOS, as fairseq
+  does; OpenNMT's beam counts its BOS too, one more). For Wu's form ``finalize_hypos`` sets, for
+  the step at hand, the exponent under which fairseq's own division ``(step + 1) ** len_penalty``
+  equals ``lp(y)``;
+- OpenNMT's "summary" coverage penalty with ``-stepwise_penalty`` (``--coverage-penalty summary
+  --coverage-beta BETA``), :class:`CoveragePenalty`: ``cp = beta * (sum_i max(cov_i, 1) - n)``,
+  ``cov`` the attention the decoder returns (``extra["attn"]``) summed over the steps so far,
+  ``n`` the number of keys. As OpenNMT's ``GNMTGlobalScorer.update_score`` does, the running
+  score of every live hypothesis is ``sum log p - cp(cov through the current step)``: the
+  ensemble subtracts this step's increase of ``cp`` from the row's log-probabilities (the same
+  for every candidate token of the row), so the search ranks by it and fairseq's finished score
+  is ``(sum log p - cp) / lp(y)`` (OpenNMT divides the stepwise penalty by the length penalty
+  too). Positional scores then carry the coverage increments. The attention is the one OpenNMT
+  uses for flat copy models (head 0 of the last layer, :mod:`fairseq_hier.modules.copy_attention`),
+  fairseq's head average of the last layer for a plain ``transformer``, the token attention of
+  ``liu_ht`` and HAT, and the paragraph attention of PHT / VHT (``cov`` then runs over paragraphs);
+
 Host syncs: nothing that runs at every decoding step (the ensemble's ``forward_decoder`` and
 reorderings, the tracker, :class:`AlignedBeamSearch`, :class:`PreviousTokenBlocker`) reads a
 tensor on the host (no ``.item()``, ``.tolist()``, ``bool(tensor)``, ``nonzero()``): checked by
@@ -41,6 +60,7 @@ Legend: B sentences, K beam, N = B*K rows, P paragraphs, L tokens per paragraph,
 
 import contextlib
 import logging
+import math
 from typing import Callable, Dict, List, Optional
 
 import torch
@@ -56,32 +76,86 @@ from ..errors import HierError
 logger = logging.getLogger(__name__)
 
 
+def wu_length_penalty(length: int, alpha: float) -> float:
+    """Wu et al. (2016): ``lp(Y) = ((5 + |Y|) / 6) ** alpha``."""
+    return ((5.0 + length) / 6.0) ** alpha
+
+
+def summary_coverage_penalty(coverage: Tensor, beta: float) -> Tensor:
+    """OpenNMT's "summary" coverage penalty: ``beta * (sum_i max(cov_i, 1) - n)``, ``n`` the
+    number of keys. coverage: ``N x S`` (a padded key has 0, which adds ``1 - 1``). Returns N."""
+    return beta * (coverage.clamp_min(1.0).sum(-1) - coverage.size(-1))
+
+
+class CoveragePenalty:
+    """The stepwise summary coverage penalty of one batch, in the generator's row order:
+    :meth:`step` takes a step's attention and returns each row's increase of the penalty."""
+
+    def __init__(self, beta: float):
+        self.beta = beta
+        self.coverage: Optional[Tensor] = None  # N x S, attention summed over the steps so far
+        self.penalty: Optional[Tensor] = None  # N, cp(coverage)
+
+    def start(self) -> None:
+        self.coverage = self.penalty = None
+
+    def reorder(self, new_order: Tensor) -> None:
+        if self.coverage is not None:
+            self.coverage = self.coverage.index_select(0, new_order)
+            self.penalty = self.penalty.index_select(0, new_order)
+
+    def step(self, attn: Optional[Tensor]) -> Tensor:
+        """attn: ``N x S``, this step's attention. Returns ``N``: ``cp(cov + attn) - cp(cov)``."""
+        if attn is None:
+            raise HierError("--coverage-penalty summary needs a model whose decoder returns its "
+                            "encoder attention (extra['attn'])")
+        attn = attn.float()
+        coverage = attn if self.coverage is None else self.coverage + attn
+        penalty = summary_coverage_penalty(coverage, self.beta)
+        increase = penalty if self.penalty is None else penalty - self.penalty
+        self.coverage, self.penalty = coverage, penalty
+        return increase
+
+
 class TrackingEnsembleModel(EnsembleModel):
-    """fairseq's EnsembleModel that also maintains an :class:`AlignmentTracker`.
+    """fairseq's EnsembleModel that also maintains an :class:`AlignmentTracker` (when
+    ``tracker`` is given) and a :class:`CoveragePenalty` (when ``coverage`` is given).
 
     ``target_fn(model, encoder_out)`` returns the ``B x P`` alignment target of the
     batch (or None); it sees the first model of the ensemble (the attention is the ensemble's
     average, as fairseq averages it)."""
 
-    def __init__(self, models, tracker: AlignmentTracker, target_fn: Callable):
+    def __init__(self, models, tracker: Optional[AlignmentTracker] = None,
+                 target_fn: Optional[Callable] = None,
+                 coverage: Optional[CoveragePenalty] = None):
         super().__init__(models)
         self.tracker = tracker
         self.target_fn = target_fn
+        self.coverage = coverage
 
     def forward_encoder(self, net_input: Dict[str, Tensor]):
         encoder_outs = super().forward_encoder(net_input)
-        out = encoder_outs[0]
-        present = ~out["paragraph_padding_mask"][0]  # B x P
-        self.tracker.start(present, self.target_fn(self.single_model, out))
+        if self.coverage is not None:
+            self.coverage.start()
+        if self.tracker is not None:
+            out = encoder_outs[0]
+            present = ~out["paragraph_padding_mask"][0]  # B x P
+            self.tracker.start(present, self.target_fn(self.single_model, out))
         return encoder_outs
 
     def reorder_encoder_out(self, encoder_outs, new_order):
-        self.tracker.reorder(new_order)
+        if self.tracker is not None:
+            self.tracker.reorder(new_order)
+        if self.coverage is not None:
+            self.coverage.reorder(new_order)
         return super().reorder_encoder_out(encoder_outs, new_order)
 
     def forward_decoder(self, tokens, encoder_outs, incremental_states, temperature: float = 1.0):
         lprobs, attn = super().forward_decoder(tokens, encoder_outs, incremental_states, temperature)
-        self.tracker.update(attn)  # N x P, this step's paragraph attention
+        if self.tracker is not None:
+            self.tracker.update(attn)  # N x P, this step's paragraph attention
+        if self.coverage is not None:  # the running score becomes sum log p - cp
+            lprobs = lprobs - self.coverage.step(attn).to(lprobs).unsqueeze(-1)  # N x V
         return lprobs, attn
 
 
@@ -132,11 +206,17 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
     def __init__(self, models, tgt_dict, strategy: Optional[str] = None, beta: float = 0.8,
                  predictor: Optional[nn.Module] = None, ranker_scores=None, epsilon: float = 1e-6,
                  live_beams: bool = False, keep_paragraphs: int = 0, block_previous: int = 0,
-                 block_allowed: Optional[List[int]] = None, print_alignment=None, **kwargs):
+                 block_allowed: Optional[List[int]] = None, print_alignment=None,
+                 length_penalty_form: str = "fairseq", coverage_beta: Optional[float] = None,
+                 **kwargs):
         self.tracker = AlignmentTracker()
         # the tracker needs hierarchical models; decoding rules alone work with any model
-        ensemble = (models if strategy is None
-                    else TrackingEnsembleModel(models, self.tracker, self._alignment_target))
+        coverage = None if coverage_beta is None else CoveragePenalty(coverage_beta)
+        ensemble = models
+        if strategy is not None or coverage is not None:
+            ensemble = TrackingEnsembleModel(
+                models, self.tracker if strategy is not None else None, self._alignment_target,
+                coverage)
         if live_beams:
             if strategy is None:
                 raise HierError("--align-live-beams needs --attention-alignment")
@@ -147,6 +227,10 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
             kwargs["search_strategy"] = AlignedBeamSearch(tgt_dict, self._beam_bias)
         super().__init__(ensemble, tgt_dict, **kwargs)
         self.strategy, self.beta, self.epsilon = strategy, beta, epsilon
+        if length_penalty_form not in ("fairseq", "wu"):
+            raise HierError(f"--length-penalty-form must be fairseq or wu, got "
+                            f"{length_penalty_form!r}")
+        self.length_penalty_form = length_penalty_form
         self.predictor, self.ranker_scores = predictor, ranker_scores
         self.keep_paragraphs = keep_paragraphs
         self.print_alignment = print_alignment
@@ -172,12 +256,42 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
 
     def _beam_bias(self, step: int) -> Tensor:
         """Live-beam ranking bias per row: ``|y|^lenpen * beta * bonus`` (|y| = step + 1)."""
-        length = (step + 1) ** self.len_penalty if self.normalize_scores else 1.0
-        return self.beta * length * self.tracker.bonus(self.strategy, self.epsilon)
+        return (self.beta * self.length_divisor(step + 1)
+                * self.tracker.bonus(self.strategy, self.epsilon))
+
+    def length_divisor(self, length: int) -> float:
+        """What a finished hypothesis of ``length`` tokens (EOS included) is divided by:
+        ``length ** lenpen`` (fairseq) or Wu's ``((5 + length) / 6) ** lenpen``; 1 with
+        ``--unnormalized``."""
+        if not self.normalize_scores:
+            return 1.0
+        if self.length_penalty_form == "wu":
+            return wu_length_penalty(length, self.len_penalty)
+        return float(length) ** self.len_penalty
+
+    @contextlib.contextmanager
+    def _length_exponent(self, length: int):
+        """fairseq's ``finalize_hypos`` divides by ``length ** len_penalty``: for Wu's form the
+        exponent of this step is set so that the divisor is ``lp(y)`` (``length`` 1: both 1)."""
+        if self.length_penalty_form != "wu" or length <= 1:
+            yield
+            return
+        saved = self.len_penalty
+        self.len_penalty = math.log(wu_length_penalty(length, saved)) / math.log(length)
+        try:
+            yield
+        finally:
+            self.len_penalty = saved
 
     # ------------------------------------------------------------------ scoring
     def finalize_hypos(self, step, bbsz_idx, eos_scores, tokens, scores, finalized, finished,
                        beam_size, *args, **kwargs):
+        with self._length_exponent(step + 1):
+            return self._finalize_hypos(step, bbsz_idx, eos_scores, tokens, scores, finalized,
+                                        finished, beam_size, *args, **kwargs)
+
+    def _finalize_hypos(self, step, bbsz_idx, eos_scores, tokens, scores, finalized, finished,
+                        beam_size, *args, **kwargs):
         if self.strategy is None:
             return super().finalize_hypos(step, bbsz_idx, eos_scores, tokens, scores, finalized,
                                           finished, beam_size, *args, **kwargs)

@@ -48,6 +48,13 @@ class ParagraphPipeline(Pipeline):
     OPTIONS = {
         "title": (True, "the raw lines open with the example's title (false: with an empty "
                         "title slot, as fairseq-hier-mds-to-raw writes)"),
+        "title_placement": ("first", "first: the title opens the line once (000's PHT/VHT); "
+                                     "every: the title slot stays empty and every paragraph "
+                                     "opens with 'title <T>', as hiersumm's ranked WikiSum shards "
+                                     "(002's liu_ht: its local layers read each paragraph alone; "
+                                     "fairseq-hier-wikisum-to-raw --title-placement)"),
+        "title_marker": ("<T>", "the piece between the title and a paragraph's text with "
+                                "title_placement=every"),
         "paragraphs": ("lines", "what becomes a paragraph, as fairseq-hier-jsonl-to-raw "
                                 "--paragraphs splits it: lines: every non-blank line of a "
                                 "document (002); blocks: every block between blank lines; "
@@ -72,6 +79,10 @@ class ParagraphPipeline(Pipeline):
     @classmethod
     def check_options(cls, options: dict, where: str) -> None:
         choice(options, "paragraphs", PARAGRAPH_MODES, where)
+        choice(options, "title_placement", ("first", "every"), where)
+        if options["title_placement"] == "every" and not options["title"]:
+            raise RecordError(f"{where}: title_placement=every repeats the title in every "
+                              f"paragraph; it needs title=true")
         n = options["max_documents"]
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise RecordError(f"{where}: option max_documents must be an integer >= 0, got "
@@ -81,6 +92,9 @@ class ParagraphPipeline(Pipeline):
         choice(options, "rank", ("none", "tfidf", "ranker"), where)
         choice(options, "post_process", ("none", "sentencepiece", "subword_nmt", "@@ ",
                                           "letter", "wordpiece"), where)
+        if options["tokenizer"] == "spacy" and options["title_placement"] == "every":
+            raise RecordError(f"{where}: title_placement=every puts the title marker into the "
+                              f"text that spaCy would parse; use it with tokenizer=whitespace")
         if options["tokenizer"] == "spacy" and options["rank"] != "none":
             raise RecordError(f"{where}: rank={options['rank']} reorders the paragraphs after "
                               f"the spaCy step, whose parse (ParsingSum) follows the input order")
@@ -176,10 +190,17 @@ class ParagraphPipeline(Pipeline):
             title = clean(example.title or "", self.counts)
         elif example.title:
             self.counts["titles ignored (the model was trained without titles)"] += 1
-        line = f"{title} {sep} " + f" {sep} ".join(paragraphs)
+        if self.options["title_placement"] == "every":
+            # hiersumm's layout: " <P> title <T> p1 <P> title <T> p2 ..."
+            head = f"{title} {self.options['title_marker']} " if title else ""
+            line = f" {sep} " + f" {sep} ".join(head + p for p in paragraphs)
+        else:
+            line = f"{title} {sep} " + f" {sep} ".join(paragraphs)
         line = self.tokenize(line)
         if self.options["lowercase"]:
             line = line.lower().replace(sep.lower(), sep)
+            marker = self.options["title_marker"]
+            line = line.replace(marker.lower(), marker)
         line = self.subword(line, example.where)
         return [self.rank(line, example.where)]
 

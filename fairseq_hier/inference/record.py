@@ -4,7 +4,8 @@ summarise new raw documents.
 
     fairseq-hier-record DATA_BIN --task hierarchical_summarization --pipeline paragraphs \\
         --option subword=sentencepiece --asset spm.model=work/spm/spm.model \\
-        --generation "--beam 5 --lenpen 1.0 --max-len-b 200 --no-repeat-ngram-size 3"
+        --generation "--beam 5 --lenpen 1.0 --max-len-b 200 --no-repeat-ngram-size 3" \\
+        --generation-for liu_ht="--beam 5 --lenpen 0.4 --max-len-b 400 --min-len 20"
 
 The file's layout, its assets and the checkpoint state our tasks keep of it are
 :mod:`fairseq_hier.data.preprocessing_record`. This module adds what needs the pipelines:
@@ -12,7 +13,9 @@ The file's layout, its assets and the checkpoint state our tasks keep of it are
 ``ASSETS`` are checked here (:func:`check_record`), so a wrong record fails at preprocessing time,
 not at inference. ``generation`` holds the recipe's tuned ``fairseq-generate`` options
 (overridable at inference); :func:`write_record` parses them with fairseq-interactive's own
-parser, as the summarizer will, and checks their ranges (:func:`check_generation`). The record and
+parser, as the summarizer will, and checks their ranges (:func:`check_generation`); so are those of
+``generation_for`` (per architecture, each name checked against fairseq's registered
+architectures), which replace ``generation`` for a checkpoint of that architecture. The record and
 its assets are written together or not at all (:class:`fairseq_hier.io.OutputSet`).
 """
 
@@ -23,10 +26,12 @@ from typing import Dict, Optional, Sequence
 
 from .. import register
 from ..data.preprocessing_record import (ASSETS_DIR, FORMAT, RECORD_FILE, Assets,  # noqa: F401
-                                         RecordError, check_layout, read_record, sha256)
+                                         RecordError, check_layout, generation_for, read_record,
+                                         sha256)
 from ..errors import HierError
 from ..generation.checks import check_generation_options
 from ..io import staged_outputs
+from ..safe_loading import check_fairseq_checkpoint, checkpoint_task_and_arch, load
 from .pipelines import PIPELINES
 
 
@@ -78,11 +83,30 @@ def check_generation(data_bin: str, task: str, generation: Sequence[str]) -> Non
         error(str(e))
 
 
+def check_generation_for(data_bin: str, task: str,
+                         generation_for: Dict[str, Sequence[str]]) -> None:
+    """Check the per-architecture decoding options: each name a registered architecture, each
+    list as :func:`check_generation` checks ``generation``."""
+    from fairseq.models import ARCH_MODEL_REGISTRY  # lazily: keeps startup light
+
+    register()
+    for arch, generation in generation_for.items():
+        if arch not in ARCH_MODEL_REGISTRY:
+            raise RecordError(f"--generation-for {arch}: no such architecture (fairseq-train "
+                              f"--arch's choices, with fairseq-hier's registered)")
+        try:
+            check_generation(data_bin, task, generation)
+        except RecordError as e:
+            raise RecordError(f"--generation-for {arch}: {e}") from None
+
+
 def write_record(data_bin: str, task: str, pipeline: str, options: Optional[dict] = None,
                  assets: Optional[Dict[str, str]] = None,
-                 generation: Sequence[str] = ()) -> str:
+                 generation: Sequence[str] = (),
+                 generation_for: Optional[Dict[str, Sequence[str]]] = None) -> str:
     """Check and write ``DATA_BIN/hier_preprocess.json``, copying the assets beside it; the
-    record and the copies appear together once all are written."""
+    record and the copies appear together once all are written. ``generation_for``: decoding
+    options of named architectures, replacing ``generation`` for their checkpoints."""
     if not os.path.isdir(data_bin):
         raise RecordError(f"{data_bin}: no such data-bin directory (run fairseq-preprocess first)")
     assets = dict(assets or {})
@@ -95,9 +119,12 @@ def write_record(data_bin: str, task: str, pipeline: str, options: Optional[dict
               "assets": {n: {"file": f"{ASSETS_DIR}/{n}", "sha256": sha256(p)}
                          for n, p in assets.items()},
               "generation": list(generation)}
+    if generation_for:
+        record["generation_for"] = {arch: list(g) for arch, g in generation_for.items()}
     path = os.path.join(data_bin, RECORD_FILE)
     check_record(record, path)
     check_generation(data_bin, task, record["generation"])
+    check_generation_for(data_bin, task, record.get("generation_for", {}))
     # an asset already in place (DATA_BIN/hier_assets/NAME given as its own source) stays
     copies = {os.path.join(data_bin, ASSETS_DIR, name): src for name, src in assets.items()
               if not _same_file(src, os.path.join(data_bin, ASSETS_DIR, name))}
@@ -111,6 +138,28 @@ def write_record(data_bin: str, task: str, pipeline: str, options: Optional[dict
 
 def _same_file(a: str, b: str) -> bool:
     return os.path.exists(b) and os.path.samefile(a, b)
+
+
+def checkpoint_arch(path: str) -> str:
+    """The architecture a checkpoint was trained with (read with the safe loader)."""
+    if not os.path.isfile(path):
+        raise RecordError(f"{path}: no such checkpoint")
+    state = load(path, map_location="cpu")
+    check_fairseq_checkpoint(state, path)
+    arch = checkpoint_task_and_arch(state)[1]
+    if not arch:
+        raise RecordError(f"checkpoint {path} names no architecture (no cfg.model nor args.arch)")
+    return arch
+
+
+def recorded_generation(folder: str, arch: Optional[str]) -> list:
+    """The decoding options the record of ``folder`` gives a checkpoint of ``arch``
+    (:func:`fairseq_hier.data.preprocessing_record.generation_for`); one-line error when the
+    folder has no record."""
+    record = read_checked_record(folder)
+    if record is None:
+        raise RecordError(f"{folder} has no {RECORD_FILE} (write it with fairseq-hier-record)")
+    return generation_for(record, arch)
 
 
 def read_checked_record(folder: str) -> Optional[dict]:

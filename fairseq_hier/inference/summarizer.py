@@ -15,7 +15,10 @@ What it does, in order:
    there with ``fairseq-hier-record``, beside the dictionaries) is used; with neither, a one-line
    :class:`~fairseq_hier.inference.record.RecordError`;
 2. builds the task from the checkpoint's own task options (paragraph cuts, layout, ...) and the
-   generator from the record's tuned ``fairseq-generate`` options, then the caller's overrides
+   generator from the record's tuned ``fairseq-generate`` options for the checkpoint's
+   architecture (the record's ``generation_for`` entry of that architecture when it has one,
+   else its ``generation``: :func:`~fairseq_hier.data.preprocessing_record.generation_for`),
+   then the caller's overrides
    (``generation=["--beam", "3"]`` or keyword arguments ``beam=3``), parsed by fairseq's own
    parser and checked (:func:`fairseq_hier.generation.checks.check_generation_options`): an
    unknown option or a value out of range is a one-line :class:`~fairseq_hier.errors.HierError`
@@ -43,7 +46,7 @@ import tempfile
 from typing import Iterable, List, Optional, Sequence, Union
 
 from ..data.dependency import DependencyParses
-from ..data.preprocessing_record import STATE_KEY, Assets, RecordError, restore
+from ..data.preprocessing_record import STATE_KEY, Assets, RecordError, generation_for, restore
 from ..errors import HierError
 from ..generation.checks import check_generation_options
 from ..preparation.dependencies import project_dependencies
@@ -261,7 +264,8 @@ class HierSummarizer:
         # the record's options, then the caller's: parsed by fairseq-interactive's own parser
         head = [data, "--user-dir", os.path.dirname(fairseq_hier.__file__), "--task",
                 record["task"], "--path", path]
-        argv = head + record["generation"] + extra
+        recorded = generation_for(record, checkpoint_task_and_arch(state)[1])
+        argv = head + recorded + extra
         args = parse_generation_options(record["task"], argv, origin, where)
         defaults = parse_generation_options(record["task"], head, {}, where)
         checked(args, where)
@@ -296,7 +300,7 @@ class HierSummarizer:
         if cfg.dataset.batch_size is None and cfg.dataset.max_tokens is None:
             cfg.dataset.batch_size = 8
         logger.info(f"{path}: task {record['task']}, pipeline {record['pipeline']}, generation "
-                    f"{' '.join(record['generation'] + extra) or '(fairseq defaults)'}")
+                    f"{' '.join(recorded + extra) or '(fairseq defaults)'}")
         return cls(cfg, task, models, generator, pipeline, record, workdir, argv,
                    trust_checkpoint)
 

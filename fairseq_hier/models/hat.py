@@ -6,9 +6,11 @@ target steps, ``C`` model dim, ``H`` heads. fairseq's masks: True = padding.
 The model is fairseq's BART (``BARTModel``: Transformer encoder/decoder with learned positions,
 ``layernorm_embedding``, GELU) plus two hierarchical parts, built through fairseq's hooks:
 
-* encoder (Sec. 3.2): the standard encoder, then ONE full encoder layer (self-attention + FFN)
-  that attends only over the encoder states at the BOS positions (one ``<s>`` opens every
-  sentence, Sec. 3.1); its outputs are the sentence representations ``N x B x C``;
+* encoder (Sec. 3.2): the standard encoder, then full encoder layers (self-attention + FFN)
+  that attend only over the encoder states at the BOS positions (one ``<s>`` opens every
+  sentence, Sec. 3.1); their outputs are the sentence representations ``N x B x C``. One such
+  layer by default (``--hierarchical-layers 1``: "a single hierarchical layer works the best,
+  although multiple hierarchical layers may be used");
 * decoder (Sec. 3.3): every decoder layer gains one attention sublayer (attention, dropout,
   residual, LayerNorm; no extra FFN) over those sentence states.
 
@@ -27,6 +29,15 @@ embeddings of every token of that speaker's turns ("the input to the encoder lay
 the token embeddings, position embeddings and segment embeddings"); the speaker index of each
 sentence (turn) rides in ``net_input["src_segments"]`` ``B x N``. Off by default (K = 0).
 
+Wrapped layers: with ``--ddp-backend fully_sharded`` fairseq wraps each decoder layer in a module
+(FSDP) that holds the layer; :meth:`HATDecoder.sentence_layers` finds the layer inside whatever
+wraps it, so the sentence context always reaches the layer whose hook reads it, and a layer that
+runs without it raises instead of skipping the sentence attention.
+
+Added source positions (004 Sec. 4.1: "the additional positional embedding ... random
+initialize"): ``--position-init random`` (the default) keeps this model's own fresh rows beyond
+the checkpoint's; ``tile`` repeats the checkpoint's rows (:func:`extend_positions`).
+
 Parameter count (checked in tests/test_hat.py): with BART's dictionary (50265 symbols) and 3072
 source positions, ``bart_large`` has 408,388,608 parameters and ``hat_bart_large`` 471,390,208
 (the paper: 408M and 471M). The difference, 63,001,600 = one encoder layer (12,596,224) + 12 x
@@ -37,6 +48,7 @@ import logging
 from typing import Dict, List, Optional, Tuple
 
 import torch
+import torch.nn as nn
 from torch import Tensor
 
 from fairseq.distributed import fsdp_wrap
@@ -54,6 +66,10 @@ from ..errors import HierError
 from .option_checks import check_model_options
 
 logger = logging.getLogger(__name__)
+
+HIERARCHICAL_LAYERS = 1  # 004 Sec. 3.2: "a single hierarchical layer works the best"
+POSITION_INITS = ("random", "tile")
+POSITION_INIT = "random"  # 004 Sec. 4.1: the additional positions are initialised at random
 
 
 def sentence_positions(src_tokens: Tensor, bos: int):
@@ -128,13 +144,18 @@ class SegmentTransformerEncoder(TransformerEncoder):
 
 
 class HATEncoder(SegmentTransformerEncoder):
-    """fairseq's Transformer encoder + the hierarchical encoder layer over the BOS states."""
+    """fairseq's Transformer encoder + the hierarchical encoder layers over the BOS states
+    (``--hierarchical-layers N``, parameters ``hierarchical_layers.{0..N-1}.*``)."""
 
     def __init__(self, args, dictionary, embed_tokens):
         super().__init__(args, dictionary, embed_tokens)
-        # a full encoder layer (self-attention over sentences + FFN), as the token layers
+        count = getattr(args, "hierarchical_layers", HIERARCHICAL_LAYERS)
+        if count < 1:
+            raise HierError(f"--hierarchical-layers must be 1 or more, got {count}")
+        # full encoder layers (self-attention over sentences + FFN), as the token layers
         cfg = TransformerConfig.from_namespace(args)
-        self.hierarchical_layer = checkpoint_layer(TransformerEncoderLayerBase(cfg), cfg)
+        self.hierarchical_layers = nn.ModuleList(
+            [checkpoint_layer(TransformerEncoderLayerBase(cfg), cfg) for _ in range(count)])
 
     def forward(self, src_tokens, src_lengths: Optional[Tensor] = None,
                 return_all_hiddens: bool = False, token_embeddings: Optional[Tensor] = None,
@@ -148,9 +169,20 @@ class HATEncoder(SegmentTransformerEncoder):
         # S x B x C -> B x S x C, gather the BOS states: B x N x C -> N x B x C
         index = positions.unsqueeze(-1).expand(-1, -1, tokens.size(-1))
         sentences = tokens.transpose(0, 1).gather(1, index).transpose(0, 1)
-        out["sentence_out"] = [self.hierarchical_layer(sentences, sentence_padding_mask)]
+        for layer in self.hierarchical_layers:  # N x B x C -> N x B x C
+            sentences = layer(sentences, sentence_padding_mask)
+        out["sentence_out"] = [sentences]
         out["sentence_padding_mask"] = [sentence_padding_mask]
         return out
+
+    def upgrade_state_dict_named(self, state_dict, name):
+        """fairseq's upgrade; a one-layer checkpoint whose keys name the layer
+        ``hierarchical_layer.`` loads as ``hierarchical_layers.0.``."""
+        state_dict = super().upgrade_state_dict_named(state_dict, name)
+        single = f"{name}.hierarchical_layer." if name else "hierarchical_layer."
+        for key in [k for k in state_dict if k.startswith(single)]:
+            state_dict[single[:-1] + "s.0." + key[len(single):]] = state_dict.pop(key)
+        return state_dict
 
     @torch.jit.export
     def reorder_encoder_out(self, encoder_out: Dict[str, List[Tensor]], new_order):
@@ -194,8 +226,11 @@ class HATDecoderLayer(TransformerDecoderLayerBase):
     def _sentence_sublayer_hook(self, module, inputs, x):
         """Runs right after the token-level block's LayerNorm: ``x`` ``T x B x C``."""
         context = self._sentence_context
-        if context is None:
-            return x
+        if context is None:  # skipping the sublayer would compute another model, silently
+            raise HierError("a HAT decoder layer ran without its sentence context: HATDecoder "
+                            "hands it to each layer it holds (HATDecoder.sentence_layers) for "
+                            "the duration of its forward; a layer called on its own, or re-run "
+                            "by a wrapper after that forward, has none")
         residual = x
         x, attn = self.sentence_attn(
             query=x, key=context["sentence_out"], value=context["sentence_out"],
@@ -225,6 +260,19 @@ class HATDecoder(TransformerDecoder):
     sentence_attention_layer: int = -1
     sentence_attention_as_attn: bool = False
 
+    def sentence_layers(self) -> List[HATDecoderLayer]:
+        """The :class:`HATDecoderLayer` of each entry of ``self.layers``, whatever wraps it
+        (FSDP under ``--ddp-backend fully_sharded`` holds the layer as a submodule; an attribute
+        set on the wrapper would never reach the layer's hook)."""
+        found = []
+        for i, layer in enumerate(self.layers):
+            inner = next((m for m in layer.modules() if isinstance(m, HATDecoderLayer)), None)
+            if inner is None:
+                raise HierError(f"HAT decoder layer {i} is a {type(layer).__name__} that holds "
+                                f"no HATDecoderLayer: its sentence attention cannot run")
+            found.append(inner)
+        return found
+
     def build_decoder_layer(self, args, no_encoder_attn=False):
         cfg = TransformerConfig.from_namespace(args)
         # --checkpoint-activations wraps layer_forward, which takes the sentence context as an
@@ -244,7 +292,8 @@ class HATDecoder(TransformerDecoder):
         if not -len(self.layers) <= self.sentence_attention_layer < len(self.layers):
             raise HierError(f"sentence attention layer {self.sentence_attention_layer} does not "
                             f"exist: the decoder has {len(self.layers)} layers")
-        for i, layer in enumerate(self.layers):
+        layers = self.sentence_layers()
+        for i, layer in enumerate(layers):
             context = {"sentence_out": encoder_out["sentence_out"][0],
                        "sentence_padding_mask": encoder_out["sentence_padding_mask"][0],
                        "incremental_state": incremental_state,
@@ -257,7 +306,7 @@ class HATDecoder(TransformerDecoder):
                 prev_output_tokens, encoder_out, incremental_state, full_context_alignment,
                 alignment_layer, alignment_heads)
         finally:
-            for layer in self.layers:
+            for layer in layers:
                 layer._sentence_context = None
         extra["sentence_attn"] = [contexts[wanted]["attn"]]  # B x T x N
         if self.sentence_attention_as_attn:
@@ -268,14 +317,24 @@ class HATDecoder(TransformerDecoder):
 POSITION_OFFSET = hf_bart.POSITION_OFFSET  # rows 0-1 of a learned position table are unused
 
 
-def extend_positions(table: Tensor, rows: int) -> Tensor:
-    """A learned position table ``R x C`` grown to ``rows x C``: the rows of real positions
-    (from ``POSITION_OFFSET``) are tiled, as LED extended BART's 1024 positions to 16K (HF
-    allenai/led-large-16384) and fairseq#1685's users did; position i+1024 starts from what
-    position i learnt. (The paper, 004 Sec. 4.1, initialised the additional positions at random;
-    copying is the stated alternative, chosen because it keeps the pretrained locality.)"""
+def extend_positions(table: Tensor, fresh: Tensor, init: str = POSITION_INIT) -> Tensor:
+    """A checkpoint's learned position table ``R x C`` grown to the model's ``fresh`` table
+    ``R' x C`` (``R' >= R``): its ``R`` rows are kept, and the rows beyond are
+
+    * ``random`` (004 Sec. 4.1, "the additional positional embedding ... random initialize"):
+      the model's own freshly initialised rows ``fresh[R:]``, i.e. fairseq's initialisation of a
+      new learned position table in BART (``init_bert_params``: normal(0, 0.02));
+    * ``tile``: the checkpoint's real positions (from ``POSITION_OFFSET``) repeated, as LED
+      extended BART's 1024 positions to 16K (HF allenai/led-large-16384): position i+1024 starts
+      from what position i learnt.
+    """
+    rows = fresh.size(0)
     if rows < table.size(0):
         raise HierError(f"cannot shrink a position table from {table.size(0)} to {rows} rows")
+    if init == "random":
+        return torch.cat([table, fresh[table.size(0):].to(table)])
+    if init != "tile":
+        raise HierError(f"--position-init must be one of {', '.join(POSITION_INITS)}, got '{init}'")
     real = table[POSITION_OFFSET:]  # (R - 2) x C
     copies = -(-(rows - POSITION_OFFSET) // real.size(0))
     return torch.cat([table[:POSITION_OFFSET], real.repeat(copies, 1)[: rows - POSITION_OFFSET]])
@@ -288,10 +347,11 @@ class LongBARTModel(BARTModel):
     fine-tuning recipe; nothing of the pretrained path is stored in the model's config, so
     fairseq-generate and resumed runs load our checkpoints as any other). On that load,
     ``upgrade_state_dict_named``: extends learned position tables to this model's length
-    (:func:`extend_positions`), keeps the fresh initialisation of this model's new parts
-    (``new_parts``: BART's BERT-style init, normal(0, 0.02) weights, zero biases, LayerNorm 1/0)
-    and logs exactly which keys were loaded, new or extended. Any other missing key, unused
-    key or shape mismatch is an error naming the keys. The plain baseline of the HAT recipes.
+    (:func:`extend_positions`, ``--position-init``), keeps the fresh initialisation of this
+    model's new parts (``new_parts``: BART's BERT-style init, normal(0, 0.02) weights, zero
+    biases, LayerNorm 1/0) and logs exactly which keys were loaded, new or extended. Any other
+    missing key, unused key or shape mismatch is an error naming the keys. The plain baseline of
+    the HAT recipes.
 
     The pretrained BART is either fairseq's (``model.pt`` of the 2019 release: an ``args``
     Namespace, no ``output_projection``, a ``<mask>`` row) or a Hugging Face BART directory given
@@ -309,6 +369,12 @@ class LongBARTModel(BARTModel):
                                  "embeddings (004 Sec. 4.1, SAMSum/AMI): K speaker indices; "
                                  "0 = off. Needs SPLIT.segments beside the data-bin "
                                  "(fairseq-hier-sentence-bos --speakers)")
+        parser.add_argument("--position-init", choices=POSITION_INITS,
+                            help=f"source/target positions beyond those of the checkpoint "
+                                 f"loaded (BART's 1024 -> 3072): 'random' keeps this model's "
+                                 f"fresh rows (fairseq's init of a learned table in BART, "
+                                 f"normal(0, 0.02); 004 Sec. 4.1), 'tile' repeats the "
+                                 f"checkpoint's rows (LED's scheme). Default {POSITION_INIT}")
 
     @classmethod
     def build_model(cls, args, task):
@@ -352,12 +418,13 @@ class LongBARTModel(BARTModel):
             raise HierError(f"checkpoint does not fit {type(self).__name__}: missing keys "
                             f"{missing or 'none'}; unused keys {unused or 'none'}")
         extended = []
+        init = getattr(self.args, "position_init", None) or POSITION_INIT
         for key, value in own.items():
             if key not in state_dict or state_dict[key].shape == value.shape:
                 continue
             if key.endswith("embed_positions.weight") and state_dict[key].size(1) == value.size(1):
                 old = state_dict[key].size(0)
-                state_dict[key] = extend_positions(state_dict[key], value.size(0))
+                state_dict[key] = extend_positions(state_dict[key], value, init)
                 extended.append(f"{key} {old} -> {value.size(0)} rows")
             else:
                 raise HierError(f"checkpoint key {key} has shape {tuple(state_dict[key].shape)}, "
@@ -367,12 +434,21 @@ class LongBARTModel(BARTModel):
         if new or extended:
             loaded = len(own) - len(new)
             logger.info(f"initialised {type(self).__name__} from a pretrained checkpoint: "
-                        f"{loaded} keys loaded; new (fresh init) {len(new)}: {new}; extended: "
-                        f"{extended or 'none'}; missing: none; unused: none")
+                        f"{loaded} keys loaded; new (fresh init) {len(new)}: {new}; extended "
+                        f"({init}): {extended or 'none'}; missing: none; unused: none")
 
 
 class HierarchicalBuilders:
-    """The two hooks that make a fairseq Transformer (or BART) a HAT (and the option checks)."""
+    """The two hooks that make a fairseq Transformer (or BART) a HAT (and its options and
+    checks)."""
+
+    @classmethod
+    def add_args(cls, parser):
+        super().add_args(parser)
+        parser.add_argument("--hierarchical-layers", type=int, metavar="N",
+                            help=f"hierarchical encoder layers over the sentence (BOS) states "
+                                 f"(004 Sec. 3.2 kept one of those it tried). Default "
+                                 f"{HIERARCHICAL_LAYERS}")
 
     @classmethod
     def build_model(cls, args, task):
@@ -395,44 +471,59 @@ class HATModel(HierarchicalBuilders, LongBARTModel):
     BART checkpoint with ``--restore-file`` (see :class:`LongBARTModel`)."""
 
     new_parts = LongBARTModel.new_parts + (
-        "encoder.hierarchical_layer.", ".sentence_attn.", ".sentence_attn_layer_norm.")
+        "encoder.hierarchical_layers.", ".sentence_attn.", ".sentence_attn_layer_norm.")
 
     def set_beam_size(self, beam):
         """BART's beamable encoder attention leaves encoder outputs unexpanded and turns
         ``reorder_encoder_out`` into a no-op (NOTES D); the sentence attention must then be
         beamable too, or it would pair a beam's queries with another example's sentences."""
         super().set_beam_size(beam)
-        for layer in self.decoder.layers:
+        for layer in self.decoder.sentence_layers():
             if hasattr(layer.sentence_attn, "set_beam_size"):
                 layer.sentence_attn.set_beam_size(beam)
+
+
+def hat_options(args):
+    """The default of our HAT option (hierarchical layers), shared by every HAT preset."""
+    args.hierarchical_layers = getattr(args, "hierarchical_layers", HIERARCHICAL_LAYERS)
+
+
+def long_bart_options(args):
+    """The defaults of our BART options, shared by the ``hat_bart_*`` and ``long_bart_*``
+    presets: 3072 source positions (Sec. 4.1), no segments, added positions at random."""
+    args.max_source_positions = getattr(args, "max_source_positions", 3072)
+    args.segment_embeddings = getattr(args, "segment_embeddings", 0)
+    args.position_init = getattr(args, "position_init", POSITION_INIT)
 
 
 @register_model_architecture("hat", "hat_bart_large")
 def hat_bart_large(args):
     """BART-large dims (12+12 layers, 1024/4096/16, GELU), 3072 source positions (Sec. 4.1)."""
-    args.max_source_positions = getattr(args, "max_source_positions", 3072)
-    args.segment_embeddings = getattr(args, "segment_embeddings", 0)
+    hat_options(args)
+    long_bart_options(args)
     bart_large_architecture(args)
 
 
 @register_model_architecture("hat", "hat_bart_base")
 def hat_bart_base(args):
     """BART-base dims (6+6 layers, 768/3072/12, GELU), 3072 source positions."""
-    args.max_source_positions = getattr(args, "max_source_positions", 3072)
-    args.segment_embeddings = getattr(args, "segment_embeddings", 0)
+    hat_options(args)
+    long_bart_options(args)
     bart_base_architecture(args)
 
 
 @register_model_architecture("long_bart", "long_bart_large")
 def long_bart_large(args):
     """``bart_large`` with 3072 source positions: the plain baseline of ``hat_bart_large``."""
-    hat_bart_large(args)
+    long_bart_options(args)
+    bart_large_architecture(args)
 
 
 @register_model_architecture("long_bart", "long_bart_base")
 def long_bart_base(args):
     """``bart_base`` with 3072 source positions: the plain baseline of ``hat_bart_base``."""
-    hat_bart_base(args)
+    long_bart_options(args)
+    bart_base_architecture(args)
 
 
 @register_model("hat_transformer")
@@ -446,6 +537,7 @@ class HATTransformerModel(HierarchicalBuilders, TransformerModel):
 def hat_transformer_wmt_en_de(args):
     """004 Sec. 4.2, En-De / En-Cs: 6+6 layers, 1024, FFN 4096, 16 heads, one hierarchical
     encoder layer; the baseline is fairseq's ``transformer_wmt_en_de_big`` (same dims)."""
+    hat_options(args)
     transformer_wmt_en_de_big(args)
 
 
@@ -465,4 +557,5 @@ def transformer_iwslt_zh_en(args):
 @register_model_architecture("hat_transformer", "hat_transformer_iwslt_zh_en")
 def hat_transformer_iwslt_zh_en(args):
     """004 Sec. 4.2, Zh-En: ``transformer_iwslt_zh_en`` dims + one hierarchical encoder layer."""
+    hat_options(args)
     transformer_iwslt_zh_en(args)

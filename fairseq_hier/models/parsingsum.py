@@ -1,6 +1,8 @@
 """ParsingSum (Ma et al., paper 003): linguistic-guided attention (LGA) in the encoder
 self-attention of a flat Transformer (``parsingsum_ft``) and of Liu & Lapata's Hierarchical
-Transformer's local layers (``parsingsum_ht``).
+Transformer's local layers (``parsingsum_ht``); and 003's flat baseline FT (``transformer_copy``:
+Fabbri et al.'s OpenNMT Transformer, whose copy attention ``parsingsum_ft`` keeps; see
+:mod:`fairseq_hier.modules.copy_attention`, ``--copy-attention``, on by default for both).
 
 The equations (003 Sec. 2.2), and the readings we chose where the PDF is garbled:
 
@@ -10,11 +12,12 @@ The equations (003 Sec. 2.2), and the readings we chose where the PDF is garbled
   bool per forward, built from two integer ids per piece (:func:`dependency_matrix`), shared by
   every layer and broadcast over heads.
 - Subword pieces (the paper parses words; the models read pieces): every piece of word i is
-  linked to every piece of word j when i and j are linked. The diagonal is ours to choose
-  (``--lga-diagonal``): ``word`` (default) links every piece to all pieces of its own word,
-  itself included, so a split word is one unit as its unsplit form would be, and ``M`` is the
-  block expansion of ``A + I`` (a parser never links a word to itself); ``piece`` links a piece
-  to itself only; ``none`` keeps the arcs alone.
+  linked to every piece of word j when i and j are linked. Eq. 1 links words by a dependency
+  only, so ``M`` has no self-links: ``--lga-diagonal none`` (default) keeps the arcs alone, the
+  block expansion of the parser's adjacency ``A``. Two diagonals are ours, as options: ``word``
+  links every piece to all pieces of its own word, itself included (a split word is one unit as
+  its unsplit form would be; ``M`` is the block expansion of ``A + I``); ``piece`` links a piece
+  to itself only.
 - Eq. 4: ``LGAtt = alpha * M (.) Att + Att`` with ``Att = softmax(Q K^T / sqrt(d_k))`` (Eq. 5)
   over the real (non-padding) keys.
 - Eq. 7: ``Context_i = sum_j LGAtt_ij V_j``. **No renormalisation after the fusion**: Eq. 4 and
@@ -40,7 +43,7 @@ the fused ``scaled_dot_product_attention`` kernel that fairseq's own encoder run
 each chunk of ``c`` queries, under activation checkpointing (:func:`linked_sums`). Exact, with
 exact gradients (tested against Eq. 4-7 written out, :func:`lga_context`), and no quadratic
 tensor kept for the backward pass. ``alpha = 0`` is fairseq's self-attention (tested to 1e-6
-against ``transformer`` / ``liu_ht`` on the same weights). Attention dropout in training must act
+against ``transformer_copy`` / ``liu_ht`` on the same weights). Attention dropout in training must act
 on ``LGAtt`` itself: with ``--attention-dropout > 0`` the layer runs :func:`lga_context` under
 checkpointing (transient ``S x S`` maps, the dropout mask replayed in the backward pass).
 
@@ -56,13 +59,15 @@ import torch
 import torch.nn.functional as F
 from fairseq.dataclass import ChoiceEnum, FairseqDataclass
 from fairseq.models import register_model, register_model_architecture
-from fairseq.models.transformer import TransformerEncoderBase, TransformerModel
+from fairseq.models.transformer import (TransformerDecoderBase, TransformerEncoderBase,
+                                        TransformerModel)
 from fairseq.models.transformer.transformer_legacy import base_architecture
 from fairseq.modules import MultiheadAttention
 from fairseq.modules.transformer_layer import TransformerEncoderLayerBase
 from torch import Tensor
 from torch.utils.checkpoint import checkpoint
 
+from ..modules.copy_attention import CopyGenerator
 from ..modules.masking import masked_fill_scores, masked_softmax
 from .checkpointing import checkpoint_layer
 from .hierarchical_transformer import config_from_args, fill_defaults
@@ -91,13 +96,13 @@ class LGAConfig(FairseqDataclass):
         default=0.25, metadata={"help": "sigma of --lga-fusion direct / gaussian (Table 6: 0.25 "
                                         "and 8)"})
     lga_diagonal: ChoiceEnum(DIAGONALS) = field(
-        default="word", metadata={"help": "which pieces of one word are linked: word = all of its "
-                                          "pieces (itself included); piece = itself only; none = "
-                                          "only dependency arcs"})
+        default="none", metadata={"help": "self-links of M: none = only dependency arcs (Eq. 1); "
+                                          "ours: word = also all pieces of the piece's own word "
+                                          "(itself included); piece = also the piece itself"})
 
 
 # ----------------------------------------------------------------------------- equations
-def dependency_links(query, key, diagonal: str = "word") -> Tensor:
+def dependency_links(query, key, diagonal: str = "none") -> Tensor:
     """003 Eq. 1 on pieces: True where a query piece's word and a key piece's word are linked by
     an arc (either direction), or by ``diagonal`` (see the module docstring).
 
@@ -120,7 +125,7 @@ def dependency_links(query, key, diagonal: str = "word") -> Tensor:
     return m & real
 
 
-def dependency_matrix(words: Tensor, heads: Tensor, diagonal: str = "word") -> Tensor:
+def dependency_matrix(words: Tensor, heads: Tensor, diagonal: str = "none") -> Tensor:
     """``M`` of whole sequences: words, heads ``... x S`` -> ``... x S x S`` bool."""
     positions = torch.arange(words.size(-1), device=words.device).expand_as(words)
     return dependency_links((words, heads, positions), (words, heads, positions), diagonal)
@@ -442,9 +447,159 @@ def make_guide(words: Tensor, heads: Tensor, fusion: str, weight: float, diagona
                            diagonal=diagonal, chunk=c, num_chunks=n, width=c if n == 1 else 3 * c)
 
 
+# ----------------------------------------------------------------------------- FT with copy
+@dataclass
+class CopyConfig(FairseqDataclass):
+    """The copy attention of 003's FT (Fabbri et al.'s OpenNMT ``-copy_attn``)."""
+
+    copy_attention: bool = field(
+        default=True, metadata={"help": "pointer-generator over the source (OpenNMT's "
+                                        "-copy_attn, 003's FT): the output mixes the vocabulary "
+                                        "softmax with the last decoder layer's first-head "
+                                        "encoder attention; --no-copy-attention: fairseq's "
+                                        "plain output layer"})
+
+
+def add_copy_args(parser) -> None:
+    """``--copy-attention`` / ``--no-copy-attention`` (a real bool; fairseq's dataclass parser
+    turns a True default into a store_false flag). The default is filled by the architecture."""
+    import argparse
+
+    spec = CopyConfig.__dataclass_fields__["copy_attention"]
+    parser.add_argument("--copy-attention", action=argparse.BooleanOptionalAction, default=None,
+                        help=f"{spec.metadata['help']} (default: {spec.default})")
+
+
+class SourceTokensEncoder(TransformerEncoderBase):
+    """fairseq's encoder whose output carries ``src_tokens`` (``B x S``), which fairseq's leaves
+    empty: the copy attention reads it, and fairseq's ``reorder_encoder_out`` reorders it for
+    the beams."""
+
+    def forward(self, src_tokens, src_lengths: Optional[Tensor] = None,
+                return_all_hiddens: bool = False, token_embeddings: Optional[Tensor] = None):
+        out = super().forward(src_tokens, src_lengths, return_all_hiddens, token_embeddings)
+        out["src_tokens"] = [src_tokens]  # B x S
+        return out
+
+
+class CopyTransformerDecoder(TransformerDecoderBase):
+    """fairseq's Transformer decoder whose output, once :meth:`enable_copy` ran, is the copy
+    mixture of :class:`~fairseq_hier.modules.copy_attention.CopyGenerator` as log-probabilities
+    (``B x T x V``, float32), so that fairseq's criteria and generator use it unchanged through
+    :meth:`get_normalized_probs`. The copy attention is head 0 of the last layer (OpenNMT's);
+    ``extra["attn"]`` is then that attention whatever ``alignment_layer`` / ``alignment_heads``
+    the caller asked for."""
+
+    def __init__(self, cfg, dictionary, embed_tokens, no_encoder_attn=False,
+                 output_projection=None):
+        super().__init__(cfg, dictionary, embed_tokens, no_encoder_attn, output_projection)
+        self.copy_generator: Optional[CopyGenerator] = None  # set by enable_copy
+
+    def enable_copy(self) -> None:
+        if self.adaptive_softmax is not None:
+            raise HierError("--copy-attention mixes a full vocabulary softmax: it cannot be used "
+                            "with --adaptive-softmax-cutoff")
+        d = self.dictionary
+        self.copy_generator = CopyGenerator(self.output_embed_dim, (d.pad(), d.eos(), d.bos()))
+
+    def forward(self, prev_output_tokens, encoder_out=None, incremental_state=None,
+                features_only: bool = False, full_context_alignment: bool = False,
+                alignment_layer: Optional[int] = None, alignment_heads: Optional[int] = None,
+                src_lengths=None, return_all_hiddens: bool = False):
+        """fairseq's decoder forward; with copy, returns (log-probabilities ``B x T x V``,
+        extra) instead of (logits, extra)."""
+        if self.copy_generator is None or features_only:
+            return super().forward(prev_output_tokens, encoder_out, incremental_state,
+                                   features_only, full_context_alignment, alignment_layer,
+                                   alignment_heads, src_lengths, return_all_hiddens)
+        if encoder_out is None or not encoder_out.get("src_tokens"):
+            raise HierError("copy attention needs the source tokens in the encoder output "
+                            "(an encoder that keeps src_tokens)")
+        # fairseq averages the first alignment_heads heads of the last layer: 1 = head 0
+        x, extra = self.extract_features(prev_output_tokens, encoder_out=encoder_out,
+                                         incremental_state=incremental_state,
+                                         full_context_alignment=full_context_alignment,
+                                         alignment_layer=None, alignment_heads=1)
+        attn = extra["attn"][0]  # B x T x S
+        return self.copy_generator(self.output_layer(x), x, attn,
+                                   encoder_out["src_tokens"][0]), extra
+
+    def get_normalized_probs(self, net_output, log_probs: bool, sample=None):
+        if self.copy_generator is None:
+            return super().get_normalized_probs(net_output, log_probs, sample)
+        # the output is already log p; log_softmax keeps it and renormalises after --temperature
+        lprobs = F.log_softmax(net_output[0].float(), dim=-1)
+        return lprobs if log_probs else lprobs.exp()
+
+
+@register_model("transformer_copy")
+class TransformerCopyModel(TransformerModel):
+    """003's FT baseline: fairseq's ``transformer`` with copy attention (Fabbri et al.'s OpenNMT
+    Transformer with ``-copy_attn``); ``--no-copy-attention`` gives the plain Transformer."""
+
+    @classmethod
+    def add_args(cls, parser):
+        super().add_args(parser)
+        add_copy_args(parser)
+
+    @classmethod
+    def build_model(cls, args, task):
+        model = super().build_model(args, task)
+        # fairseq builds the decoder from a TransformerConfig, which drops our options: the copy
+        # generator is added here, before the optimizer sees the parameters
+        if getattr(args, "copy_attention", None) is None:
+            fill_defaults(args, CopyConfig)
+        if args.copy_attention:
+            model.decoder.enable_copy()
+        return model
+
+    @classmethod
+    def build_encoder(cls, cfg, src_dict, embed_tokens):
+        from fairseq.models.transformer import TransformerConfig
+
+        return SourceTokensEncoder(TransformerConfig.from_namespace(cfg), src_dict, embed_tokens)
+
+    def upgrade_state_dict_named(self, state_dict, name):
+        """A checkpoint whose options predate ``--copy-attention`` (the arch then fills it in)
+        has no copy switch: it is decoded as it was trained, without copying."""
+        super().upgrade_state_dict_named(state_dict, name)
+        prefix = f"{name}." if name else ""
+        if (self.decoder.copy_generator is not None
+                and f"{prefix}decoder.copy_generator.switch.weight" not in state_dict):
+            logger.warning("the checkpoint has no copy attention parameters: the model runs "
+                           "without copy attention, as it was trained")
+            self.decoder.copy_generator = None
+
+    @classmethod
+    def build_decoder(cls, cfg, tgt_dict, embed_tokens):
+        from fairseq.models.transformer import TransformerConfig
+
+        cfg = TransformerConfig.from_namespace(cfg)
+        return CopyTransformerDecoder(cfg, tgt_dict, embed_tokens,
+                                      no_encoder_attn=cfg.no_cross_attention)
+
+
+def ft_shape(args):
+    """003 Sec. 3.2 / footnote 3: the FT settings (Fabbri et al.'s OpenNMT Transformer: 4 encoder
+    + 4 decoder layers, d 512, 8 heads, FFN 2048, post-LN, shared embeddings), dropout 0.1."""
+    args.encoder_layers = getattr(args, "encoder_layers", 4)
+    args.decoder_layers = getattr(args, "decoder_layers", 4)
+    args.dropout = getattr(args, "dropout", 0.1)
+    args.share_all_embeddings = getattr(args, "share_all_embeddings", True)
+    fill_defaults(args, CopyConfig)
+    base_architecture(args)
+
+
+@register_model_architecture("transformer_copy", "transformer_copy")
+def transformer_copy(args):
+    """003's FT: :func:`ft_shape` with copy attention on."""
+    ft_shape(args)
+
+
 # ----------------------------------------------------------------------------- ParsingSum-FT
-class ParsingSumFTEncoder(TransformerEncoderBase):
-    """fairseq's Transformer encoder whose layers use LGA (003 ParsingSum-FT)."""
+class ParsingSumFTEncoder(SourceTokensEncoder):
+    """fairseq's Transformer encoder whose layers use LGA (003 ParsingSum-FT); its output keeps
+    ``src_tokens`` for the copy attention."""
 
     lga: LGAConfig = LGAConfig()  # replaced by ParsingSumFTModel.build_model
 
@@ -483,9 +638,9 @@ class ReadsDependencies:
 
 
 @register_model("parsingsum_ft")
-class ParsingSumFTModel(ReadsDependencies, TransformerModel):
-    """ParsingSum-FT (003): fairseq's ``transformer`` with LGA in every encoder layer; reads flat
-    ``B x S`` sources and their dependency parse."""
+class ParsingSumFTModel(ReadsDependencies, TransformerCopyModel):
+    """ParsingSum-FT (003): ``transformer_copy`` (003's FT, copy attention on by default) with
+    LGA in every encoder layer; reads flat ``B x S`` sources and their dependency parse."""
 
     @classmethod
     def add_args(cls, parser):
@@ -515,15 +670,11 @@ class ParsingSumFTModel(ReadsDependencies, TransformerModel):
 
 @register_model_architecture("parsingsum_ft", "parsingsum_ft")
 def parsingsum_ft(args):
-    """003 Sec. 3.2: the FT baseline's settings (Fabbri et al.'s OpenNMT Transformer: 4 encoder +
-    4 decoder layers, d 512, 8 heads, FFN 2048, post-LN), dropout 0.1, alpha 2; Adam (0.9, 0.998),
-    lr 1e-3, 8000 warm-up updates are optimizer options (see examples/multi_news)."""
-    args.encoder_layers = getattr(args, "encoder_layers", 4)
-    args.decoder_layers = getattr(args, "decoder_layers", 4)
-    args.dropout = getattr(args, "dropout", 0.1)
-    args.share_all_embeddings = getattr(args, "share_all_embeddings", True)
+    """003 Sec. 3.2: the FT baseline's settings (:func:`ft_shape`, copy attention on), alpha 2;
+    Adam (0.9, 0.998), lr 1e-3, 8000 warm-up updates are optimizer options (see
+    examples/multi_news)."""
     fill_defaults(args, LGAConfig)
-    base_architecture(args)
+    ft_shape(args)
 
 
 # ----------------------------------------------------------------------------- ParsingSum-HT

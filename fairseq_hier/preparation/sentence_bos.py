@@ -15,8 +15,8 @@ from fairseq_hier.data import readers
 from fairseq_hier.data.bart_files import gpt2_bpe_files
 from fairseq_hier.data.markup import describe_markup
 from fairseq_hier.data.own_data import has_several_summaries
-from fairseq_hier.data.sentence_bos import (FORMATS, SentenceBOSEncoder, encode_records,
-                                            format_totals, write_split)
+from fairseq_hier.data.sentence_bos import (FORMATS, SentenceBOSEncoder, default_speaker_ids,
+                                            encode_records, format_totals, write_split)
 from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.sentence_bos")
@@ -41,18 +41,25 @@ def gpt2_files(gpt2_encoder_json: Optional[str], gpt2_vocab_bpe: Optional[str],
 def encode_split(layout: str, input_path: str, output_prefix: str, encoder_json: str,
                  vocab_bpe: str, max_source_positions: int, max_target_positions: int,
                  speakers: bool = False, filler_words: Optional[str] = None, workers: int = 1,
-                 progress_bar: bool = True) -> Counter:
+                 progress_bar: bool = True, speaker_ids: Optional[str] = None) -> Counter:
     """Read the split ``input_path`` in the published ``layout`` (``--format``) and write its
     BOS-marked GPT-2 BPE files ``output_prefix.*`` (``fairseq-hier-sentence-bos`` documents
-    them); logs the counts and returns the totals."""
+    them); logs the counts and returns the totals. ``speaker_ids``: the numbering of the
+    speakers (None: the layout's default, AMI's roles for ``qmsum``)."""
     stats, skipped = Counter(), []
     kwargs = dict(stats=stats, skipped=skipped)
     if layout == "qmsum" and filler_words:
         kwargs["filler_words"] = readers.load_filler_words(filler_words)
     elif filler_words:
         raise HierError("--filler-words applies to --format qmsum only")
+    if speaker_ids is not None and not speakers:
+        raise HierError("--speaker-ids numbers the speakers that --speakers writes: give both")
+    speaker_ids = speaker_ids or default_speaker_ids(layout)
     encoder = SentenceBOSEncoder(encoder_json, vocab_bpe, max_source_positions,
-                                 max_target_positions, speakers=speakers)
+                                 max_target_positions, speakers=speakers,
+                                 speaker_ids=speaker_ids)
+    if speakers:
+        logger.info(f"speaker segments of {input_path}: numbered by {speaker_ids}")
     # several references per example: PREFIX.refs.jsonl beside PREFIX.ref (jsonl only)
     refs = layout == "jsonl" and has_several_summaries(input_path)
     records = FORMATS[layout](input_path, **kwargs)

@@ -3,6 +3,15 @@ raw format: title and paragraphs as sentencepiece pieces, targets, gold referenc
 the fairseq dictionary of the model's pieces (``fairseq-hier-wikisum-to-raw`` documents the
 layouts, the title placement and the errors). The recipe's postprocessing reuses
 :meth:`Converter.reference`.
+
+Clone paragraphs (Liu & Lapata 2019, Sec. 4: "paragraphs in the source documents whose bigram
+recall against the target summary was higher than 0.8", exact copies of the Wikipedia article):
+:func:`clone_paragraphs` finds them, the ROUGE-2 recall of each paragraph against the target
+(matched target bigrams, counts clipped, over the target's bigram count, as the ranker's labels:
+:func:`fairseq_hier.data.rouge_ngrams.rouge_n_recall`) on lowercased tokens as the files hold them
+(sentencepiece pieces in the shards; the title prefix of a paragraph is not counted).
+:func:`remove_clones_raw` drops them from raw WikiSum in our raw format (the input of the
+ranker); :class:`Converter` drops them from the shards only when asked (``clone_recall``).
 """
 
 import glob
@@ -14,8 +23,9 @@ from typing import List, Optional, Sequence, Tuple
 
 from tqdm import tqdm
 
+from fairseq_hier.data.rouge_ngrams import rouge_n_recall, split_source
 from fairseq_hier.errors import HierError
-from fairseq_hier.io import atomic_outputs
+from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
 
 logger = logging.getLogger("fairseq_hier.wikisum_to_raw")
 SPLITS = ("train", "valid", "test")
@@ -23,6 +33,52 @@ FAIRSEQ_SPECIALS = {"<unk>", "<s>", "</s>", "<pad>"}
 KEYS = ("src", "tgt", "tgt_str")
 TITLE_PLACEMENTS = ("first", "every")
 MAX_LISTED_ERRORS = 100  # per split; the rest are counted
+CLONE_RECALL = 0.8  # 002 Sec. 4: a paragraph with bigram recall above this is a clone
+CLONES = "clone paragraphs removed (bigram recall against the target > {})"
+
+
+def clone_paragraphs(paragraphs: Sequence[Sequence[str]], target: Sequence[str],
+                     threshold: float = CLONE_RECALL) -> List[int]:
+    """Indices of the paragraphs whose bigram recall against ``target`` (lowercased tokens)
+    exceeds ``threshold``: 002's clone paragraphs."""
+    recall = rouge_n_recall([[t.lower() for t in p] for p in paragraphs],
+                            [t.lower() for t in target], 2)
+    return [j for j, r in enumerate(recall) if r > threshold]
+
+
+def check_clone_recall(value: Optional[float]) -> None:
+    if value is not None and not 0 <= value <= 1:
+        raise HierError(f"--clone-recall must be in [0, 1] (a bigram recall), got {value}")
+
+
+def remove_clones_raw(raw_dir: str, out_dir: str, splits: Sequence[str] = SPLITS,
+                      separator: str = "<P>", threshold: float = CLONE_RECALL) -> Counter:
+    """Raw WikiSum in our raw format (``RAW_DIR/SPLIT.src``: ``title <P> paragraph ...``, and
+    ``SPLIT.tgt``) -> the same files in ``out_dir`` without clone paragraphs
+    (:func:`clone_paragraphs`); empty segments are dropped too. Logs and returns the counts."""
+    check_clone_recall(threshold)
+    counts = Counter()
+    what = CLONES.format(threshold)
+    for split in splits:
+        src_path, tgt_path = (os.path.join(raw_dir, f"{split}.{ext}") for ext in ("src", "tgt"))
+        sources, targets = read_lines(src_path), read_lines(tgt_path)
+        check_parallel(src_path, sources, tgt_path, targets)
+        outputs = [os.path.join(out_dir, f"{split}.{ext}") for ext in ("src", "tgt")]
+        before = counts[what]
+        with atomic_outputs(outputs, inputs=[src_path, tgt_path]) as (fs, ft):
+            for line, target in zip(tqdm(sources, desc=f"{split} clones", unit="example"),
+                                    targets):
+                title, paragraphs, empty = split_source(line, separator)
+                drop = set(clone_paragraphs(paragraphs, target.split(), threshold))
+                counts[what] += len(drop)
+                counts["empty paragraphs dropped"] += empty
+                kept = [" ".join(p) for j, p in enumerate(paragraphs) if j not in drop]
+                fs.write(f" {separator} ".join([" ".join(title), *kept]).strip() + "\n")
+                ft.write(target + "\n")
+        logger.info(f"[{split}] {len(sources)} examples, {counts[what] - before} {what}")
+    for key, n in sorted(counts.items()):
+        logger.info(f"{key}: {n}")
+    return counts
 
 
 class RecordError(HierError):
@@ -91,7 +147,8 @@ def check_record(ex, vocab_size: int) -> Tuple[List[List[int]], List[int], str]:
 class Converter:
     """Stateful converter: piece ids of the special symbols and the counts it logs."""
 
-    def __init__(self, spm_path, separator="<P>", title_placement="first"):
+    def __init__(self, spm_path, separator="<P>", title_placement="first",
+                 clone_recall: Optional[float] = None):
         import sentencepiece as spm  # imported here: keeps startup light
 
         if not os.path.isfile(spm_path):
@@ -107,6 +164,8 @@ class Converter:
             raise HierError(f"--title-placement must be one of {TITLE_PLACEMENTS}, got "
                             f"{title_placement!r}")
         self.title_placement = title_placement
+        check_clone_recall(clone_recall)
+        self.clone_recall = clone_recall  # None: the shards' paragraphs are kept as published
         ids = {p: self.sp.piece_to_id(p) for p in ("<T>", "<S>", "</S>", "<P>", "<Q>")}
         missing = [p for p, i in ids.items() if self.sp.id_to_piece(i) != p]
         if missing:
@@ -210,6 +269,8 @@ class Converter:
         """(source, target, reference) lines of one record; None if it is skipped (logged and
         counted); :class:`RecordError` if it is malformed."""
         src, tgt, tgt_str = check_record(ex, self.vocab_size)
+        if self.clone_recall is not None:
+            src = self.drop_clones(src, tgt)
         title, paragraphs = self.source(src)
         target = self.target(tgt)
         reference = self.reference(tgt_str)
@@ -221,6 +282,20 @@ class Converter:
                 return None
         segments = [" ".join(title)] + [" ".join(p) for p in paragraphs]
         return f" {self.separator} ".join(segments).strip(), " ".join(target), reference
+
+    def drop_clones(self, src, tgt):
+        """``src`` without its clone paragraphs (:func:`clone_paragraphs` on pieces, the title
+        prefix ``title <T>`` of a paragraph left out; the target without ``<S>``, ``</S>`` and
+        ``<Q>``), counted."""
+        title = list(src[0][: list(src[0]).index(self.eot) + 1]) if src and self.eot in src[0] \
+            else []
+        bodies = [list(p)[len(title):] if title and list(p)[: len(title)] == title else list(p)
+                  for p in src]
+        target = [i for i in tgt if i not in (self.bos, self.eos, self.sp.piece_to_id("<Q>"))]
+        drop = set(clone_paragraphs([self.pieces(b) for b in bodies], self.pieces(target),
+                                    self.clone_recall))
+        self.counts[CLONES.format(self.clone_recall)] += len(drop)
+        return [p for j, p in enumerate(src) if j not in drop]
 
     @staticmethod
     def _report(n, message):
@@ -258,10 +333,11 @@ def load_shard(path):
 
 
 def convert(data_prefix: str, spm: str, out_dir: str, splits: Sequence[str] = SPLITS,
-            separator: str = "<P>", title_placement: str = "first") -> Counter:
+            separator: str = "<P>", title_placement: str = "first",
+            clone_recall: Optional[float] = None) -> Counter:
     """Convert ``splits`` of the shards at ``data_prefix`` into ``out_dir`` and write its
     ``dict.txt``; logs and returns the counts of what was dropped or changed."""
-    conv = Converter(spm, separator, title_placement)
+    conv = Converter(spm, separator, title_placement, clone_recall)
     for split in splits:
         conv.convert_split(data_prefix, split, out_dir)
     conv.write_dict(os.path.join(out_dir, "dict.txt"))

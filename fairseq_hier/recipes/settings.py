@@ -82,22 +82,35 @@ MDS = dict(
     dataset="Multi-News", train_examples=44_972, task="hierarchical_summarization",
     subword="sentencepiece", gpus=1, update_freq=1, batch_option="--max-tokens",
     optimisation=("--optimizer", "adam", "--adam-betas", "(0.9, 0.998)", "--dropout", "0.1",
-                  "--lr", "1e-3", "--lr-scheduler", "step", "--lr-decay", "0.5")
-    + LABEL_SMOOTHING,
-    generation=("--beam", "5", "--no-repeat-ngram-size", "3"), max_len=400, min_len=200)
+                  "--lr", "1e-3", "--lr-scheduler", "step", "--lr-decay", "0.5"),
+    max_len=300, min_len=200)
 MDS_CUT = ("--max-paragraphs", "10", "--max-paragraph-tokens", "160")
-MDS_FLAT = MDS_CUT + ("--max-source-positions", "1600")
+# the flat systems: the documents concatenated and cut to 500 pieces (Fabbri et al.'s
+# -src_seq_length_trunc 500, examples/mds_common/train.sh)
+MDS_FLAT = ("--max-paragraphs", "10", "--max-paragraph-tokens", "500",
+            "--max-source-positions", "500")
+# FT: Fabbri et al.'s OpenNMT scripts (003 footnote 3): no label smoothing (OpenNMT's copy loss
+# ignores it); Wu's length penalty 0.9, the summary coverage penalty 5, trigram blocking
 FT = dict(MDS, source="003 Sec. 3.2, footnote 3", batch=4096, updates=20_000, warmup=8000,
-          decay_period=4000, interval=2000)
+          decay_period=4000, interval=2000,
+          optimisation=MDS["optimisation"] + ("--criterion", "label_smoothed_cross_entropy",
+                                              "--label-smoothing", "0"),
+          generation=("--beam", "5", "--length-penalty-form", "wu", "--lenpen", "0.9",
+                      "--coverage-penalty", "summary", "--coverage-beta", "5",
+                      "--no-repeat-ngram-size", "3"))
+# HT: Liu & Lapata's code (003 footnote 2): label smoothing 0.1, Wu's length penalty 0.4, no
+# blocking
 HT = dict(MDS, source="003 Sec. 3.2, footnote 2", batch=13_000, updates=100_000, warmup=8000,
-          decay_period=20_000, interval=5000)
+          decay_period=20_000, interval=5000,
+          optimisation=MDS["optimisation"] + LABEL_SMOOTHING,
+          generation=("--beam", "5", "--length-penalty-form", "wu", "--lenpen", "0.4"))
 # 004 Sec. 4.1, arXiv/PubMed (examples/hat_common, examples/hat_arxiv)
 HAT = dict(
     source="004 Sec. 4.1", dataset="arXiv", train_examples=203_037, task="hat_summarization",
     subword="gpt2", langs=("source", "target"),
     optimisation=("--dropout", "0.1", "--attention-dropout", "0.1", "--weight-decay", "0.01",
                   "--optimizer", "adam", "--adam-betas", "(0.9, 0.999)", "--adam-eps", "1e-08",
-                  "--clip-norm", "0.1", "--lr-scheduler", "polynomial_decay", "--lr", "3e-5",
+                  "--lr-scheduler", "polynomial_decay", "--lr", "3e-5",
                   "--required-batch-size-multiple", "1") + LABEL_SMOOTHING,
     batch_option="--batch-size", batch=4, gpus=2, update_freq=16, updates=30_000, warmup=900,
     interval=3000, polynomial=True, generation=("--beam", "2", "--lenpen", "1.0"),
@@ -114,8 +127,11 @@ PAPERS: Dict[str, Paper] = {p.arch: p for p in (
                         "1e-09", "--lr-scheduler", "inverse_sqrt", "--lr", "1.3975e-3",
                         "--warmup-init-lr", "0") + LABEL_SMOOTHING,
           batch_option="--max-tokens", batch=10_500, gpus=1, update_freq=16, updates=500_000,
-          warmup=8000, interval=5000, generation=("--beam", "5", "--lenpen", "0.4"),
+          warmup=8000, interval=5000,
+          generation=("--beam", "5", "--length-penalty-form", "wu", "--lenpen", "0.4"),
           max_len=400, min_len=20),
+    Paper("transformer_copy", model=("--arch", "transformer_copy") + MDS_FLAT, **FT),
+    # fairseq's Transformer with FT's shape and settings: 003's FT without copy attention
     Paper("transformer", model=("--arch", "transformer", "--encoder-layers", "4",
                                 "--decoder-layers", "4", "--share-all-embeddings") + MDS_FLAT,
           **FT),

@@ -50,6 +50,17 @@ it could not reproduce the resamples (default 12345, sacreBLEU's).
     result = rouge_significance(refs, {"PHT": pht_hyps, "PHT+align": aligned_hyps}, "PHT")
     result["systems"]["PHT+align"]["rouge-l"]  # {"f", "delta", "low", "high", "p_value"}
 
+Sets of hypothesis files (ROUGE): a system may be a :class:`HypothesisSet`, several decodings of
+one system's test set (e.g. its 5 best validation checkpoints, whose averaged test scores Liu &
+Lapata 2019 report). Its per-document score is the mean of its members' per-document F, so its
+``f`` is the mean of the members' ``f`` and ``reported_f`` the mean of their ROUGE-1.5.5 averages;
+every resample of the paired bootstrap above averages those per-document means over its
+documents. The interval and p-value therefore cover the sampling of test documents with the
+members held fixed, not the variation between training runs. A set of one is exactly the
+single-file system. A set's entries add ``members`` (each member's ``name``, ``f`` and
+``reported_f``) and ``f_low``/``f_high``: the 95% percentile interval of the set's mean F over the
+same resamples.
+
 Command line: ``fairseq-hier-significance`` (:mod:`fairseq_hier.cli.significance`).
 
 The resampling itself (:func:`~fairseq_hier.scoring.bootstrap.bootstrap_indices`,
@@ -57,9 +68,10 @@ The resampling itself (:func:`~fairseq_hier.scoring.bootstrap.bootstrap_indices`
 """
 
 import json
+import os
 import re
 import sys
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Union
 
 from ..errors import HierError
 from ..io import check_parallel, read_lines
@@ -71,6 +83,21 @@ METRICS = ("rouge-1", "rouge-2", "rouge-l")
 BLEU_SEED = 12345
 # ROUGE-1.5.5 -d: "1 ROUGE-1 Eval 3.1 R:0.50000 P:0.40000 F:0.44444" (EVAL ID 3, peer 1)
 EVAL_LINE = re.compile(r"^\S+ (ROUGE-\S+) Eval (\d+)\.\S+ R:([\d.]+) P:([\d.]+) F:([\d.]+)$")
+
+
+class HypothesisSet(list):
+    """Several hypothesis lists of one system (its members), with their names (file paths)."""
+
+    def __init__(self, members: Sequence[Sequence[str]], names: Optional[Sequence[str]] = None):
+        super().__init__(list(m) for m in members)
+        if not self:
+            raise HierError("a set of hypothesis files needs at least one member")
+        self.names = list(names) if names is not None else [f"#{k + 1}" for k in range(len(self))]
+
+
+def members_of(hyps: "Sequence[str] | HypothesisSet") -> List[Sequence[str]]:
+    """The hypothesis lists of a system: a set's members, or the single list."""
+    return list(hyps) if isinstance(hyps, HypothesisSet) else [hyps]
 
 
 def compare(score_a: float, score_b: float, resampled_a, resampled_b) -> dict:
@@ -110,9 +137,11 @@ def check_systems(refs: Sequence[str], systems: Dict[str, Sequence[str]], baseli
     if not refs:
         raise HierError(f"{ref_name} is empty: no document to compare on")
     for name, hyps in systems.items():
-        if len(hyps) != len(refs):
-            raise HierError(f"line counts differ: {ref_name} has {len(refs)} lines, system "
-                            f"{name!r} has {len(hyps)} lines (one document per line is expected)")
+        for member in members_of(hyps):
+            if len(member) != len(refs):
+                raise HierError(f"line counts differ: {ref_name} has {len(refs)} lines, system "
+                                f"{name!r} has {len(member)} lines (one document per line is "
+                                f"expected)")
 
 
 # ----------------------------------------------------------------------------- ROUGE
@@ -181,41 +210,58 @@ def rouge_per_document(refs: "Sequence[str | Sequence[str]]", hyps: Sequence[str
                      hyp_name=hyp_name)[0]
 
 
-def rouge_significance(refs: "Sequence[str | Sequence[str]]", systems: Dict[str, Sequence[str]],
+def rouge_significance(refs: "Sequence[str | Sequence[str]]",
+                       systems: "Dict[str, Sequence[str] | HypothesisSet]",
                        baseline: str, samples: int = SAMPLES, seed: Optional[int] = ROUGE_SEED,
                        eos: str = ".", *,
                        stemming: bool = True, fallback: bool = False,
-                       ref_name: str = "the references") -> dict:
-    """Every system against ``baseline`` on ROUGE-1/2/L F (one ROUGE run per system, one index
-    matrix for all). Returns ``{"metric": "rouge", "documents", "baseline", "samples", "seed",
-    "official", "systems": {name: {"rouge-1": {"f", "reported_f", "delta", "low", "high",
+                       ref_name: str = "the references", min_systems: int = 2) -> dict:
+    """Every system against ``baseline`` on ROUGE-1/2/L F (one ROUGE run per hypothesis file, one
+    index matrix for all). Returns ``{"metric": "rouge", "documents", "baseline", "samples",
+    "seed", "official", "systems": {name: {"rouge-1": {"f", "reported_f", "delta", "low", "high",
     "p_value", "samples", "per_document"}, ...}}, "reported": {name: ...}}``: ``f`` the plain
     mean of the per-document F, ``reported_f`` ROUGE-1.5.5's printed average (module docstring),
     all 0..1; the baseline's entries have no delta. ``reported[name]``: the whole printed report
     of that run (:func:`fairseq_hier.scoring.rouge.parse_report`: R, P, F and their 95% intervals,
-    what ``rouge_scores`` gives), so a caller needs no second ROUGE run for the scores.
-    ``seed`` None: :data:`ROUGE_SEED`."""
+    what ``rouge_scores`` gives), so a caller needs no second ROUGE run for the scores; for a
+    :class:`HypothesisSet`, the list of its members' reports (its entries: module docstring).
+    ``seed`` None: :data:`ROUGE_SEED`. ``min_systems=1`` allows one system alone (its scores
+    and, for a set, its interval)."""
     import numpy as np
 
     seed = ROUGE_SEED if seed is None else seed
-    check_systems(refs, systems, baseline, ref_name)
-    runs = {name: rouge_run(refs, hyps, eos, stemming=stemming, fallback=fallback,
-                            ref_name=ref_name, hyp_name=f"system {name!r}")
+    check_systems(refs, systems, baseline, ref_name, min_systems)
+    runs = {name: [rouge_run(refs, member, eos, stemming=stemming, fallback=fallback,
+                             ref_name=ref_name, hyp_name=f"system {name!r}")
+                   for member in members_of(hyps)]
             for name, hyps in systems.items()}
+    # a system's per-document F: the mean over its members (a single file: its own)
+    per_doc = {name: {m: np.mean([run[0][m] for run in member_runs], axis=0) for m in METRICS}
+               for name, member_runs in runs.items()}
     idx = bootstrap_indices(len(refs), samples, seed)  # samples x N, shared by every comparison
     out = {}
-    for name, (per_doc, reported, _) in runs.items():
+    for name, hyps in systems.items():
         out[name] = {}
         for metric in METRICS:
-            a, b = np.asarray(runs[baseline][0][metric]), np.asarray(per_doc[metric])
-            entry = {"f": float(b.mean()), "reported_f": reported[metric]["f"]}
+            a, b = per_doc[baseline][metric], per_doc[name][metric]
+            entry = {"f": float(b.mean()),
+                     "reported_f": float(np.mean([run[1][metric]["f"] for run in runs[name]]))}
             if name != baseline:
                 entry.update(compare(a.mean(), b.mean(), a[idx].mean(1), b[idx].mean(1)))
+            if isinstance(hyps, HypothesisSet):
+                low, high = np.percentile(b[idx].mean(1), [2.5, 97.5])
+                entry.update(f_low=float(low), f_high=float(high), members=[
+                    {"name": member, "f": float(np.mean(run[0][metric])),
+                     "reported_f": run[1][metric]["f"]}
+                    for member, run in zip(hyps.names, runs[name])])
             entry["per_document"] = [float(x) for x in b]
             out[name][metric] = entry
+    reported = {name: [run[1] for run in runs[name]] if isinstance(hyps, HypothesisSet)
+                else runs[name][0][1] for name, hyps in systems.items()}
     return {"metric": "rouge", "documents": len(refs), "baseline": baseline, "samples": samples,
-            "seed": seed, "official": all(official for _, _, official in runs.values()),
-            "systems": out, "reported": {name: run[1] for name, run in runs.items()}}
+            "seed": seed, "official": all(run[2] for member_runs in runs.values()
+                                          for run in member_runs),
+            "systems": out, "reported": reported}
 
 
 # ----------------------------------------------------------------------------- BLEU
@@ -271,17 +317,40 @@ def bleu_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], ba
             "systems": out}
 
 
+def system_paths(name: str, spec: str) -> List[str]:
+    """The hypothesis files of one ``NAME=...``: one path, several joined by commas (a set), or a
+    directory (a set: every ``*.hyp`` file directly in it, in name order)."""
+    if "," in spec:
+        paths = spec.split(",")
+        if not all(paths):
+            raise HierError(f"system {name!r}: an empty path in {spec!r} (expected "
+                            f"NAME=A.hyp,B.hyp,...)")
+        return paths
+    if os.path.isdir(spec):
+        paths = sorted(os.path.join(spec, f) for f in os.listdir(spec) if f.endswith(".hyp"))
+        if not paths:
+            raise HierError(f"system {name!r}: directory {spec} holds no *.hyp file")
+        return paths
+    return [spec]
+
+
 def read_systems(specs: List[str]):
-    """``NAME=PATH`` -> ({name: lines}, {name: path}), in the order given; one-line errors."""
-    systems: Dict[str, List[str]] = {}
-    paths: Dict[str, str] = {}
+    """``NAME=PATH``, ``NAME=A,B,...`` or ``NAME=DIR`` -> ({name: lines or
+    :class:`HypothesisSet`}, {name: path or list of paths}), in the order given; one-line
+    errors."""
+    systems: Dict[str, Union[List[str], HypothesisSet]] = {}
+    paths: Dict[str, Union[str, List[str]]] = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
             raise HierError(f"bad system {spec!r}: expected NAME=PATH (e.g. PHT=pht/test.hyp)")
         if name in systems:
             raise HierError(f"two systems named {name!r} ({paths[name]} and {path})")
-        systems[name], paths[name] = read_lines(path), path
+        files = system_paths(name, path)
+        if len(files) == 1 and not os.path.isdir(path):
+            systems[name], paths[name] = read_lines(path), path
+        else:
+            systems[name], paths[name] = HypothesisSet([read_lines(f) for f in files], files), files
     return systems, paths
 
 
@@ -300,21 +369,28 @@ def split_inputs(metric: str, inputs: List[str]):
 
 def read_inputs(metric: str, inputs: List[str]):
     """The inputs of ``fairseq-hier-significance METRIC REF... NAME=PATH...``: (references,
-    {name: lines}, reference name), checked: no empty file, equal line counts (naming both
-    files), two systems at least. Several reference files (ROUGE): line i of each is a reference
-    of document i."""
+    {name: lines or :class:`HypothesisSet`}, reference name), checked: no empty file, equal line
+    counts (naming both files), two systems at least (or one set, ROUGE). Several reference
+    files (ROUGE): line i of each is a reference of document i."""
     ref_files, specs = split_inputs(metric, inputs)
     ref_lines = [read_lines(path) for path in ref_files]
     systems, paths = read_systems(specs)
-    if len(systems) < 2:
-        raise HierError("give at least two systems, NAME=PATH each (the first is the baseline)")
-    for path, lines in [*zip(ref_files, ref_lines), *((paths[n], s) for n, s in systems.items())]:
+    sets = [name for name, hyps in systems.items() if isinstance(hyps, HypothesisSet)]
+    if sets and metric != "rouge":
+        raise HierError(f"system {sets[0]!r} is a set of hypothesis files: sets are scored on "
+                        f"rouge only")
+    if len(systems) < 2 and not sets:
+        raise HierError("give at least two systems, NAME=PATH each (the first is the baseline), "
+                        "or one set of hypothesis files (NAME=A.hyp,B.hyp,... or NAME=DIR)")
+    files = [(paths[n], s) for n, s in systems.items() if not isinstance(s, HypothesisSet)]
+    files += [(path, member) for n in sets for path, member in zip(paths[n], systems[n])]
+    for path, lines in [*zip(ref_files, ref_lines), *files]:
         if not lines:
             raise HierError(f"{path} is empty: one document per line is expected")
     for path, lines in zip(ref_files[1:], ref_lines[1:]):
         check_parallel(ref_files[0], ref_lines[0], path, lines)
-    for name, lines in systems.items():
-        check_parallel(ref_files[0], ref_lines[0], paths[name], lines)
+    for path, lines in files:
+        check_parallel(ref_files[0], ref_lines[0], path, lines)
     refs = ref_lines[0] if len(ref_files) == 1 else [list(r) for r in zip(*ref_lines)]
     return refs, systems, ref_files[0] if len(ref_files) == 1 else ref_files
 

@@ -9,7 +9,8 @@ needs, checked when a split is loaded, before any update:
   ``--max-source-positions`` (the cut belongs to ``fairseq-hier-sentence-bos``, which cuts at
   sentence boundaries; ``--truncate-source`` would cut a sentence and its BOS and is refused);
 - with a model that has speaker segment embeddings (``--segment-embeddings K``), ``{split}.segments``
-  gives the speaker index of every sentence, each below K; batches carry them as
+  gives the speaker index of every sentence, each below K (a role's fixed id, or the speaker's
+  order of appearance: ``fairseq-hier-sentence-bos --speaker-ids``); batches carry them as
   ``net_input.src_segments`` ``B x N``.
 
 Used for ``hat_bart_*`` and for the plain ``long_bart_*`` / ``bart_*`` baselines alike (same data).

@@ -61,6 +61,8 @@ logger = logging.getLogger(__name__)
 
 SOURCE_LAYOUT_CHOICES = ChoiceEnum(["auto", "hierarchical", "flat"])
 ALIGN_STRATEGY_CHOICES = ChoiceEnum(list(STRATEGIES))
+LENGTH_PENALTY_CHOICES = ChoiceEnum(["fairseq", "wu"])
+COVERAGE_PENALTY_CHOICES = ChoiceEnum(["none", "summary"])
 
 
 @dataclass
@@ -132,6 +134,20 @@ class HierarchicalSummarizationConfig(FairseqDataclass):
         default=", \u2581,", metadata={"help": "space-separated symbols exempt from "
                                                 "--block-previous-tokens (default: the comma, "
                                                 "plain and sentencepiece)"})
+    length_penalty_form: LENGTH_PENALTY_CHOICES = field(
+        default="fairseq", metadata={"help": "what a finished hypothesis' log-probability is "
+                                             "divided by: fairseq = |y| ** lenpen; wu = Wu et "
+                                             "al.'s ((5 + |y|) / 6) ** lenpen (OpenNMT's "
+                                             "-length_penalty wu -alpha; 003's FT: --lenpen 0.9); "
+                                             "|y| counts the tokens with EOS"})
+    coverage_penalty: COVERAGE_PENALTY_CHOICES = field(
+        default="none", metadata={"help": "summary: OpenNMT's summary coverage penalty, "
+                                          "stepwise (-coverage_penalty summary "
+                                          "-stepwise_penalty): every hypothesis' running score "
+                                          "is sum log p - beta * (sum_i max(cov_i, 1) - n), cov "
+                                          "= the decoder's attention summed over the steps"})
+    coverage_beta: float = field(
+        default=5.0, metadata={"help": "beta of --coverage-penalty summary (003's FT: 5)"})
 
 
 @register_task("hierarchical_summarization", dataclass=HierarchicalSummarizationConfig)
@@ -154,6 +170,7 @@ class HierarchicalSummarizationTask(TrainingCuts, FairseqTask):
         "align_epsilon": (0, True, None),
         "align_keep_paragraphs": (0, False, None),
         "block_previous_tokens": (0, False, None),
+        "coverage_beta": (0, False, None),
     }
 
     def __init__(self, cfg, src_dict, tgt_dict):
@@ -361,8 +378,9 @@ class HierarchicalSummarizationTask(TrainingCuts, FairseqTask):
                           f"{self.cfg.max_paragraph_tokens}", dataset.src_path)
 
     def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
-        """fairseq's generator, or ours when any alignment / blocking option is set; decoding
-        options out of range are refused first, before any batch."""
+        """fairseq's generator, or ours when any alignment / blocking / length-penalty form /
+        coverage option is set; decoding options out of range are refused first, before any
+        batch."""
         check_generation_options(args)
 
         ours = alignment_generator_kwargs(self, models, args)

@@ -1,0 +1,106 @@
+"""The WikiSum recipe's liu_ht path on tiny shards: prepare.sh with TITLE_PLACEMENT=every (the
+title in every paragraph), train_liu_ht.sh keeping its best checkpoints, and five_best.sh, which
+decodes each with liu_ht's recorded rules (002's, not PHT's), scores each, and reports each and
+their mean with the set's bootstrap interval (fairseq-hier-significance on the set)."""
+
+import json
+import re
+
+import pytest
+
+from conftest import SMALL_MODEL
+from test_wikisum_recipe import run, spm_model, write_shards
+from fairseq_hier.scoring import significance as sig
+from fairseq_hier.io import read_lines
+
+
+@pytest.fixture(scope="module")
+def liu_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("five_best")
+    model = spm_model(tmp)
+    prefix = write_shards(tmp / "data", model, {"train": [6], "valid": [3], "test": [4]})
+    work = tmp / "work"
+    log = run_env("prepare.sh", {"TITLE_PLACEMENT": "every"}, prefix, model, work)
+    assert "paragraphs keeping the shards' title prefix" in log
+    assert not (work / "data-bin").exists() and (work / "data-bin-every" / "dict.src.txt").exists()
+    ck = work / "checkpoints" / "liu_ht"
+    run_env("train_liu_ht.sh", {"UPDATE_FREQ": "1", "GPUS": "1"}, work / "data-bin-every", ck,
+            *SMALL_MODEL, "--encoder-layers", "2", "--global-layers", "1", "--global-heads", "2",
+            "--max-update", "3", "--max-tokens", "2000", "--warmup-updates", "2",
+            "--save-interval-updates", "1", "--validate-interval-updates", "1",
+            "--keep-best-checkpoints", "2", "--num-workers", "0", "--no-progress-bar")
+    out = run_env("five_best.sh", {"BATCH": "4"}, work, ck, "--max-len-b", "12", "--min-len", "1",
+                  "--num-workers", "0")
+    return work, ck, out
+
+
+def run_env(script, env, *args):
+    import os
+
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        return run(script, *args)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k)
+            else:
+                os.environ[k] = v
+
+
+def test_every_paragraph_opens_with_the_title(liu_run):
+    work, _, _ = liu_run
+    line = (work / "raw-every" / "test.src").read_text().splitlines()[0]
+    assert line.startswith("<P> ") and all("<T>" in p.split() for p in line[4:].split(" <P> "))
+    record = json.loads((work / "data-bin-every" / "hier_preprocess.json").read_text())
+    assert record["generation_for"]["liu_ht"][:6] == ["--beam", "5", "--length-penalty-form",
+                                                      "wu", "--lenpen", "0.4"]
+
+
+def test_five_best_decodes_each_with_liu_hts_rules_and_averages(liu_run):
+    work, ck, out = liu_run
+    best = sorted(ck.glob("checkpoint.best_*.pt"))
+    assert len(best) == 2 and "2 best checkpoint(s)" in out
+    # liu_ht's rules from the record (002's, not the default PHT rules), then the extra args
+    assert out.count(f"decode.sh: liu_ht checkpoint on {work / 'data-bin-every'} with --beam 5 "
+                     f"--length-penalty-form wu --lenpen 0.4 --max-len-a 0 --max-len-b 400 --min-len 20 "
+                     f"--no-repeat-ngram-size 0 --block-previous-tokens 0 --max-paragraphs 24 "
+                     f"--max-paragraph-tokens 500 --max-len-b 12 --min-len 1") == 2
+    for path in best:
+        folder = ck / "best" / path.stem
+        hyps = [h.split("\t")[2] for h in (folder / "generate-test.txt").read_text().splitlines()
+                if h.startswith("H-")]
+        assert len(hyps) == 4 and all(len(h.split()) <= 12 for h in hyps)
+        assert (ck / "best" / f"{path.stem}.hyp").read_text() == (folder / "test.hyp").read_text()
+    result = json.loads((ck / "best" / "test.best.json").read_text())
+    refs = read_lines(str(ck / "best" / best[0].stem / "test.ref"))
+    members = [read_lines(str(ck / "best" / f"{p.stem}.hyp")) for p in best]
+    expected = sig.rouge_significance(refs, {"liu_ht": sig.HypothesisSet(members)}, "liu_ht",
+                                      eos="<q>", min_systems=1)
+    for metric in sig.METRICS:
+        ours, want = result["systems"]["liu_ht"][metric], expected["systems"]["liu_ht"][metric]
+        for key in ("f", "reported_f", "f_low", "f_high"):
+            assert ours[key] == pytest.approx(want[key], abs=1e-12), (metric, key)
+        # each member's score is the one its own decode.sh run printed (test.rouge.txt)
+        for path, member in zip(best, ours["members"]):
+            report = (ck / "best" / path.stem / "test.rouge.txt").read_text()
+            m = re.search(rf"{metric.upper()} Average_F: (\d\.\d+)", report)
+            assert member["reported_f"] == float(m.group(1)), (metric, path.stem)
+    table = (ck / "best" / "test.best.txt").read_text()
+    assert "per-document mean [95% interval]" in table
+
+
+def test_five_best_without_best_checkpoints_is_one_line(tmp_path):
+    import os
+    import subprocess
+
+    from conftest import BIN, ROOT
+
+    env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}")
+    proc = subprocess.run(["bash", str(ROOT / "examples" / "wikisum" / "five_best.sh"),
+                           str(tmp_path), str(tmp_path)], env=env, text=True,
+                          capture_output=True)
+    assert proc.returncode == 1 and proc.stderr.strip() == (
+        f"five_best.sh: error: no {tmp_path}/checkpoint.best_*.pt (train with "
+        f"--keep-best-checkpoints 5)")
