@@ -97,18 +97,18 @@ def test_one_line_errors(tmp_path, capsys, argv, message):
 def test_shards_keep_their_paragraphs_unless_asked(tmp_path, caplog):
     import sentencepiece as spm
 
-    from conftest import ROOT
+    from test_wikisum_recipe import spm_model
 
-    model = ROOT.parent / "shared" / "wikisum" / "spm9998_3.model"
-    if not model.exists():
-        pytest.skip("hiersumm's spm9998_3.model is not available here")
+    # hiersumm's spm9998_3.model where ../shared/wikisum has it, else a small one with its pieces
+    model = spm_model(tmp_path)
     sp = spm.SentencePieceProcessor(model_file=str(model))
     t, s, e, q = (sp.piece_to_id(p) for p in ("<T>", "<S>", "</S>", "<Q>"))
-    title = sp.encode("old bridge")
-    summary = sp.encode("the old bridge was built in 1850 by the town council")
-    other = sp.encode("tickets for the museum cost five euros on sundays")
+    title = sp.encode("the bridge")
+    summary = sp.encode("the castle was built near the coast in 1850 . the village is known by "
+                        "the lake in 1901 .")
+    other = sp.encode("the school was opened on the hill in 1999 .")
     src = [title + [t] + summary, title + [t] + other, title + [t] + summary[:4]]
-    tgt = [s] + summary + [q] + sp.encode("it is") + [e]  # recall 10 of 12 bigrams
+    tgt = [s] + summary + [q] + sp.encode("the road") + [e]
     torch.save([{"src": src, "tgt": tgt, "tgt_str": "<t> x </t>"}], tmp_path / "WIKI.test.0.pt")
     for recall, kept in ((None, 3), (0.8, 2)):
         caplog.clear()
