@@ -105,26 +105,6 @@ def test_output_is_the_mixture_over_head_zero_of_the_last_layer():
     torch.testing.assert_close(extra["attn"][0], plain["attn"][0])
 
 
-@pytest.mark.parametrize("arch", ["transformer_copy"])
-def test_incremental_equals_full_with_beam_reorder(arch):
-    model, d = tiny(arch)
-    g = torch.Generator().manual_seed(5)
-    src, prev = flat_source(d, g), random_prev_tokens(d, 2, 6)
-    enc = model.encoder(src)
-    state, steps, order = {}, [], torch.arange(2)
-    for t in range(6):
-        if t == 3:
-            new_order = torch.tensor([1, 1, 0])  # beam expansion and reorder
-            model.decoder.reorder_incremental_state_scripting(state, new_order)
-            enc = model.encoder.reorder_encoder_out(enc, new_order)
-            order = order[new_order]
-        out, _ = model.decoder(prev[order, : t + 1], enc, incremental_state=state)
-        steps.append(out[:, -1])
-    assert torch.equal(enc["src_tokens"][0], src[order])
-    full, _ = model(src[order], None, prev[order])
-    torch.testing.assert_close(torch.stack(steps[3:], 1), full[:, 3:], atol=1e-5, rtol=1e-5)
-
-
 def test_defaults_flags_and_registry():
     from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY, MODEL_REGISTRY
     from fairseq.models.transformer import TransformerModel
