@@ -17,26 +17,7 @@
 # paragraph alone.
 # usage: train_liu_ht.sh DATA_BIN RUN_DIR [extra fairseq-train args]
 #   RUN_DIR (--save-dir), e.g. work/wikisum/checkpoints/liu_ht: checkpoints, train.log, run.json
+# 002's optimisation, batch and checkpoints: train_002.sh.
 set -euo pipefail
 [[ $# -ge 2 ]] || { echo "usage: $0 DATA_BIN RUN_DIR [fairseq-train args...]" >&2; exit 2; }
-DATA=$1; SAVE=$2; shift 2
-USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
-mkdir -p "$SAVE"
-# 002's batch, 10,500 tokens x 16 accumulated per update, on any number of GPUs (GPUS: default
-# those torch sees); MAX_TOKENS and UPDATE_FREQ: yours instead
-mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "${MAX_TOKENS:-10500}" \
-  --paper-update-freq 16 ${UPDATE_FREQ:+--update-freq "$UPDATE_FREQ"} ${GPUS:+--gpus "$GPUS"} \
-  --log "$SAVE/train.log")
-ARCH=liu_ht
-# the run folder: checkpoints, train.log and run.json (what fairseq-hier-report reads)
-fairseq-hier-run-json "$SAVE" --name "$(basename "$SAVE")" --arch "$ARCH" \
-  --task hierarchical_summarization --metric rouge > /dev/null
-fairseq-train "$DATA" --user-dir "$USER_DIR" --task hierarchical_summarization \
-  --max-paragraphs 24 --max-paragraph-tokens 500 --arch liu_ht \
-  --optimizer adam --adam-betas '(0.9, 0.998)' --adam-eps 1e-9 --lr 1.3975e-3 \
-  --lr-scheduler inverse_sqrt --warmup-updates 8000 --warmup-init-lr 0 \
-  --criterion label_smoothed_cross_entropy --label-smoothing 0.1 \
-  "${BATCHING[@]}" --max-update 500000 \
-  --save-dir "$SAVE" --save-interval-updates 5000 --validate-interval-updates 5000 \
-  --keep-interval-updates 5 --keep-best-checkpoints 5 --skip-invalid-size-inputs-valid-test "$@" \
-  2>&1 | tee -a "$SAVE/train.log"
+exec bash "$(dirname "$0")/train_002.sh" liu_ht "$@"
