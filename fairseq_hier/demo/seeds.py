@@ -33,6 +33,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import HierError
 from ..io import check_parallel, read_lines
+from ..scoring.bootstrap import bootstrap_indices
 from ..scoring.significance import rouge_per_document
 from .facts import read_facts, score_example
 
@@ -61,10 +62,6 @@ def _ratios_of_resamples(ratio: Ratio, idx):
     return np.divide(num[idx].sum(axis=1), d, out=np.full(len(d), np.nan), where=d > 0)
 
 
-def _indices(n: int, samples: int, rng):
-    return rng.integers(0, n, size=(samples, n))
-
-
 def _percentiles(values, level: float = LEVEL) -> Tuple[float, float]:
     import numpy as np
 
@@ -75,11 +72,8 @@ def _percentiles(values, level: float = LEVEL) -> Tuple[float, float]:
 
 def seed_interval(ratio: Ratio, samples: int = 1000, seed: int = 1) -> Tuple[float, float, float]:
     """(value, low, high) of one seed's metric, resampling its examples."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    return (ratio.value, *_percentiles(_ratios_of_resamples(ratio, _indices(len(ratio.num),
-                                                                            samples, rng))))
+    idx = bootstrap_indices(len(ratio.num), samples, seed)
+    return (ratio.value, *_percentiles(_ratios_of_resamples(ratio, idx)))
 
 
 def stratified_interval(per_seed: Sequence[Ratio], samples: int = 1000,
@@ -89,8 +83,10 @@ def stratified_interval(per_seed: Sequence[Ratio], samples: int = 1000,
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    stacked = np.stack([_ratios_of_resamples(r, _indices(len(r.num), samples, rng))
-                        for r in per_seed])  # seeds x samples
+    # one generator draws every seed's resamples in turn: seeds x samples ratios
+    stacked = np.stack([_ratios_of_resamples(r, rng.integers(0, len(r.num),
+                                                             size=(samples, len(r.num))))
+                        for r in per_seed])
     value = float(np.mean([r.value for r in per_seed]))
     return (value, *_percentiles(stacked.mean(axis=0)))
 
@@ -98,11 +94,9 @@ def stratified_interval(per_seed: Sequence[Ratio], samples: int = 1000,
 def paired_interval(a: Ratio, b: Ratio, samples: int = 1000,
                     seed: int = 1) -> Tuple[float, float, float]:
     """(A - B, low, high) on one seed: both systems on the same resampled examples."""
-    import numpy as np
-
     if len(a.num) != len(b.num):
         raise HierError(f"paired comparison of {len(a.num)} and {len(b.num)} examples")
-    idx = _indices(len(a.num), samples, np.random.default_rng(seed))
+    idx = bootstrap_indices(len(a.num), samples, seed)
     diff = _ratios_of_resamples(a, idx) - _ratios_of_resamples(b, idx)
     return (a.value - b.value, *_percentiles(diff))
 
