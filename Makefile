@@ -4,7 +4,7 @@ SHELL := /bin/bash
 # environment, else ./.venv
 PY := $(or $(VIRTUAL_ENV),$(CONDA_PREFIX),$(CURDIR)/.venv)/bin/python
 
-.PHONY: install demo demo-parsingsum test benchmark report-check
+.PHONY: install demo demo-parsingsum test benchmark report-check gpu-check
 # the fresh-machine path: as root, the install step may also install the one system package it
 # needs (Perl's XML::Parser, apt-get). Into one's own environment: bash scripts/install.sh, which
 # only says what is missing.
@@ -45,7 +45,19 @@ test: install
 benchmark: install
 	$(PY) benchmarks/efficiency.py
 	$(PY) benchmarks/decoding_speed.py
-	$(PY) benchmarks/alignment_speed.py
+	$(PY) benchmarks/alignment_speed.py --until-decided
 	$(PY) benchmarks/hat_efficiency.py
 	$(PY) benchmarks/doc_mt_efficiency.py
+	$(PY) benchmarks/parsing_speed.py --until-decided
 	$(PY) benchmarks/doc_mt_prepare_speed.py
+	$(PY) benchmarks/prepare_speed.py
+
+# GPU readiness in one command (docs/gpu.md): every architecture through fairseq-train and
+# fairseq-generate in fp32, --fp16 and --bf16, the benchmarks on CUDA in bf16, the 11 GiB
+# max-batch search and a 2-process torchrun run; GPU_CHECK_OUT (gpu_check/) gets table.md and
+# gpu_check.json. GPU_CHECK_DRY_RUN=1: the same on the CPU at the smallest sizes. No install
+# step: on the lent device there is no .venv, and python3 (after `source .gpu-env/setup.sh`)
+# runs it; PY=python3 picks it anywhere.
+GPU_CHECK_PY = $(if $(wildcard $(PY)),$(PY),python3)
+gpu-check:
+	$(GPU_CHECK_PY) scripts/gpu_check.py

@@ -1,25 +1,34 @@
 """Decoding time of attention alignment vs vanilla beam search, same model, same inputs.
 
-    python benchmarks/alignment_speed.py                 # paper-size PHT, random weights
+    python benchmarks/alignment_speed.py [--repeats 6] [--until-decided] [--max-repeats 40]
     python benchmarks/alignment_speed.py --checkpoint demo_work/checkpoints/pht/checkpoint_last.pt \\
         --predictor demo_work/checkpoints/attention_predictor/checkpoint_best.pt \\
         --data demo_work/data-bin --max-paragraphs 30 --max-paragraph-tokens 100
 
 Vanilla = fairseq's own SequenceGenerator; aligned = our generator with ``attalign`` (the
 predictor runs on the encoder output, eta(y) is tracked every step, Eq. 17 at finalisation);
-also timed: live-beam ranking and strCov. Runs alternate (vanilla, aligned, ...) and the median
-of ``--repeats`` is reported, so the ratio is measured side by side. Without a checkpoint the
-model is a randomly initialised PHT of the paper's size (3+3 layers, d 256, 30 paragraphs x 100
-tokens); ``--min-len`` = ``--max-len`` then makes every hypothesis run the same number of steps
-in both generators (a random model would otherwise stop at arbitrary points).
+also timed: live-beam ranking and strCov. Without a checkpoint the model is a randomly
+initialised PHT of the paper's size (3+3 layers, d 256, 30 paragraphs x 100 tokens; ``--widths
+tiny`` for smoke runs); ``--min-len`` = ``--max-len`` then makes every hypothesis run the same
+number of steps in both generators (a random model would otherwise stop at arbitrary points).
 
 Also timed, without a checkpoint: fairseq's flat ``transformer`` of the same widths (3+3 layers,
 d 256, FFN 1024, 4 heads, shared embeddings) decoding the same sources, flattened as the task
 does (present paragraphs joined by a separator symbol, then EOS), with fairseq's generator and
 the same rules; ``pht_decode_ratio_to_flat`` = PHT vanilla median / flat median (target <= 1.1).
 
-The last output line is a JSON object with ``align_time_ratio`` (target <= 1.10) and
-``pht_decode_ratio_to_flat``.
+Measurement: after one warm-up call each, ``--repeats`` rounds of one call of every decoder, the
+order reversed every other round; each call timed in this process's CPU time (``--clock cpu``,
+the default: time stolen by other processes on a shared machine does not inflate it; it counts
+every thread's time) or wall time (``--clock wall``). Each ratio is the ratio of the medians,
+with a 95% bootstrap interval over the rounds (resampled together). ``--until-decided`` adds
+rounds, up to ``--max-repeats``, until the interval of ``align_time_ratio`` lies on one side of
+the 1.10 target.
+
+The last output line is a JSON object with ``align_time_ratio`` (target <= 1.10),
+``align_live_time_ratio``, ``strcov_time_ratio``, ``pht_decode_ratio_to_flat``, each with its
+``_ci95``, the raw median seconds they divide (``seconds``: {decoder: median}), ``clock`` and
+``rounds``.
 """
 
 import argparse
@@ -32,6 +41,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fairseq_hier  # noqa: E402,F401
 from fairseq.data import Dictionary  # noqa: E402
@@ -44,18 +54,27 @@ from fairseq_hier.models.attention_predictor import (  # noqa: E402
 )
 from fairseq_hier.models.hierarchical_transformer import PHTModel, _papers_defaults  # noqa: E402
 
+from efficiency import TINY, bootstrap  # noqa: E402
+
+TARGET = 1.10
+# widths -> PHT options set before the papers' defaults (the flat model and the predictor follow)
+WIDTHS = {"paper": {}, "tiny": TINY}
+
 
 def synthetic(args):
-    """Random paper-size PHT + predictor and a random B x P x L batch."""
+    """A random PHT (``--widths``) + predictor and a random B x P x L batch."""
     torch.manual_seed(0)
     dictionary = Dictionary()
     for i in range(args.vocab):
         dictionary.add_symbol(f"w{i}")
-    model_args = argparse.Namespace()
+    model_args = argparse.Namespace(**WIDTHS[args.widths])
     _papers_defaults(model_args)
     task = argparse.Namespace(source_dictionary=dictionary, target_dictionary=dictionary)
     model = PHTModel.build_model(model_args, task).eval()
-    predictor = AttentionPredictorModel(AttentionPredictorConfig(input_dim=256)).eval()
+    predictor = AttentionPredictorModel(AttentionPredictorConfig(
+        input_dim=model_args.encoder_embed_dim, encoder_attention_heads=2 if
+        args.widths == "tiny" else 4, encoder_ffn_embed_dim=2 * model_args.encoder_embed_dim
+        if args.widths == "tiny" else 1024)).eval()
     b, p, l = args.batch, args.max_paragraphs, args.max_paragraph_tokens
     src = torch.randint(dictionary.nspecial, len(dictionary), (b, p, l))
     # ragged paragraphs: the last quarter of each paragraph is padding in half of them
@@ -63,11 +82,12 @@ def synthetic(args):
     sample = {"id": torch.arange(b), "net_input": {
         "src_tokens": src, "src_lengths": src.ne(dictionary.pad()).sum((1, 2)),
         "prev_output_tokens": src.new_full((b, 1), dictionary.eos())}}
-    return model, predictor, dictionary, sample, args.max_len
+    return model, predictor, dictionary, sample, args.max_len, model_args
 
 
-def flat_transformer(dictionary, sample):
-    """fairseq's transformer with PHT's widths, and the batch's paragraphs flattened (B x S)."""
+def flat_transformer(dictionary, sample, pht_args):
+    """fairseq's transformer with PHT's widths (``pht_args``), and the batch's paragraphs
+    flattened (B x S)."""
     from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
 
     src = sample["net_input"]["src_tokens"]  # B x P x L
@@ -82,9 +102,11 @@ def flat_transformer(dictionary, sample):
         flat[i, flat.size(1) - len(r):] = r  # left-padded, as fairseq's LanguagePairDataset
     args = argparse.Namespace(
         arch="transformer", share_all_embeddings=True, max_source_positions=flat.size(1) + 8,
-        max_target_positions=1024, encoder_layers=3, decoder_layers=3, encoder_embed_dim=256,
-        decoder_embed_dim=256, encoder_ffn_embed_dim=1024, decoder_ffn_embed_dim=1024,
-        encoder_attention_heads=4, decoder_attention_heads=4, dropout=0.3)
+        max_target_positions=1024, dropout=pht_args.dropout,
+        **{name: getattr(pht_args, name) for name in (
+            "encoder_layers", "decoder_layers", "encoder_embed_dim", "decoder_embed_dim",
+            "encoder_ffn_embed_dim", "decoder_ffn_embed_dim", "encoder_attention_heads",
+            "decoder_attention_heads")})
     ARCH_CONFIG_REGISTRY["transformer"](args)
     task = argparse.Namespace(source_dictionary=dictionary, target_dictionary=dictionary)
     torch.manual_seed(0)
@@ -106,17 +128,24 @@ def from_checkpoint(args):
     task.load_dataset(args.split)
     dataset = task.datasets[args.split]
     sample = dataset.collater([dataset[i] for i in range(min(args.batch, len(dataset)))])
-    return models[0].eval(), predictor, task.target_dictionary, sample, args.max_len
+    return models[0].eval(), predictor, task.target_dictionary, sample, args.max_len, None
 
 
-def time_once(generator, model, sample):
-    start = time.perf_counter()
+def time_once(generator, model, sample, clock):
+    start = clock()
     with torch.no_grad():
         hypos = generator.generate([model], sample)
-    return time.perf_counter() - start, hypos
+    return clock() - start, hypos
 
 
-def main():
+def ratio_interval(times, name, base):
+    """median of ``name`` / median of ``base`` and its 95% bootstrap interval over the rounds."""
+    rounds = list(zip(times[base], times[name]))
+    return bootstrap(rounds, lambda sample: statistics.median(t for _, t in sample)
+                     / statistics.median(b for b, _ in sample))
+
+
+def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--checkpoint", help="a trained PHT (else a random paper-size one)")
     parser.add_argument("--predictor", help="its attention predictor (with --checkpoint)")
@@ -128,19 +157,36 @@ def main():
     parser.add_argument("--max-paragraphs", type=int, default=30)
     parser.add_argument("--max-paragraph-tokens", type=int, default=100)
     parser.add_argument("--vocab", type=int, default=32000, help="synthetic model vocabulary")
-    parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    parser.add_argument("--widths", choices=sorted(WIDTHS), default="paper",
+                        help="synthetic model widths: paper (PHT's) or tiny (smoke runs)")
+    parser.add_argument("--repeats", type=int, default=6, help="alternated timed rounds")
+    parser.add_argument("--until-decided", action="store_true",
+                        help="more rounds until align_time_ratio's interval lies on one side of "
+                             f"{TARGET}")
+    parser.add_argument("--max-repeats", type=int, default=40,
+                        help="rounds at most, with --until-decided")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                        help="cpu: this process's CPU time; wall: elapsed time")
+    parser.add_argument("--device", default="cpu", choices=("cpu",),
+                        help="decoding runs on CPU (the only device this benchmark supports)")
+    args = parser.parse_args(argv)
     if args.checkpoint and not (args.predictor and args.data):
         parser.error("--checkpoint needs --predictor and --data")
-    model, predictor, dictionary, sample, max_len = (from_checkpoint if args.checkpoint
-                                                     else synthetic)(args)
+    return args
+
+
+def build_runs(args):
+    """{decoder name: (generator, model, sample)} and the batch's sample."""
+    model, predictor, dictionary, sample, max_len, pht_args = (
+        from_checkpoint if args.checkpoint else synthetic)(args)
     common = dict(beam_size=args.beam, max_len_b=max_len, no_repeat_ngram_size=3)
     if not args.checkpoint:
         common["min_len"] = max_len
     runs = {}  # name -> (generator, model, sample)
     if not args.checkpoint:
-        flat_model, flat_sample = flat_transformer(dictionary, sample)
-        runs["flat"] = (SequenceGenerator([flat_model], dictionary, **common), flat_model, flat_sample)
+        flat_model, flat_sample = flat_transformer(dictionary, sample, pht_args)
+        runs["flat"] = (SequenceGenerator([flat_model], dictionary, **common), flat_model,
+                        flat_sample)
     generators = {
         "vanilla": SequenceGenerator([model], dictionary, **common),
         "attalign": AttentionAlignmentSequenceGenerator(
@@ -152,35 +198,67 @@ def main():
                                                       beta=0.8, **common),
     }
     runs.update({name: (g, model, sample) for name, g in generators.items()})
-    times = {name: [] for name in runs}
-    steps = {}
-    for name in runs:  # warm-up
-        time_once(*runs[name])
-    for repeat in range(args.repeats):
-        order = list(runs) if repeat % 2 == 0 else list(runs)[::-1]
-        for name in order:  # alternate the order too, so no decoder always runs first
-            seconds, hypos = time_once(*runs[name])
+    return runs, sample, max_len
+
+
+def timed_rounds(runs, rounds, clock, times, steps):
+    """``rounds`` more rounds of one call of every decoder into ``times`` ({name: [s]}), the
+    order reversed every other round (so that no decoder always runs first)."""
+    for _ in range(rounds):
+        order = list(runs) if len(times["vanilla"]) % 2 == 0 else list(runs)[::-1]
+        for name in order:
+            seconds, hypos = time_once(*runs[name], clock)
             times[name].append(seconds)
             steps[name] = sum(len(s[0]["tokens"]) for s in hypos)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    runs, sample, max_len = build_runs(args)
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    times, steps = {name: [] for name in runs}, {}
+    for name in runs:  # warm-up
+        time_once(*runs[name], clock)
+    timed_rounds(runs, args.repeats, clock, times, steps)
+    while args.until_decided and len(times["vanilla"]) < args.max_repeats:
+        _, low, high = ratio_interval(times, "attalign", "vanilla")
+        if high <= TARGET or low > TARGET:
+            break
+        print(f"{len(times['vanilla'])} rounds: align_time_ratio interval [{low:.3f}, "
+              f"{high:.3f}] undecided", file=sys.stderr)
+        timed_rounds(runs, min(4, args.max_repeats - len(times["vanilla"])), clock, times, steps)
+    report(args, runs, sample, max_len, times, steps)
+
+
+def report(args, runs, sample, max_len, times, steps):
+    """The table and the JSON summary (last line)."""
     src = sample["net_input"]["src_tokens"]
+    rounds = len(times["vanilla"])
     print(f"source {tuple(src.shape)} (B x P x L), beam {args.beam}, max len {max_len}, "
-          f"{torch.get_num_threads()} threads, {args.repeats} alternating repeats")
+          f"{torch.get_num_threads()} threads, {rounds} alternated rounds, "
+          f"{'process CPU' if args.clock == 'cpu' else 'wall'} time")
     if "flat" in runs:
         print(f"flat source {tuple(runs['flat'][2]['net_input']['src_tokens'].shape)} (B x S)")
-    print("ratio = median time / vanilla median; best-hyp tokens = tokens of the best hypotheses")
-    base = statistics.median(times["vanilla"])
-    print(f"{'decoder':<16}{'median s':>10}{'ratio':>8}{'best-hyp tokens':>17}")
-    result = {}
+    print("ratio = median time / vanilla median (95% bootstrap interval over the rounds); "
+          "best-hyp tokens = tokens of the best hypotheses")
+    seconds = {name: statistics.median(t) for name, t in times.items()}
+    print(f"{'decoder':<16}{'median s':>10}{'ratio':>8}{'95% interval':>18}{'best-hyp tokens':>17}")
+    summary = {}
+    keys = {"attalign": "align_time_ratio", "attalign_live": "align_live_time_ratio",
+            "strcov": "strcov_time_ratio"}
     for name in runs:
-        median = statistics.median(times[name])
-        result[name] = median / base
-        print(f"{name:<16}{median:>10.3f}{median / base:>8.3f}{steps[name]:>17}")
-    summary = {"align_time_ratio": round(result["attalign"], 4),
-               "align_live_time_ratio": round(result["attalign_live"], 4),
-               "strcov_time_ratio": round(result["strcov"], 4),
-               "vanilla_seconds": round(base, 4)}
-    if "flat" in result:
-        summary["pht_decode_ratio_to_flat"] = round(1.0 / result["flat"], 4)
+        ratio, low, high = ratio_interval(times, name, "vanilla")
+        print(f"{name:<16}{seconds[name]:>10.3f}{ratio:>8.3f}{f'[{low:.3f}, {high:.3f}]':>18}"
+              f"{steps[name]:>17}")
+        if name in keys:
+            summary[keys[name]] = round(ratio, 4)
+            summary[keys[name] + "_ci95"] = [round(low, 4), round(high, 4)]
+    if "flat" in runs:
+        ratio, low, high = ratio_interval(times, "vanilla", "flat")
+        summary["pht_decode_ratio_to_flat"] = round(ratio, 4)
+        summary["pht_decode_ratio_to_flat_ci95"] = [round(low, 4), round(high, 4)]
+    summary.update(vanilla_seconds=round(seconds["vanilla"], 4), seconds=seconds,
+                   clock=args.clock, rounds=rounds)
     print(json.dumps(summary))
 
 

@@ -53,6 +53,9 @@ from efficiency import (DTYPES, HIERARCHICAL, WIDTHS, bootstrap, build_model, ma
 
 ARCHS = ("transformer", "pht", "vht", "liu_ht", "hat")
 DEFAULT_ARCHS = ("transformer", "pht", "vht")
+# decimals of the JSON summary's figures; each ratio is the quotient of two of these figures
+# (s_per_example, peak_mb) up to their rounding (tests/test_benchmarks.py checks it)
+DIGITS = {"ratio": 3, "s_per_example": 5, "peak_mb": 3}
 
 
 def parse_args(argv=None):
@@ -190,13 +193,16 @@ def main(argv=None):
             mem = peaks[arch] / peaks["transformer"]
             print(f"{arch:<14}{params[arch]:>12,}{peaks[arch]:>10.1f}{s / args.batch_size:>15.3f}"
                   f"{ratio:>12.3f}{f'[{low:.3f}, {high:.3f}]':>17}{mem:>11.3f}")
-            details["s_per_example"].setdefault(dtype, {})[arch] = round(s / args.batch_size, 4)
-            details["peak_mb"].setdefault(dtype, {})[arch] = round(peaks[arch], 3)
+            details["s_per_example"].setdefault(dtype, {})[arch] = round(s / args.batch_size,
+                                                                          DIGITS["s_per_example"])
+            details["peak_mb"].setdefault(dtype, {})[arch] = round(peaks[arch], DIGITS["peak_mb"])
             details["params"][arch] = params[arch]
             if arch != "transformer":
-                summary[f"{arch}_decode_time_ratio{suffix}"] = round(ratio, 3)
-                summary[f"{arch}_decode_time_ratio{suffix}_ci95"] = [round(low, 3), round(high, 3)]
-                summary[f"{arch}_decode_mem_ratio{suffix}"] = round(mem, 3)
+                digits = DIGITS["ratio"]
+                summary[f"{arch}_decode_time_ratio{suffix}"] = round(ratio, digits)
+                summary[f"{arch}_decode_time_ratio{suffix}_ci95"] = [round(low, digits),
+                                                                     round(high, digits)]
+                summary[f"{arch}_decode_mem_ratio{suffix}"] = round(mem, digits)
     wall = time.perf_counter() - start
     print(f"\nwall time: {wall:.0f} s")
     config = {"device": args.device, "widths": args.widths, "batch_size": args.batch_size,

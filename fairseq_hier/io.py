@@ -6,6 +6,7 @@ commands that use it start in well under a second.
 """
 
 import fcntl
+import json
 import logging
 import os
 import stat
@@ -326,3 +327,18 @@ class StagedWriter:
             self.close()
         else:
             self.abort()
+
+
+def read_json_object(path: str, what: str = "a JSON object") -> dict:
+    """The JSON object in ``path`` (``config.json``, ``vocab.json``, a shard marker); one-line
+    errors."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            value = json.load(f)
+    except OSError as e:
+        raise HierError(f"{path}: cannot read ({e.strerror or e})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise HierError(f"{path}: not a JSON file ({e})") from None
+    if not isinstance(value, dict):
+        raise HierError(f"{path}: expected {what}, got a {type(value).__name__}")
+    return value

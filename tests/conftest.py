@@ -7,6 +7,8 @@ arguments, working directory and environment (tests/cli_forkserver.py). The reci
 scripts run every command as its own process.
 """
 
+import importlib
+import json
 import os
 import random
 import subprocess
@@ -324,3 +326,21 @@ def random_prev_tokens(d, b, t, seed=1):
     prev = torch.randint(d.nspecial, len(d), (b, t), generator=g)
     prev[:, 0] = d.eos()
     return prev
+
+
+def run_benchmark(name, argv, monkeypatch, capsys):
+    """``benchmarks/NAME.py``'s main on CPU with ``argv``, in this process (fairseq's ~4 s import
+    paid once; the benchmarks import each other by module name, as when run as scripts) on one
+    thread (tiny ops on 2 busy cores: two threads only wait on each other); returns (stdout, the
+    JSON of its last line)."""
+    import torch  # the benchmark tests' only: the other tests' workers start without it
+
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        importlib.import_module(name).main(["--device", "cpu", *argv])
+    finally:
+        torch.set_num_threads(threads)
+    out = capsys.readouterr().out
+    return out, json.loads(out.strip().splitlines()[-1])

@@ -1,19 +1,20 @@
 """Smoke runs of the side-by-side training and decoding benchmarks (benchmarks/efficiency.py and
 benchmarks/decoding_speed.py): each script's ``main`` with command-line arguments, at tiny widths,
-runs end to end on CPU and prints as its last line the JSON summary with every ratio key, each
-ratio positive. Also: the FLOP counter counts CPU's fused attention kernel, the CUDA-only max-batch
-search and its keys (on fake results), and bad options fail with a one-line error.
+runs end to end on CPU and prints as its last line the JSON summary with every ratio key; each
+ratio is the architecture's raw figure over the baseline's, both read from the same summary, up to
+the script's rounding (so an inverted or wrongly based ratio fails), and its interval holds it.
+Also: the FLOP counter counts CPU's fused attention kernel, the CUDA-only max-batch search and its
+keys (on fake results), and bad options fail with a one-line error.
 """
 
 import importlib.util
-import json
 import types
 
 import pytest
 import torch
 import torch.nn.functional as F
 
-from conftest import ROOT
+from conftest import ROOT, run_benchmark
 
 BENCHMARKS = ROOT / "benchmarks"
 HIER = ("pht", "vht", "liu_ht", "hat")
@@ -27,20 +28,23 @@ def load_efficiency():
     return module
 
 
-def run_benchmark(name, argv, monkeypatch, capsys):
-    """``benchmarks/NAME.py``'s main on CPU with ``argv``, in this process (fairseq's ~4 s import
-    paid once; the benchmarks import each other by module name, as when run as scripts) on one
-    thread (tiny ops on 2 busy cores: two threads only wait on each other); returns (stdout, the
-    JSON of its last line)."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        importlib.import_module(name).main(["--device", "cpu", *argv])
-    finally:
-        torch.set_num_threads(threads)
-    out = capsys.readouterr().out
-    return out, json.loads(out.strip().splitlines()[-1])
+def assert_quotient(ratio, num, den, digits, ratio_digits):
+    """``ratio`` (rounded to ``ratio_digits`` decimals) is ``num / den``, where ``num`` and ``den``
+    were rounded to ``digits`` decimals: it lies in the range of quotients their rounding allows,
+    widened by the ratio's own rounding."""
+    half, half_ratio = 0.5 * 10 ** -digits, 0.5 * 10 ** -ratio_digits
+    assert den - half > 0, (num, den)
+    low, high = (num - half) / (den + half), (num + half) / (den - half)
+    assert low - half_ratio - 1e-9 <= ratio <= high + half_ratio + 1e-9, (ratio, num, den)
+
+
+def assert_interval_holds(summary, key):
+    """The 95% interval ``key_ci95`` holds the point ratio ``key``. With the smoke runs' 2 rounds
+    the bootstrap draws only round 1, round 2 or both, so the interval's ends are the two rounds'
+    own ratios and the point (the ratio of medians, a mediant of the two) lies between them; with
+    more rounds a percentile interval need not hold the point, so the script does not force it."""
+    low, high = summary[f"{key}_ci95"]
+    assert 0 < low <= summary[key] <= high, (key, low, summary[key], high)
 
 
 def test_step_flops_counts_cpu_fused_attention():
@@ -118,16 +122,23 @@ def test_efficiency_smoke(monkeypatch, capsys):
     out, summary = run_benchmark("efficiency", ["--widths", "tiny", "--lengths", "200",
                                                  "--steps", "2", "--one-process"],
                                  monkeypatch, capsys)
-    for arch in HIER:
-        for kind in ("tps", "mem", "flops"):
-            assert summary[f"{arch}_{kind}_ratio_200"] > 0, (arch, kind)
-        low, high = summary[f"{arch}_tps_ratio_200_ci95"]
-        assert 0 < low <= high
-        assert summary[f"{arch}_mem_ratio_200_vs_s2"] > 0
     archs = {"transformer", "transformer-S2", *HIER}
     for measure in ("tokens_per_s", "peak_mb", "gflops"):
         assert set(summary[measure]["200"]) == archs
         assert all(v > 0 for v in summary[measure]["200"].values()), measure
+    digits = load_efficiency().DIGITS
+    # each ratio: the architecture's figure over the baseline's (tokens/s: the architecture's
+    # over the flat model's, i.e. the flat model's step time over the architecture's)
+    for arch in HIER:
+        for kind, measure, base in (("tps", "tokens_per_s", "transformer"),
+                                    ("mem", "peak_mb", "transformer"),
+                                    ("flops", "gflops", "transformer"),
+                                    ("mem", "peak_mb", "transformer-S2")):
+            key = f"{arch}_{kind}_ratio_200" + ("_vs_s2" if base == "transformer-S2" else "")
+            figures = summary[measure]["200"]
+            assert_quotient(summary[key], figures[arch], figures[base], digits[measure],
+                            digits["ratio"])
+        assert_interval_holds(summary, f"{arch}_tps_ratio_200")
     assert summary["config"]["oom"] == [] and summary["config"]["device"] == "cpu"
     assert not any("max_batch" in key for key in summary)
     assert "tps ratio" in out and "transformer-S2" in out
@@ -139,11 +150,13 @@ def test_decoding_speed_smoke(monkeypatch, capsys):
     out, summary = run_benchmark("decoding_speed", [
         "--widths", "tiny", "--paragraphs", "3", "--paragraph-tokens", "10", "--target-steps", "6",
         "--beam", "2", "--repeats", "2"], monkeypatch, capsys)
-    for arch in ("pht", "vht"):
-        assert summary[f"{arch}_decode_time_ratio"] > 0
-        assert summary[f"{arch}_decode_mem_ratio"] > 0
-        low, high = summary[f"{arch}_decode_time_ratio_ci95"]
-        assert 0 < low <= high
     assert set(summary["s_per_example"]["fp32"]) == {"transformer", "pht", "vht"}
     assert all(v > 0 for v in summary["peak_mb"]["fp32"].values())
+    digits = importlib.import_module("decoding_speed").DIGITS
+    for arch in ("pht", "vht"):  # the architecture's seconds and MB over the flat model's
+        for kind, measure in (("time", "s_per_example"), ("mem", "peak_mb")):
+            figures = summary[measure]["fp32"]
+            assert_quotient(summary[f"{arch}_decode_{kind}_ratio"], figures[arch],
+                            figures["transformer"], digits[measure], digits["ratio"])
+        assert_interval_holds(summary, f"{arch}_decode_time_ratio")
     assert summary["config"]["target_steps"] == 6

@@ -1,7 +1,8 @@
 """Fused attention: our attention modules run torch's
 ``scaled_dot_product_attention`` where the mask allows, equal to the written-out reference path
 (1e-5 in float32, outputs and gradients), and a training forward never builds the
-``B x H x P x T x L`` word-probability tensor.
+``B x H x P x T x L`` word-probability tensor. PHT's and VHT's dropouts keep a boolean mask for
+backward: the same dropouts as fairseq's, at the same places with the same probabilities.
 
 Which kernel ran is read from torch.profiler's op names: ``flash``/``efficient`` kernels keep no
 probabilities; ``_scaled_dot_product_attention_math`` would build them (a silent fallback, e.g.
@@ -19,6 +20,7 @@ from fairseq_hier.modules.masking import mask_value, masked_softmax
 from fairseq_hier.modules.multihead_pooling import MultiHeadPooling, attention_pool
 from fairseq_hier.modules.paragraph_attention import (ParagraphWordAttention, word_attention,
                                                        word_attention_mask)
+from fairseq_hier.modules.recompute import MaskDropout, mask_dropout
 
 fairseq_hier.register()
 
@@ -199,3 +201,87 @@ def test_masking_is_finite_in_half_precision(dtype):
     # -inf would give NaN on the fully masked row
     assert torch.softmax(scores.float().masked_fill(mask, float("-inf")), -1)[0].isnan().all()
     assert mask_value(dtype) == torch.finfo(dtype).min
+
+
+def test_mask_dropout_is_dropout_and_keeps_a_boolean_mask():
+    """Against the literal definition, on the same uniforms: ``x * (u >= p) / (1 - p)``, gradient
+    ``g * (u >= p) / (1 - p)``; about a fraction p dropped; backward keeps one boolean tensor."""
+    p, shape = 0.3, (40, 30, 50)
+    x = torch.randn(shape, requires_grad=True)
+    g = torch.randn(shape)
+    torch.manual_seed(5)
+    saved = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
+        y = mask_dropout(x, p)
+    y.backward(g)
+    torch.manual_seed(5)
+    keep = torch.rand(shape) >= p  # the literal: same draws
+    assert torch.equal(y != 0, keep) and torch.equal(x.grad != 0, keep)
+    torch.testing.assert_close(y, x.detach() * keep.float() / (1 - p), rtol=1e-6, atol=0)
+    torch.testing.assert_close(x.grad, g * keep.float() / (1 - p), rtol=1e-6, atol=0)
+    assert abs((y == 0).float().mean().item() - p) < 0.01  # 60,000 draws: sd 0.002
+    assert [(t.dtype, t.shape) for t in saved] == [(torch.bool, torch.Size(shape))]
+    module = MaskDropout(p)
+    assert module.eval()(x) is x and MaskDropout(0.0).train()(x) is x
+    module.apply_during_inference = True  # fairseq's --retain-dropout
+    assert (module(x) == 0).any()
+
+
+@pytest.mark.parametrize("arch", ["pht", "vht"])
+def test_models_dropout_same_places_and_probabilities(arch, monkeypatch):
+    """PHT and VHT (built with dropout 0.3) against the same model with fairseq's own dropout
+    modules: the same dropout modules are called, in the same order, with the same p; ours drop
+    about a fraction p of their input and scale the rest by 1 / (1 - p); in evaluation mode both
+    models give exactly the same logits."""
+    import argparse
+    import types
+
+    from fairseq.modules import FairseqDropout
+
+    from fairseq_hier.models import hierarchical_transformer as ht
+
+    d = paragraph_dict(60)
+    args = argparse.Namespace(encoder_layers=1, decoder_layers=2, encoder_embed_dim=16,
+                              decoder_embed_dim=16, encoder_ffn_embed_dim=32,
+                              decoder_ffn_embed_dim=32, encoder_attention_heads=2,
+                              decoder_attention_heads=2, pooling_heads=2, dropout=0.3,
+                              attention_dropout=0.1, activation_dropout=0.2)
+    task = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
+    cls = {"pht": ht.PHTModel, "vht": ht.VHTModel}[arch]
+    torch.manual_seed(0)
+    ours = cls.build_model(argparse.Namespace(**vars(args)), task)
+    with monkeypatch.context() as patch:
+        patch.setattr(ht, "use_mask_dropout", lambda model: 0)  # fairseq's dropout modules
+        torch.manual_seed(0)
+        stock = cls.build_model(argparse.Namespace(**vars(args)), task)
+    modules = lambda m: [(n, type(x), x.p) for n, x in m.named_modules()  # noqa: E731
+                         if isinstance(x, FairseqDropout)]
+    assert [(n, p) for n, _, p in modules(ours)] == [(n, p) for n, _, p in modules(stock)]
+    assert {t for _, t, _ in modules(ours)} == {MaskDropout}
+    assert {t for _, t, _ in modules(stock)} == {FairseqDropout}
+    assert {p for _, _, p in modules(ours)} == {0.3, 0.1, 0.2}
+    src, prev = pht_batch(d)
+
+    def calls(model):
+        """(module, p) of every dropout applied in a training forward, and its inputs/outputs."""
+        seen = []
+        hooks = [m.register_forward_hook(lambda m, i, o, n=n: seen.append((n, m.p, i[0], o)))
+                 for n, m in model.named_modules() if isinstance(m, FairseqDropout)]
+        model.train()
+        model(src, None, prev)
+        for h in hooks:
+            h.remove()
+        return seen
+
+    ours_calls, stock_calls = calls(ours), calls(stock)
+    assert [(n, p) for n, p, _, _ in ours_calls] == [(n, p) for n, p, _, _ in stock_calls]
+    applied = [(n, p, i, o) for n, p, i, o in ours_calls if p > 0]
+    assert applied, "no dropout was applied"
+    dropped = torch.cat([(o == 0).flatten() for _, _, i, o in applied if i.ne(0).all()])
+    assert abs(dropped.float().mean().item() - 0.3) < 0.05, dropped.float().mean()
+    for name, p, i, o in applied:
+        kept = o != 0
+        torch.testing.assert_close(o[kept], i[kept] / (1 - p), msg=name)
+    ours.eval(), stock.eval()
+    with torch.no_grad():
+        assert torch.equal(ours(src, None, prev)[0], stock(src, None, prev)[0])

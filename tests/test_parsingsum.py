@@ -164,6 +164,42 @@ def test_banded_gradients_equal_the_explicit_form(fusion, weight):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
 
 
+
+@pytest.mark.parametrize("kernel", ["fused_lse", "anchored"])
+@pytest.mark.parametrize("fusion,weight", [("alpha", 2.0), ("gaussian", 0.25)])
+def test_banded_gradients_in_double_precision(kernel, fusion, weight, monkeypatch):
+    """Both kernels of the banded path (the fused kernel returning the log-sum-exp, with its
+    gradient folded into the kernel's backward; the anchored kernel of other devices) give the
+    values and the q / k / v gradients of Eq. 4-7 written out (lga_context) to 1e-10 in float64,
+    padding included, and torch's gradcheck passes on the fused one."""
+    from fairseq_hier.models import parsingsum
+
+    monkeypatch.setattr(parsingsum, "fused_lse_supported", lambda q: kernel == "fused_lse")
+    torch.manual_seed(3)
+    words, heads = random_parse(26, 4)
+    words, heads = words.unsqueeze(0).repeat(2, 1), heads.unsqueeze(0).repeat(2, 1)
+    s = words.size(1)
+    keep = torch.ones(2, s, dtype=torch.bool)
+    keep[1, 19:] = False
+    words[1, 19:], heads[1, 19:] = -1, -1
+    guide = guided(fusion, weight, words, heads)
+    assert guide.num_chunks > 3
+    q, k, v = (torch.randn(2, 2, s, 3, dtype=torch.float64, requires_grad=True) for _ in range(3))
+    up = torch.randn(2, 2, s, 3, dtype=torch.float64)  # an arbitrary upstream gradient
+    results = []
+    for banded in (True, False):
+        ctx = LinguisticGuidedAttention._lga_forward(q, k, v, keep, guide) if banded else \
+            lga_context(q, k, v, keep.view(2, 1, 1, s), guide.dense(), fusion, weight)
+        results.append([ctx.detach(), *torch.autograd.grad((ctx * up).sum(), (q, k, v))])
+    for a, b in zip(*results):
+        torch.testing.assert_close(a, b, atol=1e-10, rtol=1e-10)
+    if kernel == "fused_lse":
+        small = tuple(t[:, :1, :12].detach().clone().requires_grad_() for t in (q, k, v))
+        g = guided(fusion, weight, words[:, :12], heads[:, :12])
+        assert torch.autograd.gradcheck(
+            lambda *x: LinguisticGuidedAttention._lga_forward(*x, keep[:, :12], g), small)
+
+
 def test_longest_link_sets_the_chunks():
     words, heads = WORDS.unsqueeze(0), HEADS.unsqueeze(0)
     assert longest_link(words, heads, "word") == 3  # piece 5 (word 3) -> piece 2 (its head)
@@ -172,7 +208,13 @@ def test_longest_link_sets_the_chunks():
     assert longest_link(torch.full((1, 4), -1), torch.full((1, 4), -1), "word") == 0  # no word
     guide = make_guide(torch.arange(300).unsqueeze(0), torch.full((1, 300), -1), "alpha", 2.0,
                        "word")
-    assert (guide.chunk, guide.num_chunks, guide.width) == (64, 5, 192)
+    assert (guide.chunk, guide.num_chunks, guide.width) == (64, 5, 64)  # no link: no halo
+    guide = make_guide(torch.arange(300).unsqueeze(0), torch.full((1, 300), 5), "alpha", 2.0,
+                       "none")  # piece 299 -> word 5: a link of 294 pieces
+    assert (guide.chunk, guide.num_chunks, guide.width) == (300, 1, 300)
+    heads = torch.arange(300).sub(20).clamp(min=-1).unsqueeze(0)  # each word -> 20 before
+    guide = make_guide(torch.arange(300).unsqueeze(0), heads, "alpha", 2.0, "none")
+    assert (guide.chunk, guide.num_chunks, guide.width) == (64, 5, 64 + 2 * 24)
 
 
 # ------------------------------------------------------------------------------ the models

@@ -22,6 +22,7 @@ keys CPU parameters by their device index, as fairseq later groups them. The unf
 flattened run updated without gradients, which only that comparison showed.
 """
 
+import importlib.util
 import re
 
 import pytest
@@ -29,7 +30,7 @@ import torch
 import torch.nn.functional as F
 
 import fairseq_hier  # noqa: F401  (registers the models)
-from conftest import TINY_HAT, bos_source, build_model, left_pad, make_dict, paragraph_batch
+from conftest import ROOT, TINY_HAT, bos_source, build_model, left_pad, make_dict, paragraph_batch
 from conftest import paragraph_dict, random_prev_tokens
 from fairseq_hier.models.attention_predictor import (AttentionPredictorConfig,
                                                      AttentionPredictorModel)
@@ -251,17 +252,12 @@ PREDICTOR = ["--task", "attention_prediction", "--arch", "attention_predictor", 
 
 
 def write_chain_conllu(raw_src, path):
-    """A CoNLL-U parse of each line of the raw ``title <P> p1 <P> p2`` sources: one sentence per
-    segment, every word attached to its left neighbour (the first is the root)."""
-    out = []
-    for n, line in enumerate(raw_src.read_text().splitlines(), start=1):
-        out.append(f"# newdoc id = {n}")
-        for segment in " ".join(line.split()).split(" <P> "):
-            for i, word in enumerate(segment.split(), start=1):
-                out.append("\t".join([str(i), word, word, "X", "_", "_", str(i - 1), "dep", "_",
-                                      "_"]))
-            out.append("")
-    path.write_text("\n".join(out) + "\n")
+    """scripts/gpu_check.py's chain parse (one sentence per segment, every word attached to its
+    left neighbour), loaded from the script (standard library only at its top)."""
+    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "scripts" / "gpu_check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.write_chain_conllu(raw_src, path)
 
 
 def write_hat_raw(raw, folder, bin_dir):

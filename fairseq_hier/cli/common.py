@@ -9,6 +9,7 @@ import math
 import sys
 from typing import Callable
 
+from fairseq_hier.data.shards import parse_shard
 from fairseq_hier.errors import HierError, check_range, run_main
 
 
@@ -72,3 +73,24 @@ def add_split_arguments(p: argparse.ArgumentParser, input_help: str, output_help
     p.add_argument("--src-lang", required=True, help="source language code (any)")
     p.add_argument("--tgt-lang", required=True, help="target language code (any)")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
+
+
+def shard_type(text: str):
+    """argparse ``type`` of ``--shard K/N`` (:func:`fairseq_hier.data.shards.parse_shard`)."""
+    try:
+        return parse_shard(text)
+    except HierError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+shard_type.__name__ = "shard"
+
+
+def add_shard_argument(p: argparse.ArgumentParser) -> None:
+    """``--shard K/N``, the option every preparation step takes (fairseq_hier.data.shards)."""
+    p.add_argument("--shard", type=shard_type, default=None, metavar="K/N",
+                   help="process shard K of N (0 <= K < N): the examples [K*n//N, (K+1)*n//N) "
+                        "of the n of the input, for a job array; the shards' outputs "
+                        "concatenated in order are the whole run's. Refused on an input that "
+                        "is already a shard (FILE.shard beside it): such an input is processed "
+                        "whole without --shard (docs/data-formats.md, 'Shards')")

@@ -19,7 +19,7 @@ examples, words, pieces, separators and arcs written.
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import add_shard_argument, command_parser, run_command
 from fairseq_hier.preparation.dependencies import project_dependencies
 
 PROG = "fairseq-hier-deps"
@@ -27,7 +27,7 @@ PROG = "fairseq-hier-deps"
 
 def run(args) -> None:
     project_dependencies(args.conllu, args.source, args.subword, args.output_prefix,
-                         separator=args.separator)
+                         separator=args.separator, shard=args.shard)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
@@ -47,6 +47,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                    help="writes PREFIX.{bin,idx}; the task reads DATA/SPLIT.parse.NAME")
     p.add_argument("--separator", default="<P>",
                    help="paragraph separator token of the source (default <P>); never a word")
+    add_shard_argument(p)
     return run_command(PROG, run, p.parse_args(argv))
 
 

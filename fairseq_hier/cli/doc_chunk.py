@@ -16,7 +16,8 @@ line. A token that is one of fairseq's special symbols (``<s>`` ...) is an error
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import add_split_arguments, command_parser, ranged, run_command
+from fairseq_hier.cli.common import (add_shard_argument, add_split_arguments, command_parser,
+                                     ranged, run_command)
 from fairseq_hier.preparation.doc_chunk import chunk_split
 
 PROG = "fairseq-hier-doc-chunk"
@@ -25,7 +26,7 @@ PROG = "fairseq-hier-doc-chunk"
 def run(args):
     return chunk_split(args.input, args.output, args.src_lang, args.tgt_lang, args.codes,
                        max_chunk_tokens=args.max_chunk_tokens,
-                       progress_bar=not args.no_progress_bar)
+                       progress_bar=not args.no_progress_bar, shard=args.shard)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
@@ -36,6 +37,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--max-chunk-tokens", type=ranged(int, 2), default=512,
                    help="most BPE tokens of a chunk on either side, the source's BOS markers "
                         "included, EOS not (004: 512; at least 2: a BOS and a token)")
+    add_shard_argument(p)
     return run_command(PROG, run, p.parse_args(argv))
 
 

@@ -54,10 +54,10 @@ import argparse
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import add_shard_argument, command_parser, run_command
 from fairseq_hier.data.doc_readers import DOC_FOLDER_REF, DOC_FOLDER_SRC, FORMATS
-from fairseq_hier.data.documents import split_paths, write_documents
-from fairseq_hier.preparation.documents import INPUT_KINDS, Input, collect_documents
+from fairseq_hier.data.documents import split_paths
+from fairseq_hier.preparation.documents import INPUT_KINDS, Input, collect_documents, write_shard
 
 PROG = "fairseq-hier-doc-extract"
 
@@ -104,6 +104,7 @@ def get_parser() -> argparse.ArgumentParser:
     p.add_argument("--skip-bad", action="store_true",
                    help="doc-split: drop bad sentence pairs (counted in the log) instead of "
                         "stopping at the first")
+    add_shard_argument(p)
     return p
 
 
@@ -137,8 +138,9 @@ def run(args) -> int:
         inputs.extend(item.paths)
         print(f"{item.label}: {len(read)} documents, {sum(len(d.src) for d in read)} sentences")
         docs.extend(read)
-    n = write_documents(args.output, args.src_lang, args.tgt_lang, docs, inputs=inputs)
-    print(f"total: {n} documents, {sum(len(d.src) for d in docs)} sentences -> "
+    label, n, sentences = write_shard(args.output, args.src_lang, args.tgt_lang, docs, inputs,
+                                      args.shard)
+    print(f"{label}total: {n} documents, {sentences} sentences -> "
           f"{', '.join(split_paths(args.output, args.src_lang, args.tgt_lang))}")
     return n
 

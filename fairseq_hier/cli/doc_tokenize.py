@@ -31,7 +31,8 @@ exit 1.
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import add_split_arguments, command_parser, positive_int, run_command
+from fairseq_hier.cli.common import (add_shard_argument, add_split_arguments, command_parser,
+                                     positive_int, run_command)
 from fairseq_hier.data.doc_chunks import TOKENIZERS
 from fairseq_hier.preparation.doc_tokenize import tokenize_split
 
@@ -42,7 +43,7 @@ def run(args) -> int:
     return tokenize_split(args.input, args.output, args.src_lang, args.tgt_lang,
                           workers=args.workers, progress_bar=not args.no_progress_bar,
                           src_tokenizer=args.src_tokenizer or args.tokenizer,
-                          tgt_tokenizer=args.tgt_tokenizer or args.tokenizer)
+                          tgt_tokenizer=args.tgt_tokenizer or args.tokenizer, shard=args.shard)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
@@ -57,6 +58,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                    help="the source side's tokenizer (default: --tokenizer)")
     p.add_argument("--tgt-tokenizer", choices=TOKENIZERS, default=None,
                    help="the target side's tokenizer (default: --tokenizer)")
+    add_shard_argument(p)
     return run_command(PROG, run, p.parse_args(argv))
 
 

@@ -32,7 +32,7 @@ one line ``PROG: error: FILE:LINE (id ...): 'FIELD' ...``, exit status 1, no fil
 
 import sys
 
-from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.cli.common import add_shard_argument, command_parser, positive_int, run_command
 from fairseq_hier.data.own_data import PARAGRAPH_MODES
 from fairseq_hier.preparation.own_data import convert, split_files
 
@@ -42,7 +42,7 @@ PROG = "fairseq-hier-jsonl-to-raw"
 def run(args) -> None:
     files = split_files(args.input_dir, args.splits,
                         {"train": args.train, "valid": args.valid, "test": args.test})
-    convert(files, args.output_dir, args.paragraphs, args.max_documents or 0)
+    convert(files, args.output_dir, args.paragraphs, args.max_documents or 0, args.shard)
 
 
 def get_parser():
@@ -62,6 +62,7 @@ def get_parser():
     p.add_argument("--max-documents", type=positive_int, default=None, metavar="N",
                    help="keep the first N documents of each example, before empty ones are "
                         "dropped (default: all)")
+    add_shard_argument(p)
     return p
 
 

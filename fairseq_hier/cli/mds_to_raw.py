@@ -22,7 +22,7 @@ named in a warning; the targets keep it (it is the dataset's text). Malformed in
 
 import sys
 
-from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.cli.common import add_shard_argument, command_parser, positive_int, run_command
 from fairseq_hier.data.mds_readers import DATASETS
 from fairseq_hier.preparation.mds import convert_split, parse_splits
 
@@ -32,7 +32,8 @@ PROG = "fairseq-hier-mds-to-raw"
 def run(args) -> None:
     for split in parse_splits(args.splits):
         convert_split(args.dataset, args.input_dir, args.output_dir, split,
-                      max_articles=args.max_articles, with_titles=args.with_titles)
+                      max_articles=args.max_articles, with_titles=args.with_titles,
+                      shard=args.shard)
 
 
 def get_parser():
@@ -49,6 +50,7 @@ def get_parser():
                         "ones are dropped (WCEP-10: 10, WCEP-100: 100; default: all)")
     p.add_argument("--with-titles", action="store_true",
                    help="wcep: each document is 'title text' instead of the text alone")
+    add_shard_argument(p)
     return p
 
 

@@ -28,7 +28,7 @@ N processes (each loads spaCy once); a WikiSum-sized split (1.6M examples) needs
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.cli.common import add_shard_argument, command_parser, positive_int, run_command
 from fairseq_hier.preparation.graphs import write_graphs
 
 PROG = "fairseq-hier-graph"
@@ -37,7 +37,7 @@ PROG = "fairseq-hier-graph"
 def run(args) -> None:
     write_graphs(args.source, args.kind, args.output_prefix, args.paragraph_separator,
                  workers=args.workers, batch_size=args.batch_size,
-                 progress_bar=not args.no_progress_bar)
+                 progress_bar=not args.no_progress_bar, shard=args.shard)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
@@ -57,6 +57,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                    help="examples per batch handed to a worker; for adg, the paragraphs of a "
                         "batch go through spaCy's nlp.pipe together (default 64)")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
+    add_shard_argument(p)
     return run_command(PROG, run, p.parse_args(argv))
 
 

@@ -27,7 +27,7 @@ workers' docs), so give it as many workers as there are free cores, no more.
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.cli.common import add_shard_argument, command_parser, positive_int, run_command
 from fairseq_hier.preparation.parse import DEFAULT_MODEL, parse_file
 
 PROG = "fairseq-hier-parse"
@@ -36,7 +36,7 @@ PROG = "fairseq-hier-parse"
 def run(args) -> None:
     parse_file(args.input, args.output_prefix, model=args.model, separator=args.separator,
                batch_size=args.batch_size, workers=args.workers,
-               progress_bar=not args.no_progress_bar)
+               progress_bar=not args.no_progress_bar, shard=args.shard)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
@@ -54,6 +54,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--batch-size", type=positive_int, default=64,
                    help="segments per nlp.pipe batch (default 64)")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
+    add_shard_argument(p)
     return run_command(PROG, run, p.parse_args(argv))
 
 

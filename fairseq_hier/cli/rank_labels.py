@@ -21,7 +21,7 @@ sources do not fit in memory); the output appears only when every line succeeded
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.cli.common import add_shard_argument, command_parser, positive_int, run_command
 from fairseq_hier.preparation.rank_labels import write_labels
 
 PROG = "fairseq-hier-rank-labels"
@@ -30,7 +30,8 @@ PROG = "fairseq-hier-rank-labels"
 def run(args) -> int:
     return write_labels(args.source, args.target, args.output,
                         separator=args.paragraph_separator, lowercase=args.lowercase, n=args.n,
-                        workers=args.workers, progress_bar=not args.no_progress_bar)
+                        workers=args.workers, progress_bar=not args.no_progress_bar,
+                        shard=args.shard)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
@@ -47,6 +48,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                    help="n of the ROUGE-N recall (002: ROUGE-2; default 2)")
     p.add_argument("--workers", type=positive_int, default=1, help="processes computing labels")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
+    add_shard_argument(p)
     return run_command(PROG, run, p.parse_args(argv))
 
 

@@ -34,7 +34,8 @@ import tempfile
 from collections import Counter
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, positive_int, ranged, run_command
+from fairseq_hier.cli.common import (add_shard_argument, command_parser, positive_int, ranged,
+                                     run_command)
 from fairseq_hier.data.sentence_bos import FORMATS, SPEAKER_IDS
 from fairseq_hier.preparation.sentence_bos import encode_split, gpt2_files
 
@@ -75,6 +76,7 @@ def get_parser() -> argparse.ArgumentParser:
                    help="qmsum: file of meaningless words to drop (one per line, # comments)")
     p.add_argument("--workers", type=positive_int, default=1, help="worker processes")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
+    add_shard_argument(p)
     return p
 
 
@@ -85,7 +87,7 @@ def run(args) -> Counter:
                             args.max_source_positions, args.max_target_positions,
                             speakers=args.speakers, filler_words=args.filler_words,
                             workers=args.workers, progress_bar=not args.no_progress_bar,
-                            speaker_ids=args.speaker_ids)
+                            speaker_ids=args.speaker_ids, shard=args.shard)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:

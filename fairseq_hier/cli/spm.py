@@ -30,7 +30,8 @@ import argparse
 import os
 import sys
 
-from fairseq_hier.cli.common import command_parser, count, positive_int, ranged, run_command
+from fairseq_hier.cli.common import (add_shard_argument, command_parser, count, positive_int,
+                                     ranged, run_command)
 from fairseq_hier.preparation.spm import encode_file, train_model
 
 PROG = "fairseq-hier-spm"
@@ -45,7 +46,7 @@ def train(args) -> None:
 
 def encode(args) -> None:
     encode_file(args.model, args.input, args.output, separator=args.separator,
-                progress_bar=not args.no_progress_bar)
+                progress_bar=not args.no_progress_bar, shard=args.shard)
 
 
 def get_parser() -> argparse.ArgumentParser:
@@ -78,6 +79,7 @@ def get_parser() -> argparse.ArgumentParser:
     e.add_argument("--output", required=True, help="pieces joined by spaces, one line per line")
     e.add_argument("--separator", default="<P>", help="segment separator kept as one token")
     e.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
+    add_shard_argument(e)
     e.set_defaults(func=encode)
     return p
 

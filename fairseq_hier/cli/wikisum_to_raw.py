@@ -52,7 +52,7 @@ failed run is not mistaken for a finished one by ``prepare.sh``.
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import add_shard_argument, command_parser, run_command
 from fairseq_hier.errors import HierError
 from fairseq_hier.preparation.wikisum import (CLONE_RECALL, SPLITS, TITLE_PLACEMENTS, convert,
                                               remove_clones_raw)
@@ -66,12 +66,13 @@ def run(args) -> None:
                         "in our raw format)")
     if args.raw is not None:
         recall = CLONE_RECALL if args.clone_recall is None else args.clone_recall
-        remove_clones_raw(args.raw, args.out_dir, args.splits, args.paragraph_separator, recall)
+        remove_clones_raw(args.raw, args.out_dir, args.splits, args.paragraph_separator, recall,
+                          shard=args.shard)
         return
     if args.spm is None:
         raise HierError("--data-prefix needs --spm (hiersumm's spm9998_3.model)")
     convert(args.data_prefix, args.spm, args.out_dir, args.splits, args.paragraph_separator,
-            args.title_placement, args.clone_recall)
+            args.title_placement, args.clone_recall, shard=args.shard)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
@@ -96,6 +97,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                         help="drop paragraphs whose bigram recall against the target is above R "
                              f"(002: {CLONE_RECALL}); default {CLONE_RECALL} with --raw, none "
                              "for the published shards (002's dataset, built after that removal)")
+    add_shard_argument(parser)
     return run_command(PROG, run, parser.parse_args(argv))
 
 

@@ -9,7 +9,8 @@ our commands write and our tasks read, and the readers of published layouts.
   (:mod:`~.paragraph_graph`, built by :mod:`~.graphs`), attention-alignment labels
   (:mod:`~.attention_labels`), document chunks and their map (:mod:`~.doc_chunks`), parallel
   documents (:mod:`~.documents`), the preprocessing record of a data-bin
-  (:mod:`~.preprocessing_record`), BART's tokenizer files (:mod:`~.bart_files`);
+  (:mod:`~.preprocessing_record`), BART's tokenizer files (:mod:`~.bart_files`), shards of a
+  preparation step and the data-bin folder an epoch reads (:mod:`~.shards`);
 - readers of published layouts: HAT's summarisation sets (:mod:`~.readers`, with the sentence BOS
   encoder of :mod:`~.sentence_bos`), Multi-News and WCEP (:mod:`~.mds_readers`), WMT and IWSLT
   documents (:mod:`~.doc_readers`); summary markup (:mod:`~.markup`) and the ranker's ROUGE

@@ -39,7 +39,7 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from ..io import atomic_outputs, read_lines
+from ..io import atomic_outputs, read_json_object, read_lines
 from ..errors import HierError
 
 logger = logging.getLogger(__name__)
@@ -94,20 +94,6 @@ class BartFiles:
                 f"{self.holes} rows without a token; {len(self.merges)} merges; dict.txt "
                 f"{len(self.symbols)} symbols (a fairseq dictionary of "
                 f"{len(SPECIALS) + len(self.symbols)})")
-
-
-def read_json_object(path: str, what: str = "a JSON object") -> dict:
-    """The JSON object in ``path`` (``config.json``, ``vocab.json``); one-line errors."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            value = json.load(f)
-    except OSError as e:
-        raise HierError(f"{path}: cannot read ({e.strerror or e})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise HierError(f"{path}: not a JSON file ({e})") from None
-    if not isinstance(value, dict):
-        raise HierError(f"{path}: expected {what}, got a {type(value).__name__}")
-    return value
 
 
 def gpt2_encoder(encoder_json: str, vocab_bpe: str):

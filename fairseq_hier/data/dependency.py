@@ -66,8 +66,6 @@ from dataclasses import dataclass, field
 from typing import Iterator, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
-from conllu.exceptions import ParseException
-from conllu.parser import parse_comment_line, parse_id_value, parse_int_value
 
 from ..io import StagedWriter, iter_lines
 from ..errors import HierError
@@ -105,6 +103,10 @@ class _Sentence:
         self.range_end = 0                # last word ID of the open multiword token
 
     def add(self, path: str, lineno: int, line: str) -> None:
+        # conllu: read when a CoNLL-U file is (the tasks load this module without it)
+        from conllu.exceptions import ParseException
+        from conllu.parser import parse_id_value, parse_int_value
+
         where = f"{path}:{lineno}"
         cols = line.split("\t")
         if len(cols) != 10:
@@ -180,6 +182,8 @@ def _conllu_lines(path: str) -> Iterator[Tuple[int, str]]:
 
 def _starts_example(line: str) -> bool:
     """A ``# newdoc`` comment (``# newdoc`` or ``# newdoc id = ...``), read by ``conllu``."""
+    from conllu.parser import parse_comment_line  # conllu: read when a CoNLL-U file is
+
     return any(key.split()[0] == "newdoc" for key, _ in parse_comment_line(line) if key)
 
 

@@ -35,12 +35,14 @@ The equations (003 Sec. 2.2), and the readings we chose where the PDF is garbled
 
 How it is computed (:meth:`LinguisticGuidedAttention._lga_forward`): without any ``S x S`` map.
 ``LGAtt - Att`` is non-zero only on linked keys (plus, for the Gaussian fusion, a constant on every
-real key), and linked keys lie in the query's sentence, so within ``c`` pieces of it (``c`` = the
-batch's longest link + 1, at least 64). ``Att V`` and ``Z_i`` (the softmax normaliser) come from
-the fused ``scaled_dot_product_attention`` kernel that fairseq's own encoder runs, given one extra
-*anchor* key whose score is a constant ``lse_i`` and whose value column returns its weight;
-``Att_ij`` on linked keys then follows from scores computed only in windows of ``3c`` keys around
-each chunk of ``c`` queries, under activation checkpointing (:func:`linked_sums`). Exact, with
+real key), and linked keys lie in the query's sentence, so within ``h`` pieces of it (``h`` = the
+batch's longest link). ``Att V`` and ``LSE_i`` (the log-sum-exp of the scores, the softmax
+normaliser's log) come from torch's fused CPU attention kernel, the one fairseq's own encoder
+runs, which returns both (:func:`attention_with_lse`; on other devices the fused
+``scaled_dot_product_attention`` given one extra *anchor* key whose value column returns its
+weight, :func:`_anchored_attention`); ``Att_ij`` on linked keys then follows from scores computed
+only in windows of ``c + 2h`` keys around each chunk of ``c`` queries (``c`` >= 64), under
+activation checkpointing (:func:`linked_sums`). Exact, with
 exact gradients (tested against Eq. 4-7 written out, :func:`lga_context`), and no quadratic
 tensor kept for the backward pass. ``alpha = 0`` is fairseq's self-attention (tested to 1e-6
 against ``transformer_copy`` / ``liu_ht`` on the same weights). Attention dropout in training must act
@@ -48,7 +50,8 @@ on ``LGAtt`` itself: with ``--attention-dropout > 0`` the layer runs :func:`lga_
 checkpointing (transient ``S x S`` maps, the dropout mask replayed in the backward pass).
 
 Legend: B batch, S source pieces, T query positions (= S), H heads, D head dim, C model dim,
-N present paragraphs (``parsingsum_ht``), L pieces per paragraph. Masks: True = padding.
+N present paragraphs (``parsingsum_ht``), L pieces per paragraph; n chunks of c queries, W keys
+per window. Masks: True = padding.
 """
 
 import logging
@@ -68,7 +71,7 @@ from torch import Tensor
 from torch.utils.checkpoint import checkpoint
 
 from ..modules.copy_attention import CopyGenerator
-from ..modules.masking import masked_fill_scores, masked_softmax
+from ..modules.masking import masked_fill_scores
 from .checkpointing import checkpoint_layer
 from .hierarchical_transformer import config_from_args, fill_defaults
 from .liu_ht import LiuHTConfig, LiuHTEncoder, LiuHTModel
@@ -159,9 +162,11 @@ def lga_coefficients(fusion: str, weight: float):
 
 def _attention_weights(q: Tensor, k: Tensor, keep: Tensor) -> Tensor:
     """Eq. 5: ``softmax(Q K^T / sqrt(D))`` over the kept keys. q, k: ``B x H x T|S x D``;
-    keep: ``B x 1 x 1 x S`` (True = real key). Returns ``B x H x T x S`` (float32 softmax)."""
+    keep: ``B x 1 x 1 x S`` (True = real key). Returns ``B x H x T x S`` in q's dtype."""
     scores = torch.matmul(q, k.transpose(-1, -2)) * q.size(-1) ** -0.5  # B x H x T x S
-    return masked_softmax(scores, ~keep).type_as(q)
+    # in float32 at least (fp16 / bf16 scores), float64 kept
+    dtype = torch.promote_types(scores.dtype, torch.float32)
+    return F.softmax(masked_fill_scores(scores, ~keep), -1, dtype=dtype).type_as(q)
 
 
 def lga_context(q: Tensor, k: Tensor, v: Tensor, keep: Tensor, m: Tensor, fusion: str,
@@ -183,38 +188,41 @@ def _chunks(x: Tensor, c: int, n: int) -> Tensor:
 
 
 def _windows(x: Tensor, c: int, n: int, width: int) -> Tensor:
-    """``... x S x D`` -> ``... x n x width x D``: the keys around each chunk of ``c`` queries
-    (chunks ``i - 1 .. i + 1`` when ``width == 3 c``; the whole padded sequence when ``n == 1``),
+    """``... x S x D`` -> ``... x n x width x D``: the keys around each chunk of ``c`` queries,
+    ``(width - c) / 2`` more on each side (the whole padded sequence when ``n == 1``),
     zero-padded."""
     if n == 1:
         return _chunks(x, c, 1)
-    x = F.pad(x, (0, 0, c, n * c - x.size(-2) + c))  # ... x (n + 2) c x D
+    halo = (width - c) // 2
+    x = F.pad(x, (0, 0, halo, n * c - x.size(-2) + halo))  # ... x (n c + 2 halo) x D
     return x.unfold(-2, width, c).transpose(-1, -2)  # ... x n x width x D
 
 
 def linked_sums(q: Tensor, k: Tensor, v: Tensor, keep_w: Tensor, m_w: Tensor,
                 guide: "LinguisticGuide", powers):
     """The key-local half of LGA. Linked keys lie within ``c`` pieces of their query (one
-    sentence), so each chunk of ``c`` queries needs only its window of ``3 c`` keys.
+    sentence), so each chunk of ``c`` queries needs only its window of ``c + 2h`` keys.
 
-    Returns ``lse`` (``B x H x S``, detached: the log-sum-exp of the scores over each query's
-    window, rounded down to an integer, the anchor of
-    :meth:`LinguisticGuidedAttention._lga_forward`) and, for each power
-    ``k`` in ``powers``, ``U_k = sum_{j linked} exp(k (s_ij - lse_i)) V_j`` (``B x H x S x D``;
-    ``k = 0`` sums the linked values). q (already scaled by ``1/sqrt(D)``), k, v: ``B x H x S x D``;
+    Returns the reference ``r`` (``B x H x S``, detached: the largest score of each query's
+    linked keys, rounded down to an integer, so at most ``LSE_i``; the anchor's score of
+    :func:`_anchored_attention`) and, for each power ``k`` in ``powers``,
+    ``U_k = sum_{j linked} exp(k (s_ij - r_i)) V_j`` (``B x H x S x D``; ``k = 0`` sums the
+    linked values). q (already scaled by ``1/sqrt(D)``), k, v: ``B x H x S x D``;
     keep_w, m_w: the window masks
     of :meth:`LinguisticGuide.window_masks`."""
     b, h, s, d = q.shape
     c, n, width = guide.chunk, guide.num_chunks, guide.width
     qc = _chunks(q, c, n)  # B x H x n x c x D
-    kw, vw = _windows(k, c, n, width), _windows(v, c, n, width)  # B x H x n x 3c x D
-    scores = torch.matmul(qc, kw.transpose(-1, -2)).float()  # B x H x n x c x 3c (q is scaled)
-    scores = masked_fill_scores(scores, ~keep_w)  # finite: exp() of a masked key is exactly 0
-    # the anchor's score: an integer (exact in fp16 / bf16 too, so the fused kernel sees the same
-    # value), at most the window's log-sum-exp, so that exp(s - lse) <= e for linked keys
-    lse = torch.logsumexp(scores, -1).detach().floor().clamp(-250, 250)  # B x H x n x c
-    lse = lse.masked_fill(~keep_w.any(-1), 0.0)  # all-padding windows: anchor score 0
-    e = torch.exp(scores - lse.unsqueeze(-1)).masked_fill_(~m_w, 0.0).type_as(q)
+    kw, vw = _windows(k, c, n, width), _windows(v, c, n, width)  # B x H x n x W x D
+    scores = torch.matmul(qc, kw.transpose(-1, -2))  # B x H x n x c x W (q is scaled)
+    scores = scores.float() if scores.element_size() < 4 else scores  # fp16/bf16: in fp32
+    linked = m_w & keep_w  # B x 1 x n x c x W
+    scores = masked_fill_scores(scores, ~linked)  # finite: exp() of an unlinked key is exactly 0
+    # the reference: the largest linked score rounded down to an integer (exact in fp16 / bf16
+    # too, so that the anchored kernel sees the same value); at most LSE_i, and exp(s - r) <= e
+    lse = scores.amax(-1).detach().floor().clamp(-250, 250)  # B x H x n x c
+    lse = lse.masked_fill(~linked.any(-1), 0.0)  # no linked key: reference 0
+    e = torch.exp(scores - lse.unsqueeze(-1)).type_as(q)
     sums = []
     for power in powers:  # at most 3 terms of a polynomial, never a loop over data
         weights = m_w.type_as(q).expand_as(e) if power == 0 else e if power == 1 else e * e
@@ -235,11 +243,11 @@ class LinguisticGuide:
     diagonal: str
     chunk: int
     num_chunks: int
-    width: int  # keys per window: 3 * chunk, or the padded sequence when there is one chunk
+    width: int  # keys per window: chunk + 2 * halo, or the padded sequence (one chunk)
 
     def ids(self):
         """``(words, heads, positions)`` of the queries in chunks (``B x 1 x n x c``) and of the
-        keys in windows (``B x 1 x n x 3c``), -1 on padding."""
+        keys in windows (``B x 1 x n x W``), -1 on padding."""
         b, s = self.words.shape
         positions = torch.arange(s, device=self.words.device).expand(b, s)
         out = []
@@ -254,7 +262,7 @@ class LinguisticGuide:
         return out
 
     def window_masks(self, keep: Tensor, token=None):
-        """(real keys, ``M``) in window form, ``B x 1 x n x 1 x 3c`` and ``B x 1 x n x c x 3c``
+        """(real keys, ``M``) in window form, ``B x 1 x n x 1 x W`` and ``B x 1 x n x c x W``
         bool, from ``keep`` (``B x S``, True = real key): built once per batch and kept for the
         next layers while they pass the same ``token`` (the encoder's padding mask object)."""
         cached = getattr(self, "_window_masks", None)
@@ -262,9 +270,9 @@ class LinguisticGuide:
             return cached[1]
         b, s = keep.shape
         keep_w = _windows(keep.view(b, 1, s, 1).float(), self.chunk, self.num_chunks,
-                          self.width).transpose(-1, -2).bool()  # B x 1 x n x 1 x 3c
+                          self.width).transpose(-1, -2).bool()  # B x 1 x n x 1 x W
         query_ids, window_ids = self.ids()
-        m_w = dependency_links(query_ids, window_ids, self.diagonal)  # B x 1 x n x c x 3c
+        m_w = dependency_links(query_ids, window_ids, self.diagonal)  # B x 1 x n x c x W
         self._window_masks = (token, (keep_w, m_w))
         return keep_w, m_w
 
@@ -353,35 +361,31 @@ class LinguisticGuidedAttention(MultiheadAttention):
         """Eq. 4-7 without any ``S x S`` map: ``Context_i = sum_j Att_ij V_j + sum_{j linked}
         (d + a Att_ij + b Att_ij^2) V_j + offset sum_{j real} V_j`` (:func:`lga_coefficients`).
 
-        ``Att V`` comes from the fused ``scaled_dot_product_attention`` over the keys plus one
-        *anchor* key whose score is ``lse_i``, the log-sum-exp of query i's scores over its local
-        window rounded down (constant, no gradient; :func:`linked_sums`): an extra value column
-        that is 1 on the anchor only returns its weight ``w_i = e^lse_i / (Z_i + e^lse_i) <= 1/2``
-        (``lse_i`` is at most the full log-sum-exp), so
-        ``Att V = out / (1 - w)`` and ``Att_ij = exp(s_ij - lse_i) * w_i / (1 - w_i)`` for the
-        linked keys, exactly, with gradients through both kernels. q, k, v: ``B x H x S x D``;
-        keep: ``B x S``. Returns ``B x H x S x D``."""
+        ``Att V`` and ``LSE_i``, the log-sum-exp of query i's scores over all real keys, come from
+        one fused kernel (:func:`attention_with_lse`); ``Att_ij = exp(s_ij - LSE_i)`` on the
+        linked keys follows from the windowed scores of :func:`linked_sums`, which returns
+        ``U_k = sum_{j linked} exp(k (s_ij - r_i)) V_j`` for a reference ``r_i`` (its window's
+        log-sum-exp rounded down, <= ``LSE_i``), so that ``sum_{j linked} Att_ij^k V_j =
+        ratio_i^k U_k`` with ``ratio_i = exp(r_i - LSE_i) <= 1``. Exact, with gradients through
+        both kernels. q, k, v: ``B x H x S x D``; keep: ``B x S``. Returns ``B x H x S x D``."""
         b, h, s, d = q.shape
-        q = q * d ** -0.5  # scaled once, as fairseq's attention does: the anchor's score is exact
+        q = q * d ** -0.5  # scaled once, as fairseq's attention does (the anchor's score is exact)
         dc, a, bc, offset = lga_coefficients(guide.fusion, guide.weight)
         powers = [pw for pw, coef in ((0, dc), (1, a), (2, bc)) if coef]
-        # the anchor: one more key (score lse_i through an extra q/k dimension) and value column
-        k1 = F.pad(k, (0, 1, 0, 1))
-        k1[:, :, s, d] = 1.0  # B x H x (S+1) x (D+1); anchor key = e_{D}
-        v1 = F.pad(v, (0, 1, 0, 1))
-        v1[:, :, s, d] = 1.0  # anchor value = e_{D}
         keep_w, m_w = guide.window_masks(keep, token)
-        # the windows read views of k1 / v1, which the fused kernel keeps anyway (no 2nd copy)
-        args = (q, k1[:, :, :s, :d], v1[:, :, :s, :d], keep_w, m_w, guide, powers)
-        lse, *sums = (checkpoint(linked_sums, *args, use_reentrant=False)
+        fused = fused_lse_supported(q)
+        # the anchored path's windows read views of its padded k / v, which its kernel keeps
+        # anyway (no second copy)
+        k1, v1 = (None, None) if fused else _anchored(k, v)
+        kk, vv = (k, v) if fused else (k1[:, :, :s, :d], v1[:, :, :s, :d])
+        args = (q, kk, vv, keep_w, m_w, guide, powers)
+        ref, *sums = (checkpoint(linked_sums, *args, use_reentrant=False)
                       if torch.is_grad_enabled() else linked_sums(*args))
-        anchor = lse.unsqueeze(-1).to(q.dtype)  # B x H x S x 1
-        q1 = torch.cat([q, anchor], -1)  # B x H x S x (D+1)
-        keep1 = F.pad(keep, (0, 1), value=True).view(b, 1, 1, s + 1)
-        out = F.scaled_dot_product_attention(q1, k1, v1, attn_mask=keep1, scale=1.0)
-        w = out[..., d:]  # B x H x S x 1: the anchor's weight
-        context = out[..., :d] / (1 - w)  # Att V
-        ratio = w / (1 - w)  # exp(s_ij - lse_i) * ratio_i = Att_ij
+        if fused:
+            context, lse = attention_with_lse(q, k, v, keep)  # B x H x S x D, B x H x S
+            ratio = torch.exp(ref - lse).unsqueeze(-1).to(q.dtype)  # B x H x S x 1
+        else:
+            context, ratio = _anchored_attention(q, k1, v1, keep, ref)
         coefs = {0: dc, 1: a * ratio, 2: bc * ratio * ratio}
         for power, total in zip(powers, sums):
             context = context + coefs[power] * total
@@ -389,6 +393,82 @@ class LinguisticGuidedAttention(MultiheadAttention):
             real_v = (v * keep.view(b, 1, s, 1).to(v.dtype)).sum(2, keepdim=True)  # B x H x 1 x D
             context = context + offset * real_v
         return context
+
+
+def fused_lse_supported(q: Tensor) -> bool:
+    """Whether torch's fused CPU attention kernel that returns the log-sum-exp serves ``q``'s
+    device (other devices take the anchored kernel, :func:`_anchored_attention`)."""
+    return q.device.type == "cpu" and hasattr(torch.ops.aten,
+                                               "_scaled_dot_product_flash_attention_for_cpu")
+
+
+class _AttentionWithLSE(torch.autograd.Function):
+    """``(softmax(Q K^T + mask) V, logsumexp(Q K^T + mask))`` from torch's fused CPU kernel, both
+    differentiable (torch's own autograd treats the log-sum-exp as a constant). q, k, v:
+    ``B x H x S x D`` (q already scaled); mask: ``B x 1 x 1 x S`` additive (0 or -inf), q's
+    dtype. Returns ``B x H x S x D`` and ``B x H x S`` (float32)."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, mask):
+        out, lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
+            q, k, v, 0.0, False, attn_mask=mask, scale=1.0)
+        ctx.save_for_backward(q, k, v, mask, out, lse)
+        return out, lse
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_lse):
+        q, k, v, mask, out, lse = ctx.saved_tensors
+        grad_out = torch.zeros_like(out) if grad_out is None else grad_out.contiguous()
+        if grad_lse is not None:
+            # the kernel's score gradient is P_ij (dO_i . V_j - dO_i . O_i), reading O from its
+            # argument; the log-sum-exp adds g_i P_ij (d LSE_i / d s_ij = P_ij): the same as
+            # dO_i . O_i lowered by g_i, i.e. O_i moved by -g_i dO_i / |dO_i|^2. Exact whenever
+            # g_i = 0 where dO_i = 0, as in LGA (g_i is linear in dO_i there: Context_i = O_i +
+            # a function of LSE_i)
+            wide = torch.promote_types(out.dtype, torch.float32)  # fp16 / bf16: in fp32
+            g = grad_out.to(wide)  # B x H x S x D
+            norm = g.pow(2).sum(-1, keepdim=True)  # B x H x S x 1
+            shift = g * (grad_lse.to(wide).unsqueeze(-1) / norm.masked_fill(norm == 0, 1.0))
+            out = (out.to(wide) - shift).to(out.dtype)
+        dq, dk, dv = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(
+            grad_out, q, k, v, out, lse, 0.0, False, attn_mask=mask, scale=1.0)
+        return dq, dk, dv, None
+
+
+def attention_with_lse(q: Tensor, k: Tensor, v: Tensor, keep: Tensor):
+    """``Att V`` (``B x H x S x D``) and ``LSE`` (``B x H x S``, float32) over the real keys, from
+    one fused kernel. q (already scaled), k, v: ``B x H x S x D``; keep: ``B x S`` (True = real
+    key). A query with no real key gets zeros and ``LSE = 0``."""
+    b, s = keep.shape
+    mask = torch.zeros(b, 1, 1, s, dtype=q.dtype, device=q.device).masked_fill_(
+        ~keep.view(b, 1, 1, s), float("-inf"))  # B x 1 x 1 x S
+    return _AttentionWithLSE.apply(q, k, v, mask)
+
+
+def _anchored(k: Tensor, v: Tensor):
+    """k, v (``B x H x S x D``) with one more key and one more dimension, ``B x H x (S+1) x
+    (D+1)``: the anchor key and value ``e_D`` (:func:`_anchored_attention`)."""
+    s, d = k.size(2), k.size(3)
+    k1 = F.pad(k, (0, 1, 0, 1))
+    k1[:, :, s, d] = 1.0  # anchor key = e_D
+    v1 = F.pad(v, (0, 1, 0, 1))
+    v1[:, :, s, d] = 1.0  # anchor value = e_D
+    return k1, v1
+
+
+def _anchored_attention(q: Tensor, k1: Tensor, v1: Tensor, keep: Tensor, ref: Tensor):
+    """``Att V`` and ``ratio_i = exp(r_i - LSE_i)`` from the fused ``scaled_dot_product_attention``
+    of any device, given one extra *anchor* key whose score is ``r_i`` (``ref``, ``B x H x S``,
+    an integer <= ``LSE_i``: exact in fp16 / bf16 too) and whose value column returns its weight
+    ``w_i = e^r_i / (Z_i + e^r_i) <= 1/2``: ``Att V = out / (1 - w)``, ``ratio = w / (1 - w)``.
+    q (already scaled): ``B x H x S x D``; k1, v1: :func:`_anchored`. Returns ``B x H x S x D``
+    and ``B x H x S x 1``."""
+    b, h, s, d = q.shape
+    q1 = torch.cat([q, ref.unsqueeze(-1).to(q.dtype)], -1)  # B x H x S x (D+1)
+    keep1 = F.pad(keep, (0, 1), value=True).view(b, 1, 1, s + 1)
+    out = F.scaled_dot_product_attention(q1, k1, v1, attn_mask=keep1, scale=1.0)
+    w = out[..., d:]  # B x H x S x 1: the anchor's weight
+    return out[..., :d] / (1 - w), w / (1 - w)
 
 
 class LGAEncoderLayer(TransformerEncoderLayerBase):
@@ -435,16 +515,19 @@ def build_guide(lga: LGAConfig, src_words: Optional[Tensor], src_heads: Optional
 
 def make_guide(words: Tensor, heads: Tensor, fusion: str, weight: float, diagonal: str,
                min_chunk: int = 64, multiple: int = 8) -> LinguisticGuide:
-    """Chunks of ``c = max(min_chunk, longest link + 1)`` queries (rounded up to ``multiple``)
-    and windows of ``3c`` keys; one chunk (the whole row) when there would be 3 or fewer."""
+    """Chunks of ``c = max(min_chunk, longest link + 1)`` queries and windows of ``c + 2h`` keys,
+    ``h`` the longest link (both rounded up to ``multiple``); one chunk (the whole row) when there
+    would be 3 or fewer."""
     s = words.size(-1)
-    c = max(min_chunk, longest_link(words, heads, diagonal) + 1)
-    c = -(-c // multiple) * multiple
+    longest = longest_link(words, heads, diagonal)
+    up = lambda x: -(-x // multiple) * multiple  # noqa: E731
+    c, halo = up(max(min_chunk, longest + 1)), up(longest)
     n = -(-s // c)
     if n <= 3:
         c, n = s, 1
     return LinguisticGuide(words=words, heads=heads, fusion=fusion, weight=weight,
-                           diagonal=diagonal, chunk=c, num_chunks=n, width=c if n == 1 else 3 * c)
+                           diagonal=diagonal, chunk=c, num_chunks=n,
+                           width=c if n == 1 else c + 2 * halo)
 
 
 # ----------------------------------------------------------------------------- FT with copy

@@ -8,8 +8,9 @@ with the same function.
 import logging
 import time
 from itertools import zip_longest
-from typing import Iterator, List
+from typing import Iterator, List, Optional
 
+from fairseq_hier.data.shards import Shard, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import iter_lines
 
@@ -27,15 +28,18 @@ def _count_rest(iterator) -> int:
 
 
 def project_dependencies(conllu: str, source: str, subword: str, output_prefix: str,
-                         separator: str = "<P>") -> None:
+                         separator: str = "<P>", shard: Optional[Shard] = None) -> None:
     """Project the parse of ``conllu`` onto the pieces of ``source`` (one line per example, the
-    pieces made words by the ``subword`` scheme) and write ``output_prefix.{bin,idx}``; logs
-    examples, words, pieces, separators and arcs written."""
+    pieces made words by the ``subword`` scheme) and write ``output_prefix.{bin,idx}``, for the
+    examples of ``shard`` only when given (:mod:`fairseq_hier.data.shards`; both files are read
+    whole and must still agree); logs examples, words, pieces, separators and arcs written."""
     import numpy as np  # imported here: keeps startup light
 
     from fairseq_hier.data.dependency import (DependencyWriter, match_words, project_heads,
                                               read_conllu, source_words)
 
+    selection = select(shard, [source, conllu], lambda: _count_rest(source_lines(source)),
+                       unit="lines")
     examples = words = pieces = separators = arcs = 0
     parses, sources = read_conllu(conllu), source_lines(source)
     with DependencyWriter(output_prefix, inputs=[conllu, source]) as writer:
@@ -47,6 +51,8 @@ def project_dependencies(conllu: str, source: str, subword: str, output_prefix: 
                 raise HierError(f"{conllu} has {have_parse} examples ('# newdoc' lines), "
                                 f"{source} has {have_source} lines: one example per "
                                 f"source line is expected")
+            if not selection.contains(n - 1):
+                continue
             line_words, piece_word = source_words(tokens, subword, separator)
             diff = match_words(parse.tokens, line_words, separator)
             if diff is not None:
@@ -59,6 +65,6 @@ def project_dependencies(conllu: str, source: str, subword: str, output_prefix: 
             pieces += len(tokens)
             arcs += sum(h >= 0 for h in parse.heads)
     seconds = max(time.perf_counter() - start, 1e-9)
-    logger.info(f"wrote {examples} examples ({words} words, {pieces - separators} pieces, "
+    logger.info(f"{selection.label}wrote {examples} examples ({words} words, {pieces - separators} pieces, "
                 f"{separators} separators, {arcs} arcs, {words - arcs} roots) to "
                 f"{output_prefix}.{{bin,idx}} in {seconds:.1f} s")

@@ -6,11 +6,12 @@ applied to both sides, every document cut at sentence boundaries
 """
 
 import logging
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from fairseq_hier.data.doc_chunks import (SPECIAL_SYMBOLS, ChunkRow, apply_bpe, check_codes,
                                           chunk_spans, write_chunks)
 from fairseq_hier.data.documents import read_documents, split_paths
+from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.doc_chunk")
@@ -28,8 +29,10 @@ def sentence_lines(docs) -> List[int]:
 
 
 def chunk_split(input_prefix: str, output_prefix: str, src_lang: str, tgt_lang: str, codes: str,
-                max_chunk_tokens: int = 512, progress_bar: bool = True) -> Tuple[int, List[str]]:
-    """BPE and chunk the tokenised split ``input_prefix.{src,tgt,docids}`` into
+                max_chunk_tokens: int = 512, progress_bar: bool = True,
+                shard: Optional[Shard] = None) -> Tuple[int, List[str]]:
+    """BPE and chunk the tokenised split ``input_prefix.{src,tgt,docids}`` (or its ``shard``, a
+    block of whole documents: :mod:`fairseq_hier.data.shards`) into
     ``output_prefix.{src,tgt,chunks}`` (``fairseq-hier-doc-chunk`` documents the rules); logs the
     counts and returns (chunks written, the truncated sentences named)."""
     from tqdm import tqdm
@@ -37,8 +40,12 @@ def chunk_split(input_prefix: str, output_prefix: str, src_lang: str, tgt_lang: 
     check_codes(codes)  # before the documents are read: fastBPE crashes on bad codes
     docs = read_documents(input_prefix, src_lang, tgt_lang)
     paths = dict(zip(("src", "tgt"), split_paths(input_prefix, src_lang, tgt_lang)))
+    selection = select(shard, list(paths.values()) + [split_paths(input_prefix, src_lang,
+                                                                  tgt_lang)[2]],
+                       lambda: len(docs), unit="documents")
+    lines = sentence_lines(docs)[sum(len(d.src) for d in docs[:selection.first]):]
+    docs = selection.slice(docs)
     limit = max_chunk_tokens
-    lines = sentence_lines(docs)
     bpe = {}
     for side in ("src", "tgt"):
         flat = [s for d in docs for s in getattr(d, side)]
@@ -73,11 +80,13 @@ def chunk_split(input_prefix: str, output_prefix: str, src_lang: str, tgt_lang: 
 
     n = write_chunks(output_prefix, src_lang, tgt_lang, chunks(),
                      inputs=[*split_paths(input_prefix, src_lang, tgt_lang), codes])
+    mark_outputs([f"{output_prefix}.{src_lang}", f"{output_prefix}.{tgt_lang}",
+                  f"{output_prefix}.chunks"], selection)
     if truncated:
         logger.warning(f"{len(truncated)} sentence(s) longer than --max-chunk-tokens {limit} on a "
                        f"side: each is its own chunk, cut to {limit} tokens on that side; first: "
                        + "; ".join(truncated[:SHOWN]))
-    logger.info(f"wrote {output_prefix}.{{{src_lang},{tgt_lang},chunks}}: {len(docs)} "
+    logger.info(f"{selection.label}wrote {output_prefix}.{{{src_lang},{tgt_lang},chunks}}: {len(docs)} "
                 f"documents, {n} chunks, {stats['sentences']} sentences, "
                 f"{stats['src_tokens'] / max(n, 1):.1f} source tokens (BOS included) and "
                 f"{stats['tgt_tokens'] / max(n, 1):.1f} target tokens per chunk, "

@@ -8,11 +8,12 @@ in worker processes (``fairseq-hier-doc-tokenize`` documents the files).
 
 import logging
 import time
-from typing import List
+from typing import List, Optional
 
 from fairseq_hier.data.doc_chunks import choose_tokenizer, tokenizer
 from fairseq_hier.data.documents import Document, read_documents, split_paths, write_documents
 from fairseq_hier.data.sentence_bos import encode_records
+from fairseq_hier.data.shards import Shard, mark_outputs, select
 
 logger = logging.getLogger("fairseq_hier.doc_tokenize")
 
@@ -51,11 +52,15 @@ def tokenize_sentences(sentences: List[str], lang: str, workers: int, progress: 
 
 def tokenize_split(input_prefix: str, output_prefix: str, src_lang: str, tgt_lang: str,
                    workers: int = 1, progress_bar: bool = True, src_tokenizer: str = "auto",
-                   tgt_tokenizer: str = "auto") -> int:
-    """Tokenise every sentence of the split ``input_prefix.{src,tgt,docids}`` into
+                   tgt_tokenizer: str = "auto", shard: Optional[Shard] = None) -> int:
+    """Tokenise every sentence of the split ``input_prefix.{src,tgt,docids}`` (or of its
+    ``shard``, a block of whole documents: :mod:`fairseq_hier.data.shards`) into
     ``output_prefix.*`` (same layout), each side with its tokenizer choice; logs the rate and
     returns the number of documents."""
     docs = read_documents(input_prefix, src_lang, tgt_lang)
+    inputs = split_paths(input_prefix, src_lang, tgt_lang)
+    selection = select(shard, inputs, lambda: len(docs), unit="documents")
+    docs = selection.slice(docs)
     start = time.perf_counter()
     src = tokenize_sentences([s for d in docs for s in d.src], src_lang, workers, progress_bar,
                              src_tokenizer)
@@ -64,11 +69,11 @@ def tokenize_split(input_prefix: str, output_prefix: str, src_lang: str, tgt_lan
     sides = iter(src), iter(tgt)
     out = [Document(d.docid, [next(sides[0]) for _ in d.src], [next(sides[1]) for _ in d.tgt])
            for d in docs]
-    write_documents(output_prefix, src_lang, tgt_lang, out,
-                    inputs=split_paths(input_prefix, src_lang, tgt_lang))
+    write_documents(output_prefix, src_lang, tgt_lang, out, inputs=inputs)
+    mark_outputs(split_paths(output_prefix, src_lang, tgt_lang), selection)
     seconds = time.perf_counter() - start
     sentences = sum(len(d.src) for d in docs)
-    logger.info(f"tokenised {input_prefix} -> {output_prefix}: {len(docs)} documents, {sentences} "
+    logger.info(f"{selection.label}tokenised {input_prefix} -> {output_prefix}: {len(docs)} documents, {sentences} "
                 f"sentence pairs in {seconds:.1f} s ({2 * sentences / max(seconds, 1e-9):.0f} "
                 f"sentences/s with {workers} worker(s))")
     return len(docs)

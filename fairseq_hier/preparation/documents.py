@@ -10,6 +10,8 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 from fairseq_hier.data.doc_readers import (DOC_FOLDER_REF, DOC_FOLDER_SRC, FORMATS,
                                            find_document_folders, is_document_folder_pair,
                                            read_doc_folders, read_doc_split, relative_names)
+from fairseq_hier.data.documents import Document, split_paths, write_documents
+from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 
 # the inputs each format reads: "pair" (--pair SRC REF), "file" (--file F), "folder" (--folder D)
@@ -114,3 +116,15 @@ def collect_documents(inputs: Sequence[Input], layout: str, output: str, src_lan
                                 f"{origin[doc.docid]} (docids must be unique across inputs)")
             origin[doc.docid] = item.label
         yield item, read
+
+
+def write_shard(output: str, src_lang: str, tgt_lang: str, docs: List[Document],
+                inputs: Sequence[str], shard: Optional[Shard] = None) -> Tuple[str, int, int]:
+    """Write ``docs`` (all read inputs, in order) as the split ``output.{src,tgt,docids}``, or
+    only the documents of ``shard`` (:mod:`fairseq_hier.data.shards`; docids were checked
+    across all of them); returns (``shard K/N `` or empty, documents and sentences written)."""
+    selection = select(shard, inputs, lambda: len(docs), unit="documents")
+    docs = selection.slice(docs)
+    n = write_documents(output, src_lang, tgt_lang, docs, inputs=inputs)
+    mark_outputs(split_paths(output, src_lang, tgt_lang), selection)
+    return selection.label, n, sum(len(d.src) for d in docs)

@@ -6,49 +6,62 @@ Eq. 24): every example of a raw source file read and checked, its graph built
 
 import logging
 import time
-from typing import Iterator, List, Tuple
+from typing import List, Optional, Tuple
 
+from fairseq_hier.data.shards import Shard, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import batches, iter_lines
 
 logger = logging.getLogger("fairseq_hier.paragraph_graph")
 
 
-def iter_examples(path: str, separator: str) -> Iterator[Tuple[int, List[List[str]]]]:
-    """``(line number, paragraphs)`` of each line of ``path``, 1-based, paragraphs by the
-    dataset's rules. Lines end at ``\\n`` only (as :func:`fairseq_hier.io.read_lines`). Raises
-    ValueError for an unreadable file, a non-UTF-8 line or a line without paragraph."""
-    from fairseq_hier.data.paragraphs import text_paragraphs  # numpy: imported when used
+class LineWork:
+    """Picklable ``batch of (line number, raw line) of path -> per line`` work, run in the worker
+    processes (so that the main process only reads lines and writes graphs): each line split into
+    its paragraphs by the dataset's rules and checked, then counted (``builder`` None) or turned
+    into its graph by ``builder`` (:class:`fairseq_hier.data.graphs.GraphBuilder`)."""
 
-    for lineno, line in iter_lines(path):
-        paragraphs = text_paragraphs(line, separator)
-        if not paragraphs:
-            raise HierError(
-                f"{path}:{lineno}: no paragraph (expected 'title {separator} paragraph 1 "
-                f"{separator} ...' with at least one non-empty paragraph)")
-        yield lineno, paragraphs
+    def __init__(self, path: str, separator: str, builder=None):
+        self.path, self.separator, self.builder = path, separator, builder
+
+    def __call__(self, lines: List[Tuple[int, str]]):
+        from fairseq_hier.data.paragraphs import text_paragraphs  # numpy: imported when used
+
+        examples = []
+        for lineno, line in lines:
+            paragraphs = text_paragraphs(line, self.separator)
+            if not paragraphs:
+                raise HierError(
+                    f"{self.path}:{lineno}: no paragraph (expected 'title {self.separator} "
+                    f"paragraph 1 {self.separator} ...' with at least one non-empty paragraph)")
+            examples.append(paragraphs)
+        if self.builder is None:
+            return [len(p) for p in examples]
+        return self.builder(examples)
 
 
-def count_examples(path: str, separator: str) -> Tuple[int, int]:
-    """Check every line (:func:`iter_examples`); returns (examples, paragraphs)."""
-    examples = paragraphs = 0
-    for _, p in iter_examples(path, separator):
-        examples += 1
-        paragraphs += len(p)
-    if examples == 0:
+def paragraph_counts(path: str, separator: str, workers: int = 1,
+                     batch_size: int = 64) -> List[int]:
+    """Check every line of ``path`` (:class:`LineWork`, with ``workers`` processes); returns the
+    paragraphs of each example. Lines end at ``\\n`` only (as :func:`fairseq_hier.io.read_lines`);
+    HierError for an unreadable file, a non-UTF-8 line, a line without paragraph or no line."""
+    from fairseq_hier.data.graphs import build_graphs  # numpy: imported when used
+
+    counts = [c for batch in build_graphs(LineWork(path, separator),
+                                          batches(iter_lines(path), batch_size), workers)
+              for c in batch]
+    if not counts:
         raise HierError(f"{path} holds no example (empty file)")
-    return examples, paragraphs
-
-
-def batched(path: str, separator: str, batch_size: int) -> Iterator[List[List[List[str]]]]:
-    return batches((paragraphs for _, paragraphs in iter_examples(path, separator)), batch_size)
+    return counts
 
 
 def write_graphs(source: str, kind: str, output_prefix: str, separator: str = "<P>",
-                 workers: int = 1, batch_size: int = 64, progress_bar: bool = True) -> int:
-    """Write the ``kind`` graph (``tfidf``, ``adg``) of every example of ``source`` to
-    ``output_prefix.{sizes,offsets,values}.npy`` (:mod:`fairseq_hier.data.paragraph_graph`);
-    logs the rate and returns the number of examples."""
+                 workers: int = 1, batch_size: int = 64, progress_bar: bool = True,
+                 shard: Optional[Shard] = None) -> int:
+    """Write the ``kind`` graph (``tfidf``, ``adg``) of every example of ``source`` (or of its
+    ``shard``: :mod:`fairseq_hier.data.shards`) to ``output_prefix.{sizes,offsets,values}.npy``
+    (:mod:`fairseq_hier.data.paragraph_graph`); logs the rate and returns the number of
+    examples."""
     # tqdm, and numpy through the graph modules, imported here: --help stays light
     from tqdm import tqdm
 
@@ -56,20 +69,23 @@ def write_graphs(source: str, kind: str, output_prefix: str, separator: str = "<
     from fairseq_hier.data.paragraph_graph import ParagraphGraphWriter
 
     builder = GraphBuilder(kind)
-    n, paragraphs = count_examples(source, separator)
     start = time.perf_counter()
+    counts = paragraph_counts(source, separator, workers, batch_size)
+    selection = select(shard, [source], lambda: len(counts))
+    counts = selection.slice(counts)
+    n, paragraphs = len(counts), sum(counts)
     bar = tqdm(total=n, unit="ex", disable=not progress_bar, mininterval=1.0,
                desc=f"graph {kind}")
     with ParagraphGraphWriter(output_prefix, inputs=[source]) as writer:
-        batches = batched(source, separator, batch_size)
-        for graphs in build_graphs(builder, batches, workers):
+        lines = batches(selection.take(iter_lines(source)), batch_size)
+        for graphs in build_graphs(LineWork(source, separator, builder), lines, workers):
             for g in graphs:
                 writer.add(g)
             bar.update(len(graphs))
     bar.close()
     seconds = max(time.perf_counter() - start, 1e-9)
-    logger.info(f"wrote {n} {kind} graphs ({paragraphs} paragraphs) of {source} to "
-                f"{output_prefix}.{{sizes,offsets,values}}.npy in {seconds:.1f} s "
+    logger.info(f"{selection.label}wrote {n} {kind} graphs ({paragraphs} paragraphs) of {source} "
+                f"to {output_prefix}.{{sizes,offsets,values}}.npy in {seconds:.1f} s "
                 f"({n / seconds:.1f} examples/s, {paragraphs / seconds:.0f} paragraphs/s with "
                 f"{workers} worker(s))")
     return n

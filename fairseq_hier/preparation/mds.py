@@ -12,6 +12,7 @@ from typing import List, Optional
 from fairseq_hier.data.markup import describe_markup, markup_counts
 from fairseq_hier.data.mds_readers import (PUBLISHED_SPLIT, describe_skipped, format_counts,
                                            input_paths, read_split, source_line)
+from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs
 
@@ -33,12 +34,17 @@ def parse_splits(text: str):
 
 def convert_split(dataset: str, input_dir: str, output_dir: str, split: str,
                   max_articles: Optional[int] = None,
-                  with_titles: bool = False) -> collections.Counter:
+                  with_titles: bool = False, shard: Optional[Shard] = None) -> collections.Counter:
     """Read one split of ``dataset`` (published in ``input_dir``) and write
-    ``output_dir/{split}.src/.tgt``; logs and returns its counts."""
+    ``output_dir/{split}.src/.tgt``, only the examples of ``shard`` when given (a block of the
+    examples the reader yields: :mod:`fairseq_hier.data.shards`); logs and returns its counts."""
     stats, skipped = collections.Counter(), []
-    examples = read_split(dataset, input_dir, split, stats=stats, skipped=skipped,
-                          max_articles=max_articles, with_titles=with_titles)
+    options = dict(max_articles=max_articles, with_titles=with_titles)
+    selection = select(shard, input_paths(dataset, input_dir, split), lambda: sum(
+        1 for _ in read_split(dataset, input_dir, split, stats=collections.Counter(),
+                              skipped=[], **options)))
+    examples = selection.take(read_split(dataset, input_dir, split, stats=stats,
+                                         skipped=skipped, **options))
     outputs = [os.path.join(output_dir, f"{split}.{ext}") for ext in ("src", "tgt")]
     markup, with_markup = collections.Counter(), 0
     # refused when the published files are the outputs (Multi-News's are train.src ...)
@@ -50,8 +56,9 @@ def convert_split(dataset: str, input_dir: str, output_dir: str, split: str,
             found = markup_counts([ex.summary])
             markup.update(found)
             with_markup += bool(found)
-    log_split(logger, split, f"{outputs[0]}, {outputs[1]}", outputs[1], stats, skipped, markup,
-              with_markup, "no non-empty document or an empty summary")
+    mark_outputs(outputs, selection)
+    log_split(logger, split, f"{selection.label}{outputs[0]}, {outputs[1]}", outputs[1], stats,
+              skipped, markup, with_markup, "no non-empty document or an empty summary")
     return stats
 
 

@@ -15,6 +15,7 @@ from fairseq_hier.data.markup import markup_counts
 from fairseq_hier.data.mds_readers import (SEPARATOR, clean, source_line)
 from fairseq_hier.data.own_data import has_several_summaries, read_examples, split_paragraphs
 from fairseq_hier.data.readers import summary_fields
+from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs
 from fairseq_hier.preparation.mds import log_split, parse_splits
@@ -61,9 +62,13 @@ def split_files(input_dir: Optional[str], splits: Optional[str],
 
 
 def convert_split(path: str, split: str, output_dir: str, paragraphs: str = "documents",
-                  max_documents: int = 0) -> collections.Counter:
-    """Convert one split file of the schema to ``output_dir/{split}.src/.tgt/.ids`` (and
-    ``.refs.jsonl`` where an example has several summaries); logs and returns its counts."""
+                  max_documents: int = 0, shard: Optional[Shard] = None) -> collections.Counter:
+    """Convert one split file of the schema (or its ``shard``, a block of its examples:
+    :mod:`fairseq_hier.data.shards`) to ``output_dir/{split}.src/.tgt/.ids`` (and
+    ``.refs.jsonl`` where an example of the file has several summaries); logs and returns its
+    counts."""
+    selection = select(shard, [path], lambda: sum(1 for _ in read_examples(
+        path, collections.Counter(), log_unknown=False)))
     several = has_several_summaries(path)
     names = [*OUTPUTS, *([REFS] if several else [])]
     outputs = [os.path.join(output_dir, f"{split}.{name}") for name in names]
@@ -71,7 +76,7 @@ def convert_split(path: str, split: str, output_dir: str, paragraphs: str = "doc
     markup, with_markup = collections.Counter(), 0
     with atomic_outputs(outputs, inputs=[path]) as handles:
         files = dict(zip(names, handles))
-        for example in read_examples(path, stats):
+        for example in selection.take(read_examples(path, stats)):
             source = _source_line(example, paragraphs, max_documents, stats)
             if source is None:
                 stats["skipped_no_paragraph"] += 1
@@ -99,7 +104,10 @@ def convert_split(path: str, split: str, output_dir: str, paragraphs: str = "doc
     if not several and os.path.isfile(stale):  # an earlier conversion's: not these examples'
         os.remove(stale)
         logger.info(f"[{split}] removed {stale}: no example of {path} has several summaries")
-    log_split(logger, split, f"{path} -> {', '.join(outputs)}", outputs[1], stats, skipped,
+    mark_outputs([os.path.join(output_dir, f"{split}.{name}") for name in (*OUTPUTS, REFS)],
+                 selection)
+    log_split(logger, split, f"{selection.label}{path} -> {', '.join(outputs)}", outputs[1],
+              stats, skipped,
               markup, with_markup, "no non-empty paragraph")
     return stats
 
@@ -123,7 +131,7 @@ def _source_line(example, paragraphs: str, max_documents: int,
 
 
 def convert(files: Sequence[Tuple[str, str]], output_dir: str, paragraphs: str = "documents",
-            max_documents: int = 0) -> Dict[str, collections.Counter]:
-    """Convert every (split, file); the counts per split."""
-    return {split: convert_split(path, split, output_dir, paragraphs, max_documents)
+            max_documents: int = 0, shard: Optional[Shard] = None) -> Dict[str, collections.Counter]:
+    """Convert every (split, file), or the ``shard`` of each; the counts per split."""
+    return {split: convert_split(path, split, output_dir, paragraphs, max_documents, shard)
             for split, path in files}

@@ -10,6 +10,7 @@ import time
 from collections import deque
 from typing import Iterable, Iterator, List, Optional, TextIO
 
+from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs
 
@@ -95,8 +96,9 @@ def count_lines(path: str) -> int:
 
 def parse_file(input_path: str, output_prefix: str, model: str = DEFAULT_MODEL,
                separator: str = "<P>", batch_size: int = 64, workers: int = 1,
-               progress_bar: bool = True) -> None:
-    """Parse the raw lines of ``input_path`` with spaCy's ``model`` and write
+               progress_bar: bool = True, shard: Optional[Shard] = None) -> None:
+    """Parse the raw lines of ``input_path`` (or of its ``shard``:
+    :mod:`fairseq_hier.data.shards`) with spaCy's ``model`` and write
     ``output_prefix.conllu`` and ``output_prefix.tok`` together (an error leaves neither); logs
     lines, segments, sentences, tokens, seconds and sentences/s."""
     # tqdm, and numpy through the dependency module, imported here: --help stays light
@@ -108,6 +110,8 @@ def parse_file(input_path: str, output_prefix: str, model: str = DEFAULT_MODEL,
         raise HierError(f"--separator must be a non-empty token without spaces, got "
                         f"'{separator}'")
     total = count_lines(input_path)
+    selection = select(shard, [input_path], lambda: total, unit="lines")
+    total = len(selection.slice(range(total)))
     nlp = load_parser(model)
     counts = ParseCounts()
     outputs = [f"{output_prefix}.conllu", f"{output_prefix}.tok"]
@@ -116,12 +120,13 @@ def parse_file(input_path: str, output_prefix: str, model: str = DEFAULT_MODEL,
                desc="parse")
     with open(input_path, encoding="utf-8", newline="\n") as lines, \
             atomic_outputs(outputs, inputs=[input_path]) as (conllu, tok):
-        parse_lines(lines, nlp, conllu, tok, separator=separator,
+        parse_lines(selection.take(lines), nlp, conllu, tok, separator=separator,
                     batch_size=batch_size, workers=workers, counts=counts,
                     progress=bar)
     bar.close()
+    mark_outputs(outputs, selection)
     seconds = max(time.perf_counter() - start, 1e-9)
-    logger.info(f"parsed {counts.lines} lines ({counts.segments} segments, {counts.sentences} "
+    logger.info(f"{selection.label}parsed {counts.lines} lines ({counts.segments} segments, {counts.sentences} "
                 f"sentences, {counts.tokens} tokens) of {input_path} with {model} in "
                 f"{seconds:.1f} s ({counts.sentences / seconds:.1f} sentences/s with "
                 f"{workers} worker(s)); wrote {outputs[0]} and {outputs[1]}")

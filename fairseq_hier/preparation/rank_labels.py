@@ -9,6 +9,7 @@ import time
 from typing import Iterator, Optional, Tuple
 
 from fairseq_hier.data.rouge_ngrams import rouge_n_recall, split_source, tokenize
+from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs, iter_lines as numbered_lines
 
@@ -69,15 +70,16 @@ def _labels_worker(args):
 
 def write_labels(source: str, target: str, output: str, separator: str = "<P>",
                  lowercase: bool = False, n: int = 2, workers: int = 1,
-                 progress_bar: bool = True) -> int:
-    """Write the labels of every example of ``source`` and ``target`` to ``output`` (one line
-    per example; the file appears only when every line succeeded); logs the counts and returns
-    the number of examples."""
+                 progress_bar: bool = True, shard: Optional[Shard] = None) -> int:
+    """Write the labels of every example of ``source`` and ``target`` (or of their ``shard``:
+    :mod:`fairseq_hier.data.shards`) to ``output`` (one line per example; the file appears only
+    when every line succeeded); logs the counts and returns the number of examples."""
     from multiprocessing import Pool
 
     from tqdm import tqdm
 
-    pairs = iter_parallel(source, target)
+    selection = select(shard, [source, target], lambda: count_lines(source) or 0)
+    pairs = selection.take(iter_parallel(source, target))
     jobs = ((pair, separator, lowercase, n) for pair in pairs)
     stats = dict(examples=0, paragraphs=0, empty=0, no_ngram=0)
     start = time.time()
@@ -86,9 +88,10 @@ def write_labels(source: str, target: str, output: str, separator: str = "<P>",
                else map(_labels_worker, jobs))
     try:
         with atomic_outputs([output], inputs=[source, target]) as (out,):
-            bar = tqdm(results, total=count_lines(target), unit="ex", mininterval=1.0,
+            total = count_lines(target)
+            bar = tqdm(results, total=total and len(selection.slice(range(total))), unit="ex", mininterval=1.0,
                        desc="labels", disable=not progress_bar)
-            for number, (line, num_p, empty, no_ngram) in enumerate(bar, start=1):
+            for number, (line, num_p, empty, no_ngram) in enumerate(bar, selection.first + 1):
                 if line is None:
                     raise HierError(f"{source}:{number}: no paragraph (no non-empty segment "
                                     f"after a {separator!r} separator): the "
@@ -101,9 +104,10 @@ def write_labels(source: str, target: str, output: str, separator: str = "<P>",
     finally:
         if pool:
             pool.terminate()
+    mark_outputs([output], selection)
     seconds = max(time.time() - start, 1e-9)
     examples = stats["examples"]
-    logger.info(f"wrote {output}: {examples} examples, {stats['paragraphs']} paragraphs "
+    logger.info(f"{selection.label}wrote {output}: {examples} examples, {stats['paragraphs']} paragraphs "
                 f"({stats['paragraphs'] / max(examples, 1):.1f} per example) in {seconds:.1f} s "
                 f"({examples / seconds:.0f} examples/s); {stats['empty']} empty paragraphs "
                 f"dropped; {stats['no_ngram']} targets with fewer than {n} tokens (all labels 0)")

@@ -15,6 +15,8 @@ from fairseq_hier.data import readers
 from fairseq_hier.data.bart_files import gpt2_bpe_files
 from fairseq_hier.data.markup import describe_markup
 from fairseq_hier.data.own_data import has_several_summaries
+from fairseq_hier.data.sentence_bos import SUFFIXES
+from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.data.sentence_bos import (FORMATS, SentenceBOSEncoder, default_speaker_ids,
                                             encode_records, format_totals, write_split)
 from fairseq_hier.errors import HierError
@@ -41,11 +43,13 @@ def gpt2_files(gpt2_encoder_json: Optional[str], gpt2_vocab_bpe: Optional[str],
 def encode_split(layout: str, input_path: str, output_prefix: str, encoder_json: str,
                  vocab_bpe: str, max_source_positions: int, max_target_positions: int,
                  speakers: bool = False, filler_words: Optional[str] = None, workers: int = 1,
-                 progress_bar: bool = True, speaker_ids: Optional[str] = None) -> Counter:
+                 progress_bar: bool = True, speaker_ids: Optional[str] = None,
+                 shard: Optional[Shard] = None) -> Counter:
     """Read the split ``input_path`` in the published ``layout`` (``--format``) and write its
     BOS-marked GPT-2 BPE files ``output_prefix.*`` (``fairseq-hier-sentence-bos`` documents
     them); logs the counts and returns the totals. ``speaker_ids``: the numbering of the
-    speakers (None: the layout's default, AMI's roles for ``qmsum``)."""
+    speakers (None: the layout's default, AMI's roles for ``qmsum``). ``shard``: only that block
+    of the records the reader yields (:mod:`fairseq_hier.data.shards`)."""
     stats, skipped = Counter(), []
     kwargs = dict(stats=stats, skipped=skipped)
     if layout == "qmsum" and filler_words:
@@ -62,7 +66,9 @@ def encode_split(layout: str, input_path: str, output_prefix: str, encoder_json:
         logger.info(f"speaker segments of {input_path}: numbered by {speaker_ids}")
     # several references per example: PREFIX.refs.jsonl beside PREFIX.ref (jsonl only)
     refs = layout == "jsonl" and has_several_summaries(input_path)
-    records = FORMATS[layout](input_path, **kwargs)
+    selection = select(shard, [input_path], lambda: sum(1 for _ in FORMATS[layout](
+        input_path, **dict(kwargs, stats=Counter(), skipped=[]))), unit="records")
+    records = selection.take(FORMATS[layout](input_path, **kwargs))
     examples = encode_records(encoder, records, workers=workers,
                               progress=progress_bar)
     markup = Counter()
@@ -75,6 +81,7 @@ def encode_split(layout: str, input_path: str, output_prefix: str, encoder_json:
     if layout == "jsonl" and not refs and os.path.isfile(stale):
         os.remove(stale)  # an earlier run's: not these examples'
         logger.info(f"removed {stale}: no example of {input_path} has several summaries")
+    mark_outputs([f"{output_prefix}.{s}" for s in SUFFIXES], selection)
     logger.info(f"read {input_path}: {readers.format_stats(stats)}")
     for line in skipped[:20]:
         logger.info(f"skipped {line}")
@@ -82,7 +89,7 @@ def encode_split(layout: str, input_path: str, output_prefix: str, encoder_json:
         logger.info(f"... and {len(skipped) - 20} more skipped records")
     if totals["examples"] == 0:
         raise HierError(f"{input_path}: no example left to write")
-    logger.info(f"wrote {output_prefix}.*: "
+    logger.info(f"{selection.label}wrote {output_prefix}.*: "
                 f"{format_totals(totals, max_source_positions, max_target_positions)}")
     if markup:
         logger.warning(f"{output_prefix}.ref: {totals['references_with_markup']} of "

@@ -7,12 +7,13 @@ import collections
 import logging
 import os
 import tempfile
-from typing import Iterator, List, Sequence
+from typing import Iterator, List, Optional, Sequence
 
 from tqdm import tqdm
 
 from fairseq_hier.data.paragraphs import separated
 from fairseq_hier.data.readers import numbered_lines
+from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs, batches, staged_outputs
 
@@ -136,8 +137,9 @@ def encode_lines(sp, lines: Sequence[str], separator: str, where: str = "line",
 
 
 def encode_file(model: str, input_path: str, output: str, separator: str = "<P>",
-                progress_bar: bool = True) -> None:
-    """Encode every line of ``input_path`` with the sentencepiece ``model`` into ``output``
+                progress_bar: bool = True, shard: Optional[Shard] = None) -> None:
+    """Encode every line of ``input_path`` (or of its ``shard``:
+    :mod:`fairseq_hier.data.shards`) with the sentencepiece ``model`` into ``output``
     (:func:`encode_lines`, in batches); logs lines, pieces, separators and empty lines."""
     import sentencepiece as spm  # imported here: keeps startup light
 
@@ -151,12 +153,15 @@ def encode_file(model: str, input_path: str, output: str, separator: str = "<P>"
     counts = collections.Counter()
     if not os.path.isfile(input_path):
         raise HierError(f"--input {input_path}: no such file")
+    selection = select(shard, [input_path], lambda: sum(1 for _ in numbered_lines(input_path)),
+                       unit="lines")
     with atomic_outputs([output], inputs=[input_path, model]) as (out,):
         bar = tqdm(desc=f"encode {os.path.basename(input_path)}", unit=" lines",
                    disable=not progress_bar)
-        lines = (line for _, line in numbered_lines(input_path))
+        lines = selection.take(line for _, line in numbered_lines(input_path))
         for batch in batches(lines, ENCODE_BATCH):
-            encoded = encode_lines(sp, batch, separator, input_path, counts["lines"] + 1)
+            encoded = encode_lines(sp, batch, separator, input_path,
+                                   selection.first + counts["lines"] + 1)
             for line in encoded:
                 tokens = line.split(" ") if line else []
                 n_sep = tokens.count(separator)
@@ -165,5 +170,6 @@ def encode_file(model: str, input_path: str, output: str, separator: str = "<P>"
                 out.write(line + "\n")
             bar.update(len(batch))
         bar.close()
-    logger.info(f"{input_path} -> {output}: {counts['lines']} lines, {counts['pieces']} "
+    mark_outputs([output], selection)
+    logger.info(f"{selection.label}{input_path} -> {output}: {counts['lines']} lines, {counts['pieces']} "
                 f"pieces, {counts['separators']} separators kept, {counts['empty']} empty lines")

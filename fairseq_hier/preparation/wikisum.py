@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from fairseq_hier.data.rouge_ngrams import rouge_n_recall, split_source
 from fairseq_hier.errors import HierError
+from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
 
 logger = logging.getLogger("fairseq_hier.wikisum_to_raw")
@@ -52,10 +53,12 @@ def check_clone_recall(value: Optional[float]) -> None:
 
 
 def remove_clones_raw(raw_dir: str, out_dir: str, splits: Sequence[str] = SPLITS,
-                      separator: str = "<P>", threshold: float = CLONE_RECALL) -> Counter:
+                      separator: str = "<P>", threshold: float = CLONE_RECALL,
+                      shard: Optional[Shard] = None) -> Counter:
     """Raw WikiSum in our raw format (``RAW_DIR/SPLIT.src``: ``title <P> paragraph ...``, and
     ``SPLIT.tgt``) -> the same files in ``out_dir`` without clone paragraphs
-    (:func:`clone_paragraphs`); empty segments are dropped too. Logs and returns the counts."""
+    (:func:`clone_paragraphs`); empty segments are dropped too; only the ``shard`` of each split
+    when given (:mod:`fairseq_hier.data.shards`). Logs and returns the counts."""
     check_clone_recall(threshold)
     counts = Counter()
     what = CLONES.format(threshold)
@@ -63,6 +66,8 @@ def remove_clones_raw(raw_dir: str, out_dir: str, splits: Sequence[str] = SPLITS
         src_path, tgt_path = (os.path.join(raw_dir, f"{split}.{ext}") for ext in ("src", "tgt"))
         sources, targets = read_lines(src_path), read_lines(tgt_path)
         check_parallel(src_path, sources, tgt_path, targets)
+        selection = select(shard, [src_path, tgt_path], lambda: len(sources))
+        sources, targets = selection.slice(sources), selection.slice(targets)
         outputs = [os.path.join(out_dir, f"{split}.{ext}") for ext in ("src", "tgt")]
         before = counts[what]
         with atomic_outputs(outputs, inputs=[src_path, tgt_path]) as (fs, ft):
@@ -75,7 +80,9 @@ def remove_clones_raw(raw_dir: str, out_dir: str, splits: Sequence[str] = SPLITS
                 kept = [" ".join(p) for j, p in enumerate(paragraphs) if j not in drop]
                 fs.write(f" {separator} ".join([" ".join(title), *kept]).strip() + "\n")
                 ft.write(target + "\n")
-        logger.info(f"[{split}] {len(sources)} examples, {counts[what] - before} {what}")
+        mark_outputs(outputs, selection)
+        logger.info(f"[{split}] {selection.label}{len(sources)} examples, "
+                    f"{counts[what] - before} {what}")
     for key, n in sorted(counts.items()):
         logger.info(f"{key}: {n}")
     return counts
@@ -231,24 +238,48 @@ class Converter:
         sentences = [" ".join(s.split()) for s in re.split(r"</t>|<q>", text)]
         return " <q> ".join(s for s in sentences if s)
 
-    def convert_split(self, prefix, split, out_dir):
-        """Convert one split; return the number of examples written. Raises ValueError (one
-        line) after listing every malformed shard/record; then nothing is written."""
+    def convert_split(self, prefix, split, out_dir, shard: Optional[Shard] = None):
+        """Convert one split (with ``shard``, that block of its examples across the ``.pt``
+        files, :mod:`fairseq_hier.data.shards`: every file is loaded once to count them, and
+        the files outside the block are not read again); return the number of examples
+        written. Raises ValueError (one line) after listing every malformed shard/record of
+        the block; then nothing is written."""
         paths = shard_paths(prefix, split)
         if not paths:
             raise HierError(f"no shards {prefix}.{split}.N.pt (nor {prefix}.{split}.pt)")
+        sizes = {}
+
+        def count():
+            for path in paths:
+                try:
+                    sizes[path] = len(load_shard(path))
+                except RecordError as e:
+                    raise HierError(f"{path}: {e}") from None
+            return sum(sizes.values())
+
+        selection = select(shard, paths, count)
+        offset = 0  # examples of the files before this one
         names = [os.path.join(out_dir, f"{split}.{ext}") for ext in ("src", "tgt", "ref")]
         errors, written = 0, 0
         # the three files appear together once the whole split has converted, or not at all
         with atomic_outputs(names, inputs=[*paths, self.spm_path]) as (fs, ft, fr):
             for path in tqdm(paths, desc=f"{split} shards", unit="shard"):
+                first = offset
+                if path in sizes:  # counted for the cut: a file outside the block is not reread
+                    offset += sizes[path]
+                    if offset <= selection.first or first >= selection.stop:
+                        continue
                 try:
-                    shard = load_shard(path)
+                    records = load_shard(path)
                 except RecordError as e:
                     errors += 1
                     self._report(errors, f"{path}: {e}")
                     continue
-                for k, ex in enumerate(shard):
+                if path not in sizes:
+                    offset += len(records)
+                for k, ex in enumerate(records):
+                    if not selection.contains(first + k):
+                        continue
                     try:
                         lines = self.convert_example(ex, f"{path} example {k}")
                     except RecordError as e:
@@ -262,7 +293,9 @@ class Converter:
             if errors:
                 raise HierError(f"{errors} malformed shard(s)/record(s) in the {split} split of "
                                 f"{prefix} (listed above); no {split} files written")
-        logger.info(f"[{split}] {written} examples written from {len(paths)} shard(s)")
+        mark_outputs(names, selection)
+        logger.info(f"[{split}] {written} examples written from {len(paths)} shard(s)"
+                    + (f" ({selection.label.strip()} of the examples)" if selection.label else ""))
         return written
 
     def convert_example(self, ex, where) -> Optional[Tuple[str, str, str]]:
@@ -334,12 +367,13 @@ def load_shard(path):
 
 def convert(data_prefix: str, spm: str, out_dir: str, splits: Sequence[str] = SPLITS,
             separator: str = "<P>", title_placement: str = "first",
-            clone_recall: Optional[float] = None) -> Counter:
-    """Convert ``splits`` of the shards at ``data_prefix`` into ``out_dir`` and write its
-    ``dict.txt``; logs and returns the counts of what was dropped or changed."""
+            clone_recall: Optional[float] = None, shard: Optional[Shard] = None) -> Counter:
+    """Convert ``splits`` of the shards at ``data_prefix`` (with ``shard``, that block of each
+    split) into ``out_dir`` and write its ``dict.txt`` (whole: the model's pieces); logs and
+    returns the counts of what was dropped or changed."""
     conv = Converter(spm, separator, title_placement, clone_recall)
     for split in splits:
-        conv.convert_split(data_prefix, split, out_dir)
+        conv.convert_split(data_prefix, split, out_dir, shard)
     conv.write_dict(os.path.join(out_dir, "dict.txt"))
     for what, n in sorted(conv.counts.items()):
         logger.info(f"{what}: {n}")

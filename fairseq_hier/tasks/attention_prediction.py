@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 
 from fairseq.dataclass import FairseqDataclass
 from fairseq.tasks import FairseqTask, register_task
+from omegaconf import II
 
 from ..data.attention_labels import META, load_split, read_meta
 from ..data.attention_prediction_dataset import AttentionPredictionDataset
+from ..data.shards import epoch_data_path
 from ..models.option_checks import check_model_options
 from ..errors import HierError
 
@@ -29,7 +31,12 @@ logger = logging.getLogger(__name__)
 @dataclass
 class AttentionPredictionConfig(FairseqDataclass):
     data: str = field(default="", metadata={"help": "label directory written by "
-                                                    "fairseq-hier-extract-attention"})
+                                                    "fairseq-hier-extract-attention (or several, "
+                                                    "colon-separated: the training split "
+                                                    "rotates through them per epoch)"})
+    # DIR0:DIR1: the training split rotates per epoch, the others are read from the first folder
+    # (fairseq's translation task; fairseq_hier.data.shards.epoch_data_path)
+    train_subset: str = II("dataset.train_subset")
 
 
 @register_task("attention_prediction", dataclass=AttentionPredictionConfig)
@@ -46,11 +53,12 @@ class AttentionPredictionTask(FairseqTask):
     def load_dataset(self, split, epoch=1, combine=False, **kwargs):
         if not self.cfg.data:
             raise HierError("attention_prediction: pass the label directory (the data argument)")
-        phi, eta, embed_dim = load_split(self.cfg.data, split)
+        path = epoch_data_path(self.cfg.data, split, epoch, self.cfg.train_subset)
+        phi, eta, embed_dim = load_split(path, split)
         self.datasets[split] = AttentionPredictionDataset(
-            phi, eta, embed_dim, split=split, path=self.cfg.data, shuffle=(split != "test"))
+            phi, eta, embed_dim, split=split, path=path, shuffle=(split != "test"))
         logger.info(f"[{split}] {len(eta)} examples, {int(self.datasets[split].sizes.sum())} "
-                    f"paragraphs, embed_dim {embed_dim} ({self.cfg.data})")
+                    f"paragraphs, embed_dim {embed_dim} ({path})")
 
     def build_model(self, cfg, from_checkpoint=False):
         check_model_options(cfg, lowest={"encoder_layers": 0})
@@ -62,12 +70,13 @@ class AttentionPredictionTask(FairseqTask):
         input_dim = getattr(cfg, "input_dim", None)
         if not self.cfg.data or input_dim is None:
             return
-        if not os.path.exists(os.path.join(self.cfg.data, META)):
-            return
-        embed_dim = int(read_meta(self.cfg.data)["embed_dim"])
-        if embed_dim != int(input_dim):
-            raise HierError(f"--input-dim {input_dim} does not match embed_dim {embed_dim} in "
-                            f"{os.path.join(self.cfg.data, META)} (the PHT model dimension)")
+        for folder in (p for p in self.cfg.data.split(os.pathsep) if p):
+            if not os.path.exists(os.path.join(folder, META)):
+                continue
+            embed_dim = int(read_meta(folder)["embed_dim"])
+            if embed_dim != int(input_dim):
+                raise HierError(f"--input-dim {input_dim} does not match embed_dim {embed_dim} "
+                                f"in {os.path.join(folder, META)} (the PHT model dimension)")
 
     def build_dataset_for_inference(self, src_tokens, src_lengths, **kwargs):
         """The attention predictor reads a trained PHT's paragraph embeddings, not text: it

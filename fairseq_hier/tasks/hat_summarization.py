@@ -53,6 +53,7 @@ from fairseq.tasks import register_task
 from fairseq.tasks.translation import TranslationConfig, TranslationTask
 
 from ..data.preprocessing_record import keep_in_task_state
+from ..data.shards import epoch_data_path
 from ..data.sentence_dataset import (SentenceSegmentsDataset, check_sentences, max_segment,
                                      read_segments, read_sentence_counts)
 from ..generation.checks import check_generation_options
@@ -141,10 +142,8 @@ class HATSummarizationTask(TrainingCuts, TranslationTask):
         self.take_training_cuts(task_cfg)
         super().load_dataset(split, epoch, combine, **kwargs)
         dataset = self.datasets[split]
-        paths = utils.split_paths(self.cfg.data)
-        if split != self.cfg.train_subset:  # as fairseq's translation task: valid/test in the first
-            paths = paths[:1]
-        data_path = paths[(epoch - 1) % len(paths)]
+        # the folder fairseq read the split from: sentence counts, segments, chunk maps beside it
+        data_path = epoch_data_path(self.cfg.data, split, epoch, self.cfg.train_subset)
         src_path = os.path.join(data_path, f"{split}.{self.cfg.source_lang}-"
                                            f"{self.cfg.target_lang}.{self.cfg.source_lang}")
         counts, counts_path = self.sentence_counts(data_path, split, len(dataset.src))

@@ -47,6 +47,7 @@ from ..data.dependency import DependencyParses
 from ..data.hierarchical_dataset import HierarchicalSummarizationDataset
 from ..data.paragraph_graph import InferenceGraphs, ParagraphGraphs
 from ..data.preprocessing_record import keep_in_task_state
+from ..data.shards import epoch_data_path
 from ..generation.alignment import STRATEGIES
 from ..generation.checks import check_generation_options
 from ..generation.options import alignment_generator_kwargs
@@ -99,6 +100,9 @@ class HierarchicalSummarizationConfig(FairseqDataclass):
                                         "(parsingsum_ft, parsingsum_ht; 003 Eq. 4); checked "
                                         "against every split before training"})
     seed: int = II("common.seed")
+    # data-bin/shard0:data-bin/shard1: the training split rotates per epoch, the others are read
+    # from the first folder (fairseq's translation task; fairseq_hier.data.shards.epoch_data_path)
+    train_subset: str = II("dataset.train_subset")
 
     # decoding (fairseq-generate); 001 Sec. 4-5, 000 Sec. 4.2
     attention_alignment: bool = field(
@@ -223,8 +227,7 @@ class HierarchicalSummarizationTask(TrainingCuts, FairseqTask):
         """``split`` of the data-bin, cut by the task's options (with ``task_cfg``, a decoded
         checkpoint's task config: the training cuts left at their defaults are its own)."""
         self.take_training_cuts(task_cfg)
-        paths = utils.split_paths(self.cfg.data)
-        data_path = paths[(epoch - 1) % len(paths)]
+        data_path = epoch_data_path(self.cfg.data, split, epoch, self.cfg.train_subset)
         src, tgt = self.cfg.source_lang, self.cfg.target_lang
         prefix = os.path.join(data_path, f"{split}.{src}-{tgt}.")
         datasets = {}

@@ -46,8 +46,10 @@ from fairseq import utils
 from fairseq.data import Dictionary, data_utils
 from fairseq.dataclass import FairseqDataclass
 from fairseq.tasks import FairseqTask, register_task
+from omegaconf import II
 
 from ..data.ranking_dataset import ParagraphRankingDataset, read_labels
+from ..data.shards import epoch_data_path
 from ..models.option_checks import check_model_options
 from ..errors import HierError
 from .checks import check_options, load_dictionary, separator_index
@@ -65,7 +67,12 @@ class ParagraphRankingConfig(FairseqDataclass):
     source_lang: str = field(default="src", metadata={"help": "source suffix of the raw files"})
     labels_dir: Optional[str] = field(
         default=None, metadata={"help": "directory of the {split}.labels files written by "
-                                        "fairseq-hier-rank-labels (default: the data directory)"})
+                                        "fairseq-hier-rank-labels (default: the data directory); "
+                                        "with sharded data (DIR0:DIR1:...), as many directories, "
+                                        "colon-separated, rotated alike"})
+    # data-bin/shard0:data-bin/shard1: the training split rotates per epoch, the others are read
+    # from the first folder (fairseq's translation task; fairseq_hier.data.shards.epoch_data_path)
+    train_subset: str = II("dataset.train_subset")
     paragraph_separator: str = field(
         default="<P>", metadata={"help": "paragraph-boundary symbol: the title is what precedes "
                                          "the first one"})
@@ -143,17 +150,28 @@ class ParagraphRankingTask(TrainingCuts, FairseqTask):
         """``split`` and its labels (with ``task_cfg``, a checkpoint's task config: the training
         cuts left at their defaults are its own)."""
         self.take_training_cuts(task_cfg)
-        paths = utils.split_paths(self.cfg.data)
-        data_path = paths[(epoch - 1) % len(paths)]
+        data_path = epoch_data_path(self.cfg.data, split, epoch, self.cfg.train_subset)
         prefix = self.source_prefix(data_path, split)
         src = data_utils.load_indexed_dataset(prefix, self.src_dict)
         if src is None:
             raise HierError(f"split '{split}': {prefix}.{{bin,idx}} cannot be read")
-        labels = read_labels(os.path.join(self.cfg.labels_dir or data_path, f"{split}.labels"))
+        labels = read_labels(os.path.join(self.labels_path(split, epoch), f"{split}.labels"))
         self.datasets[split] = ParagraphRankingDataset(
             src, labels, self.src_dict, self.separator, self.cfg.max_paragraphs,
             self.cfg.max_paragraph_tokens, src_path=prefix, split=split,
             shuffle=(split != "test"))
+
+    def labels_path(self, split: str, epoch: int) -> str:
+        """The folder of ``split``'s labels in ``epoch``: the data folder, or ``--labels-dir``'s
+        (one per data-bin shard, rotated alike)."""
+        if not self.cfg.labels_dir:
+            return epoch_data_path(self.cfg.data, split, epoch, self.cfg.train_subset)
+        data, labels = utils.split_paths(self.cfg.data), utils.split_paths(self.cfg.labels_dir)
+        if len(labels) != len(data):
+            raise HierError(f"--labels-dir has {len(labels)} folder(s) for the {len(data)} of the "
+                            f"data ({self.cfg.labels_dir}): give one per data-bin shard, in the "
+                            f"same order")
+        return epoch_data_path(self.cfg.labels_dir, split, epoch, self.cfg.train_subset)
 
     def build_dataset_for_inference(self, src_tokens, src_lengths, **kwargs):
         """A ranker scores paragraphs and writes no text: fairseq-interactive has nothing to

@@ -1,0 +1,96 @@
+"""Smoke runs of benchmarks/parsing_speed.py (LGA training vs 003's FT and fairseq's transformer)
+and benchmarks/alignment_speed.py (attention-alignment decoding vs vanilla beam search): each
+script's ``main`` in this process at tiny widths, and its last-line JSON checked against itself:
+every ratio equals the raw figure of its model divided by its baseline's, both read from the same
+summary (so an inverted or wrongly based ratio fails), and every 95% interval contains its point
+estimate. With 3 rounds that containment is certain, not luck: the resample that draws each
+round once (probability 3!/3^3 = 22% of the resamples, far above the 2.5% in each tail) gives
+the point estimate itself, so the 2.5th and 97.5th percentiles cannot both lie on one side of it.
+"""
+
+import importlib
+import sys
+
+import pytest
+
+from conftest import ROOT, run_benchmark
+
+BENCHMARKS = ROOT / "benchmarks"
+
+
+def check_ratio(summary, key, numerator, denominator):
+    """``summary[key]`` (rounded to 4 decimals) is numerator / denominator, and its interval
+    (``key + "_ci95"``, where present) contains it."""
+    assert summary[key] == pytest.approx(numerator / denominator, abs=6e-5), key
+    if key + "_ci95" in summary:
+        low, high = summary[key + "_ci95"]
+        assert low <= summary[key] <= high, (key, low, high)
+
+
+@pytest.mark.parametrize("dtype, tail", [("fp32", ""), ("bf16", "_bf16")])
+def test_parsing_speed_ratios_are_lga_over_its_baselines(dtype, tail, monkeypatch, capsys):
+    """fp32 and bf16 autocast (keys and raw figures with ``_bf16`` after the length)."""
+    _, summary = run_benchmark("parsing_speed", [
+        "--widths", "tiny", "--lengths", "40,64", "--steps", "3", "--sentences", "0",
+        "--one-process", "--dtype", dtype], monkeypatch, capsys)
+    time, mem = summary["s_per_step"], summary["peak_mb"]
+    lengths = {f"40{tail}", f"64{tail}"}
+    assert set(time) == set(mem) == set(summary["rounds"]) == lengths
+    for length in lengths:
+        assert set(time[length]) == {"transformer_copy", "parsingsum_ft", "transformer"}
+        for suffix, base in (("", "transformer_copy"), ("_to_plain", "transformer")):
+            check_ratio(summary, f"lga_time_ratio_{length}{suffix}",
+                        time[length]["parsingsum_ft"], time[length][base])
+            check_ratio(summary, f"lga_mem_ratio_{length}{suffix}",
+                        mem[length]["parsingsum_ft"], mem[length][base])
+    assert "parse_sents_per_s" not in summary  # --sentences 0 skips the parsing step
+    ratio_keys = {k for k in summary if "ratio" in k and not k.endswith("_ci95")}
+    assert len(ratio_keys) == 8  # 2 lengths x {time, mem} x 2 baselines, all checked above
+    assert all(k.endswith(tail) or k.endswith(f"{tail}_to_plain") for k in ratio_keys)
+
+
+@pytest.mark.parametrize("value, bad", [("fp16", "fp16"), ("fp32,bf8", "bf8")])
+def test_parsing_speed_bad_dtype_is_a_one_line_error(value, bad, monkeypatch, capsys):
+    """argparse's error, as ``benchmarks/efficiency.py``'s ``--dtype``: usage, then one error
+    line, exit 2."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    bench = importlib.import_module("parsing_speed")
+    monkeypatch.setattr(sys, "argv", ["parsing_speed.py"])
+    with pytest.raises(SystemExit) as exit_info:
+        bench.parse_args(["--device", "cpu", "--dtype", value])
+    assert exit_info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[0].startswith("usage: parsing_speed.py")
+    assert lines[-1] == f"parsing_speed.py: error: --dtype: unknown {bad!r}; choose from fp32, bf16"
+    assert sum("error" in line for line in lines) == 1
+
+
+def test_parsing_speed_names_the_1600_piece_figures_without_a_suffix(monkeypatch):
+    """The target length's keys carry no length suffix; the others carry ``_N``."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    bench = importlib.import_module("parsing_speed")
+    args = bench.parse_args(["--device", "cpu", "--lengths", "500,1600", "--widths", "tiny"])
+    times = {t: {"transformer_copy": [2.0, 2.0, 2.0], "parsingsum_ft": [2.2, 2.2, 2.2],
+                 "transformer": [1.0, 1.0, 1.0]} for t in (500, 1600)}
+    peaks = {(a, t): {"peak_mb": mb, "params": 1} for t in (500, 1600)
+             for a, mb in (("transformer_copy", 10.0), ("parsingsum_ft", 11.0),
+                           ("transformer", 8.0))}
+    out = bench.summarise(args, times, peaks)
+    assert out["lga_time_ratio"] == 1.1 and out["lga_time_ratio_ci95"] == [1.1, 1.1]
+    assert out["lga_time_ratio_to_plain"] == 2.2 and out["lga_mem_ratio_to_plain"] == 1.375
+    assert out["lga_time_ratio_500"] == 1.1 and out["lga_mem_ratio_500"] == 1.1
+
+
+def test_alignment_speed_ratios_are_decoders_over_vanilla(monkeypatch, capsys):
+    _, summary = run_benchmark("alignment_speed", [
+        "--widths", "tiny", "--vocab", "60", "--batch", "2", "--max-paragraphs", "3",
+        "--max-paragraph-tokens", "6", "--max-len", "4", "--beam", "2", "--repeats", "3"],
+        monkeypatch, capsys)
+    seconds = summary["seconds"]
+    assert summary["clock"] == "cpu" and summary["rounds"] == 3
+    for key, name in (("align_time_ratio", "attalign"), ("align_live_time_ratio",
+                                                         "attalign_live"),
+                      ("strcov_time_ratio", "strcov")):
+        check_ratio(summary, key, seconds[name], seconds["vanilla"])
+    check_ratio(summary, "pht_decode_ratio_to_flat", seconds["vanilla"], seconds["flat"])
+    assert summary["vanilla_seconds"] == pytest.approx(seconds["vanilla"], abs=6e-5)
