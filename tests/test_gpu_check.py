@@ -122,8 +122,11 @@ def test_bad_options_give_one_line(tmp_path, args, env, message):
 
 def test_make_target_falls_back_to_python3():
     def recipe(*args):
-        return subprocess.run(["make", "-n", "gpu-check", *args], cwd=ROOT, text=True,
-                              stdout=subprocess.PIPE, check=True).stdout.splitlines()[-1]
+        # outside the `make test` that may run this test (its MAKEFLAGS and level)
+        env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+        return subprocess.run(["make", "--no-print-directory", "-n", "gpu-check", *args],
+                              cwd=ROOT, text=True, env=env, stdout=subprocess.PIPE,
+                              check=True).stdout.splitlines()[-1]
 
     assert recipe("PY=/no/such/venv/bin/python") == "python3 scripts/gpu_check.py"
     assert recipe(f"PY={sys.executable}") == f"{sys.executable} scripts/gpu_check.py"

@@ -141,8 +141,9 @@ def test_attention_against_literal_equations(fusion, weight, diagonal, chunked):
 
 @pytest.mark.parametrize("fusion,weight", FUSIONS[:3])
 def test_banded_gradients_equal_the_explicit_form(fusion, weight):
-    """The anchored fused kernel + checkpointed windows have the gradients of Eq. 4-7 written
-    out with the S x S maps (lga_context)."""
+    """The banded path in float32 as it trains on this device (on CPU the fused kernel that
+    returns the log-sum-exp) + checkpointed windows has the gradients of Eq. 4-7 written out with
+    the S x S maps (lga_context)."""
     torch.manual_seed(1)
     words, heads = random_parse(30, 2)
     words, heads = words.unsqueeze(0).repeat(2, 1), heads.unsqueeze(0).repeat(2, 1)
@@ -162,7 +163,6 @@ def test_banded_gradients_equal_the_explicit_form(fusion, weight):
             t.grad = None
     for a, b in zip(*results):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
-
 
 
 @pytest.mark.parametrize("kernel", ["fused_lse", "anchored"])
