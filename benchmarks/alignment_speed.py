@@ -54,7 +54,7 @@ from fairseq_hier.models.attention_predictor import (  # noqa: E402
 )
 from fairseq_hier.models.hierarchical_transformer import PHTModel, _papers_defaults  # noqa: E402
 
-from efficiency import TINY, bootstrap  # noqa: E402
+from efficiency import TINY, median_ratio  # noqa: E402
 
 TARGET = 1.10
 # widths -> PHT options set before the papers' defaults (the flat model and the predictor follow)
@@ -138,13 +138,6 @@ def time_once(generator, model, sample, clock):
     return clock() - start, hypos
 
 
-def ratio_interval(times, name, base):
-    """median of ``name`` / median of ``base`` and its 95% bootstrap interval over the rounds."""
-    rounds = list(zip(times[base], times[name]))
-    return bootstrap(rounds, lambda sample: statistics.median(t for _, t in sample)
-                     / statistics.median(b for b, _ in sample))
-
-
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--checkpoint", help="a trained PHT (else a random paper-size one)")
@@ -221,7 +214,7 @@ def main(argv=None):
         time_once(*runs[name], clock)
     timed_rounds(runs, args.repeats, clock, times, steps)
     while args.until_decided and len(times["vanilla"]) < args.max_repeats:
-        _, low, high = ratio_interval(times, "attalign", "vanilla")
+        _, low, high = median_ratio(times, "attalign", "vanilla")
         if high <= TARGET or low > TARGET:
             break
         print(f"{len(times['vanilla'])} rounds: align_time_ratio interval [{low:.3f}, "
@@ -247,14 +240,14 @@ def report(args, runs, sample, max_len, times, steps):
     keys = {"attalign": "align_time_ratio", "attalign_live": "align_live_time_ratio",
             "strcov": "strcov_time_ratio"}
     for name in runs:
-        ratio, low, high = ratio_interval(times, name, "vanilla")
+        ratio, low, high = median_ratio(times, name, "vanilla")
         print(f"{name:<16}{seconds[name]:>10.3f}{ratio:>8.3f}{f'[{low:.3f}, {high:.3f}]':>18}"
               f"{steps[name]:>17}")
         if name in keys:
             summary[keys[name]] = round(ratio, 4)
             summary[keys[name] + "_ci95"] = [round(low, 4), round(high, 4)]
     if "flat" in runs:
-        ratio, low, high = ratio_interval(times, "vanilla", "flat")
+        ratio, low, high = median_ratio(times, "vanilla", "flat")
         summary["pht_decode_ratio_to_flat"] = round(ratio, 4)
         summary["pht_decode_ratio_to_flat_ci95"] = [round(low, 4), round(high, 4)]
     summary.update(vanilla_seconds=round(seconds["vanilla"], 4), seconds=seconds,

@@ -57,8 +57,9 @@ import statistics
 import time
 
 # one definition of the command line, the workers and the bootstrap
-from efficiency import bootstrap, side_by_side
-from hat_efficiency import bootstrap_time_ratio, build_model, dtype_suffix, make_batch, own_options
+from efficiency import bootstrap, median_ratio, side_by_side
+from hat_efficiency import (add_options, build_model, dtype_suffix, make_batch,
+                            read_options)
 from hat_efficiency import worker as hat_worker
 
 SOURCE_TOKENS, TARGET_TOKENS, SENTENCE_TOKENS, VOCAB = 512, 512, 22, 40000
@@ -87,21 +88,24 @@ def worker(config, tokens, batch_size, steps, device):
                dtype=dtype[0] if dtype else "fp32")
 
 
-def parse_own():
-    """This benchmark's own options, ``--dims``, ``--lengths`` and ``--dtype``, taken off the
-    command line before ``side_by_side`` parses the rest."""
-    def add_dims(parser):
-        parser.add_argument("--dims", default=",".join(MODELS),
-                            help=f"comma-separated sizes to measure, of {', '.join(MODELS)} "
-                                 f"(default: all)")
+def add_own_options(parser):
+    """This benchmark's options beside ``side_by_side``'s: ``--dims``, ``--lengths``,
+    ``--dtype``."""
+    add_options(parser, (SOURCE_TOKENS,))
+    parser.add_argument("--dims", default=",".join(MODELS),
+                        help=f"comma-separated sizes to measure, of {', '.join(MODELS)} "
+                             f"(default: all)")
 
-    own, parser = own_options((SOURCE_TOKENS,), MAX_SOURCE_POSITIONS, add_dims)
-    dims = [d for d in own.dims.split(",") if d]
+
+def read_own_options(parser, args, device):
+    """``args.dims``, ``args.lengths``, ``args.dtype`` as lists; a bad value is argparse's
+    one-line error."""
+    read_options(parser, args, device, MAX_SOURCE_POSITIONS)
+    dims = [d for d in args.dims.split(",") if d]
     unknown = [d for d in dims if d not in MODELS]
     if unknown or not dims:
         parser.error(f"--dims: unknown {unknown or 'empty'}; choose from {', '.join(MODELS)}")
-    own.dims = dims
-    return own
+    args.dims = dims
 
 
 def median_ci(pairs, column):
@@ -110,12 +114,17 @@ def median_ci(pairs, column):
 
 
 def main():
-    own = parse_own()
-    dims, start = own.dims, time.perf_counter()
-    runs = [(dtype, tokens, d) for dtype in own.dtype for tokens in own.lengths for d in dims]
-    configs = [(f"{dtype}:{d}:{arch}", tokens) for dtype, tokens, d in runs
-               for arch in (*MODELS[d], "pair")]
-    args, device, results = side_by_side(__doc__, __file__, worker, configs, batch_size=1, steps=16)
+    start = time.perf_counter()
+
+    def configs(parser, args, device):
+        read_own_options(parser, args, device)
+        return [(f"{dtype}:{d}:{arch}", tokens) for dtype in args.dtype for tokens in args.lengths
+                for d in args.dims for arch in (*MODELS[d], "pair")]
+
+    args, device, results = side_by_side(__doc__, __file__, worker, configs, batch_size=1,
+                                         steps=16, add_options=add_own_options)
+    dims = args.dims
+    runs = [(dtype, tokens, d) for dtype in args.dtype for tokens in args.lengths for d in dims]
 
     unit = "s" if device == "cuda" else "cpu-s"  # CPU: process CPU seconds (module docstring)
     print(f"device: {device}, batch {args.batch_size} x (S source + {TARGET_TOKENS} "
@@ -144,7 +153,7 @@ def main():
                                ("step_s_ci95", [round(low, 3), round(high, 3)]),
                                ("peak_mb", round(r["peak_mb"], 1)), ("flops", r["flops"])):
                 details[key][arch + tail] = value
-        ratio, low, high = bootstrap_time_ratio(times, archs=MODELS[d])
+        ratio, low, high = median_ratio(times, MODELS[d][1], MODELS[d][0])  # HAT / plain
         mem, flops = (rows[1][k] / rows[0][k] for k in ("peak_mb", "flops"))
         print(f"{d:<7}{dtype:<6}{tokens:>5} time ratio {ratio:.3f}, 95% bootstrap interval "
               f"[{low:.3f}, {high:.3f}] over {args.steps} step pairs; memory ratio {mem:.3f} "
@@ -157,7 +166,7 @@ def main():
     wall = time.perf_counter() - start
     print(f"wall time: {wall:.0f} s")
     config = {"batch_size": args.batch_size, "steps": args.steps, "device": device, "dims": dims,
-              "source_tokens": SOURCE_TOKENS, "lengths": own.lengths, "dtypes": own.dtype,
+              "source_tokens": SOURCE_TOKENS, "lengths": args.lengths, "dtypes": args.dtype,
               "target_tokens": TARGET_TOKENS, "sentence_tokens": SENTENCE_TOKENS, "vocab": VOCAB,
               "time_unit": unit, "wall_s": round(wall)}
     print(json.dumps({**summary, **details, "config": config}))

@@ -166,15 +166,20 @@ def run_workers(script, configs, batch_size, steps, device):
     return results
 
 
-def side_by_side(doc, script, worker_fn, configs, batch_size, steps):
-    """The command line of a side-by-side benchmark (hat_efficiency.py, doc_mt_efficiency.py,
-    parsing_speed.py): in a worker process (``--worker ARCH TOKENS``) runs ``worker_fn`` and
-    exits; else runs every config in its own worker and returns (args, device, results)."""
+def side_by_side(doc, script, worker_fn, configs, batch_size, steps, add_options=None):
+    """The command line of a side-by-side benchmark (hat_efficiency.py, doc_mt_efficiency.py):
+    in a worker process (``--worker ARCH TOKENS``) runs ``worker_fn`` and exits; else runs every
+    config in its own worker and returns (args, device, results). ``add_options(parser)``: the
+    benchmark's own options; ``configs``: the (worker config, tokens) pairs, or a function of
+    (parser, args, device) that reads those options (a bad one through ``parser.error``) and
+    returns them."""
     parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--batch-size", type=int, default=batch_size)
     parser.add_argument("--steps", type=int, default=steps, help="timed steps after one warm-up step")
     parser.add_argument("--device", default=None, help="cpu or cuda (default: cuda if available)")
     parser.add_argument("--worker", nargs=2, metavar=("ARCH", "TOKENS"), help=argparse.SUPPRESS)
+    if add_options:
+        add_options(parser)
     args = parser.parse_args()
     import torch
 
@@ -182,6 +187,8 @@ def side_by_side(doc, script, worker_fn, configs, batch_size, steps):
     if args.worker:
         worker_fn(args.worker[0], int(args.worker[1]), args.batch_size, args.steps, device)
         sys.exit(0)
+    if callable(configs):
+        configs = configs(parser, args, device)
     return args, device, run_workers(script, configs, args.batch_size, args.steps, device)
 
 
@@ -442,12 +449,13 @@ def bootstrap(pairs, statistic, resamples=2000, seed=0):
     return statistic(pairs), boots[int(0.025 * resamples)], boots[int(0.975 * resamples) - 1]
 
 
-def tps_ratio(times, arch, resamples=2000):
-    """tokens/s of ``arch`` / the flat transformer's (= the ratio of their median step times)
-    and its 95% bootstrap interval, the rounds resampled together: (value, low, high)."""
-    rounds = list(zip(times["transformer"], times[arch]))
-    return bootstrap(rounds, lambda sample: statistics.median(t for t, _ in sample)
-                     / statistics.median(a for _, a in sample), resamples)
+def median_ratio(times, num, den, resamples=2000, seed=0):
+    """median of ``times[num]`` / median of ``times[den]`` (``times``: {name: [step seconds]}
+    of alternated rounds) and its 95% bootstrap interval, the rounds resampled together:
+    (value, low, high). Shared by every side-by-side benchmark."""
+    rounds = list(zip(times[den], times[num]))
+    return bootstrap(rounds, lambda sample: statistics.median(n for _, n in sample)
+                     / statistics.median(d for d, _ in sample), resamples, seed)
 
 
 def report(args, timing, memory, max_batch, notes):
@@ -484,7 +492,8 @@ def report(args, timing, memory, max_batch, notes):
                 if arch in times and "transformer" in times:
                     step = statistics.median(times[arch])
                     tps = args.batch_size * (tokens + TARGET_TOKENS) / step
-                    ratio, low, high = tps_ratio(times, arch)
+                    # tokens/s of arch / the flat model's: its median step time over arch's
+                    ratio, low, high = median_ratio(times, "transformer", arch)
                     row += (f"{step:>12.3f}{tps:>14.0f}{ratio:>11.3f}"
                             f"{f'[{low:.3f}, {high:.3f}]':>17}")
                     for name, value in (("tokens_per_s", tps), ("step_s", step)):

@@ -31,12 +31,11 @@ import argparse
 import fairseq_hier
 import json
 import statistics
-import sys
 import time
 import types
 
 # one definition of the measurements
-from efficiency import (DTYPES, bootstrap, measure, parse_list, side_by_side, step_flops,
+from efficiency import (DTYPES, measure, median_ratio, parse_list, side_by_side, step_flops,
                         training_step)
 
 LENGTHS = (1024, 3072)
@@ -77,37 +76,27 @@ def make_batch(d, batch_size, tokens, device, sentence_tokens=SENTENCE_TOKENS,
     return src.to(device), prev.to(device), target.to(device)
 
 
-def own_options(lengths, max_positions, extra=None):
-    """The options ``side_by_side`` does not know, taken off the command line before it parses
-    the rest: ``--lengths`` (default ``lengths``, each 2..``max_positions``), ``--dtype`` (its
-    default: fp32,bf16 on CUDA, fp32 on CPU) and what ``extra(parser)`` adds. Bad values:
-    argparse's one-line error. Returns (options, parser)."""
-    parser = argparse.ArgumentParser(add_help=False)
+def add_options(parser, lengths=LENGTHS):
+    """This benchmark's options beside ``side_by_side``'s: ``--lengths`` (default ``lengths``)
+    and ``--dtype`` (:func:`read_options` checks them)."""
     parser.add_argument("--lengths", default=",".join(map(str, lengths)),
                         help=f"comma-separated source lengths in tokens (default: "
                              f"{','.join(map(str, lengths))})")
     parser.add_argument("--dtype", default=None,
                         help="comma-separated of fp32, bf16 (bf16 = torch.autocast to bfloat16; "
                              "default: fp32,bf16 on CUDA, fp32 on CPU)")
-    parser.add_argument("--device", default=None)  # read for --dtype's default, then handed on
-    if extra:
-        extra(parser)
-    known, rest = parser.parse_known_args()
-    sys.argv[1:] = rest + (["--device", known.device] if known.device else [])
-    if {"-h", "--help"} & set(rest):
-        parser.print_help()
-    if known.dtype is None:
-        import torch
 
-        cuda = (known.device or ("cuda" if torch.cuda.is_available() else "cpu")) == "cuda"
-        known.dtype = "fp32,bf16" if cuda else "fp32"
-    known.lengths = parse_list(parser, "--lengths", known.lengths, int, None)
-    bad = [n for n in known.lengths if not 2 <= n <= max_positions]
+
+def read_options(parser, args, device, max_positions):
+    """``args.lengths`` (each 2..``max_positions``) and ``args.dtype`` (its default: fp32,bf16
+    on CUDA, fp32 on CPU) as lists; a bad value is argparse's one-line error."""
+    args.lengths = parse_list(parser, "--lengths", args.lengths, int, None)
+    bad = [n for n in args.lengths if not 2 <= n <= max_positions]
     if bad:
         parser.error(f"--lengths: {bad} outside 2..{max_positions} (the models' source "
                      f"positions)")
-    known.dtype = parse_list(parser, "--dtype", known.dtype, str, DTYPES)
-    return known, parser
+    dtype = args.dtype or ("fp32,bf16" if device == "cuda" else "fp32")
+    args.dtype = parse_list(parser, "--dtype", dtype, str, DTYPES)
 
 
 def dtype_suffix(dtype):
@@ -162,23 +151,18 @@ def worker(arch, tokens, batch_size, steps, device, archs=ARCHS, build=build_mod
     print(json.dumps({"arch": "pair", "tokens": tokens, "dtype": dtype, "steps": times}))
 
 
-def bootstrap_time_ratio(times, resamples=2000, seed=0, archs=ARCHS):
-    """HAT / plain ratio of the median step times, and a 95% bootstrap interval over the
-    alternated step pairs (resampled together)."""
-    def ratio(sample):
-        return statistics.median(h for _, h in sample) / statistics.median(p for p, _ in sample)
-
-    return bootstrap(list(zip(times[archs[0]], times[archs[1]])), ratio, resamples, seed)
-
-
 def main():
-    own, _ = own_options(LENGTHS, MAX_SOURCE_POSITIONS)
     start = time.perf_counter()
-    configs = [(f"{dtype}:{arch}", tokens) for dtype in own.dtype for tokens in own.lengths
-               for arch in (*ARCHS, "pair")]
-    args, device, results = side_by_side(__doc__, __file__, worker, configs, batch_size=1, steps=8)
-    for dtype in own.dtype:  # the alternated step times into each model's row
-        for tokens in own.lengths:
+
+    def configs(parser, args, device):
+        read_options(parser, args, device, MAX_SOURCE_POSITIONS)
+        return [(f"{dtype}:{arch}", tokens) for dtype in args.dtype for tokens in args.lengths
+                for arch in (*ARCHS, "pair")]
+
+    args, device, results = side_by_side(__doc__, __file__, worker, configs, batch_size=1,
+                                         steps=8, add_options=add_options)
+    for dtype in args.dtype:  # the alternated step times into each model's row
+        for tokens in args.lengths:
             for arch in ARCHS:
                 results[(f"{dtype}:{arch}", tokens)]["s_per_step"] = statistics.median(
                     results[(f"{dtype}:pair", tokens)]["steps"][arch])
@@ -190,8 +174,8 @@ def main():
     print(f"{'model':<16}{'dtype':>6}{'src tokens':>11}{'params':>14}{'peak MB':>10}"
           f"{unit + '/step':>11}{'tokens/' + unit:>14}{'time ratio':>12}{'mem ratio':>11}")
     ratios, details = {}, {"step_s": {}, "peak_mb": {}}
-    for dtype in own.dtype:
-        for tokens in own.lengths:
+    for dtype in args.dtype:
+        for tokens in args.lengths:
             key = f"{tokens}{dtype_suffix(dtype)}"
             plain = results[(f"{dtype}:long_bart_base", tokens)]
             for arch in ARCHS:
@@ -204,7 +188,8 @@ def main():
                 details["step_s"].setdefault(key, {})[arch] = round(r["s_per_step"], 6)
                 details["peak_mb"].setdefault(key, {})[arch] = r["peak_mb"]
             hat = results[(f"{dtype}:hat_bart_base", tokens)]
-            ratio, low, high = bootstrap_time_ratio(results[(f"{dtype}:pair", tokens)]["steps"])
+            ratio, low, high = median_ratio(results[(f"{dtype}:pair", tokens)]["steps"],
+                                            "hat_bart_base", "long_bart_base")
             print(f"{'':<16}{dtype:>6}{tokens:>11}  time ratio {ratio:.3f}, 95% bootstrap interval "
                   f"[{low:.3f}, {high:.3f}] over {args.steps} alternated step pairs")
             ratios[f"hat_time_ratio_{key}"] = round(ratio, 3)
@@ -212,7 +197,7 @@ def main():
             ratios[f"hat_mem_ratio_{key}"] = round(hat["peak_mb"] / plain["peak_mb"], 3)
     wall = time.perf_counter() - start
     config = {"device": device, "batch_size": args.batch_size, "steps": args.steps,
-              "lengths": own.lengths, "dtypes": own.dtype, "target_tokens": TARGET_TOKENS,
+              "lengths": args.lengths, "dtypes": args.dtype, "target_tokens": TARGET_TOKENS,
               "sentence_tokens": SENTENCE_TOKENS, "time_unit": unit, "wall_s": round(wall)}
     print(json.dumps({**ratios, **details, "config": config}))
 

@@ -55,7 +55,7 @@ import time
 import fairseq_hier
 from fairseq_hier.preparation.parse import parse_lines
 
-from efficiency import DTYPES, alternated_times, bootstrap, parse_list, peak_mb, training_step
+from efficiency import DTYPES, alternated_times, median_ratio, parse_list, peak_mb, training_step
 
 LENGTHS = (500, 1600)
 ARCHS = ("transformer_copy", "parsingsum_ft", "transformer")  # baseline, LGA, plain extra row
@@ -160,13 +160,6 @@ def memory_in_worker(arch, tokens, args, dtype="fp32"):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def ratio_interval(times, arch, base):
-    """median step of ``arch`` / ``base``'s and its 95% bootstrap interval over the rounds."""
-    rounds = list(zip(times[base], times[arch]))
-    return bootstrap(rounds, lambda sample: statistics.median(a for _, a in sample)
-                     / statistics.median(p for p, _ in sample))
-
-
 def step_times(tokens, args, decide: bool, dtype="fp32"):
     """{arch: [step seconds]} of :data:`ARCHS` at ``tokens``, alternated round by round; with
     ``decide``, more rounds (4 at a time, up to ``--max-steps``) until the LGA / FT interval
@@ -177,7 +170,7 @@ def step_times(tokens, args, decide: bool, dtype="fp32"):
         steps_of[arch]()  # warm-up: gradients and Adam state allocated
     times = alternated_times(steps_of, args.steps, args.device)
     while decide and len(times[ARCHS[0]]) < args.max_steps:
-        _, low, high = ratio_interval(times, "parsingsum_ft", "transformer_copy")
+        _, low, high = median_ratio(times, "parsingsum_ft", "transformer_copy")
         if high <= TARGET or low > TARGET:
             break
         more = alternated_times(steps_of, min(4, args.max_steps - len(times[ARCHS[0]])),
@@ -290,7 +283,7 @@ def summarise(args, times, peaks, dtype="fp32"):
                   f"{mb[a] / mb['transformer']:>11.3f}")
         length = ("" if tokens == 1600 else f"_{tokens}") + tail
         for suffix, base in BASELINES.items():
-            ratio, low, high = ratio_interval(times[tokens], "parsingsum_ft", base)
+            ratio, low, high = median_ratio(times[tokens], "parsingsum_ft", base)
             print(f"{'':<18}{tokens:>11}  parsingsum_ft / {base}: time {ratio:.3f}, 95% "
                   f"bootstrap interval [{low:.3f}, {high:.3f}] over "
                   f"{len(times[tokens][base])} alternated rounds")
