@@ -178,14 +178,15 @@ def mark_outputs(paths: Iterable[str], selection: Selection) -> None:
         write_text(marker, json.dumps(selection.marker, ensure_ascii=False) + "\n")
 
 
-def epoch_data_path(data: str, split: str, epoch: int, train_subset: Optional[str]) -> str:
+def epoch_data_path(paths: Sequence[str], split: str, epoch: int,
+                    train_subset: Optional[str]) -> str:
     """The data-bin folder that ``split`` is read from in ``epoch`` (1-based), with sidecars
     (graphs, parses, sentence counts, segments, chunk maps, labels) beside it: fairseq's rule
-    for ``data-bin/shard0:data-bin/shard1:...`` (``os.pathsep``-separated), as its translation
-    task applies it: the training split rotates through the folders, one per epoch; every other
-    split comes from the first folder. ``train_subset``: fairseq's ``--train-subset`` (an
-    unresolved interpolation, outside fairseq's commands, counts as ``train``)."""
-    paths = [p for p in data.split(os.pathsep) if p]
+    for ``data-bin/shard0:data-bin/shard1:...`` (``paths``: the folders, as fairseq's
+    ``utils.split_paths`` gives them), as its translation task applies it: the training split
+    rotates through the folders, one per epoch; every other split comes from the first folder.
+    ``train_subset``: fairseq's ``--train-subset`` (an unresolved interpolation, outside
+    fairseq's commands, counts as ``train``)."""
     if not paths:
         raise HierError("no data-bin folder given (the data argument)")
     if not isinstance(train_subset, str) or train_subset.startswith("${"):

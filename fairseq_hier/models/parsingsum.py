@@ -71,7 +71,7 @@ from torch import Tensor
 from torch.utils.checkpoint import checkpoint
 
 from ..modules.copy_attention import CopyGenerator
-from ..modules.masking import masked_fill_scores
+from ..modules.masking import masked_fill_scores, masked_softmax
 from .checkpointing import checkpoint_layer
 from .hierarchical_transformer import config_from_args, fill_defaults
 from .liu_ht import LiuHTConfig, LiuHTEncoder, LiuHTModel
@@ -164,9 +164,7 @@ def _attention_weights(q: Tensor, k: Tensor, keep: Tensor) -> Tensor:
     """Eq. 5: ``softmax(Q K^T / sqrt(D))`` over the kept keys. q, k: ``B x H x T|S x D``;
     keep: ``B x 1 x 1 x S`` (True = real key). Returns ``B x H x T x S`` in q's dtype."""
     scores = torch.matmul(q, k.transpose(-1, -2)) * q.size(-1) ** -0.5  # B x H x T x S
-    # in float32 at least (fp16 / bf16 scores), float64 kept
-    dtype = torch.promote_types(scores.dtype, torch.float32)
-    return F.softmax(masked_fill_scores(scores, ~keep), -1, dtype=dtype).type_as(q)
+    return masked_softmax(scores, ~keep).type_as(q)
 
 
 def lga_context(q: Tensor, k: Tensor, v: Tensor, keep: Tensor, m: Tensor, fusion: str,
@@ -215,19 +213,19 @@ def linked_sums(q: Tensor, k: Tensor, v: Tensor, keep_w: Tensor, m_w: Tensor,
     qc = _chunks(q, c, n)  # B x H x n x c x D
     kw, vw = _windows(k, c, n, width), _windows(v, c, n, width)  # B x H x n x W x D
     scores = torch.matmul(qc, kw.transpose(-1, -2))  # B x H x n x c x W (q is scaled)
-    scores = scores.float() if scores.element_size() < 4 else scores  # fp16/bf16: in fp32
+    scores = scores.to(torch.promote_types(scores.dtype, torch.float32))  # fp16 / bf16: fp32
     linked = m_w & keep_w  # B x 1 x n x c x W
     scores = masked_fill_scores(scores, ~linked)  # finite: exp() of an unlinked key is exactly 0
     # the reference: the largest linked score rounded down to an integer (exact in fp16 / bf16
     # too, so that the anchored kernel sees the same value); at most LSE_i, and exp(s - r) <= e
-    lse = scores.amax(-1).detach().floor().clamp(-250, 250)  # B x H x n x c
-    lse = lse.masked_fill(~linked.any(-1), 0.0)  # no linked key: reference 0
-    e = torch.exp(scores - lse.unsqueeze(-1)).type_as(q)
+    ref = scores.amax(-1).detach().floor().clamp(-250, 250)  # B x H x n x c
+    ref = ref.masked_fill(~linked.any(-1), 0.0)  # no linked key: reference 0
+    e = torch.exp(scores - ref.unsqueeze(-1)).type_as(q)
     sums = []
     for power in powers:  # at most 3 terms of a polynomial, never a loop over data
         weights = m_w.type_as(q).expand_as(e) if power == 0 else e if power == 1 else e * e
         sums.append(torch.matmul(weights, vw).view(b, h, n * c, d)[:, :, :s])  # B x H x S x D
-    return (lse.view(b, h, n * c)[:, :, :s], *sums)
+    return (ref.view(b, h, n * c)[:, :, :s], *sums)
 
 
 @dataclass
@@ -364,8 +362,8 @@ class LinguisticGuidedAttention(MultiheadAttention):
         ``Att V`` and ``LSE_i``, the log-sum-exp of query i's scores over all real keys, come from
         one fused kernel (:func:`attention_with_lse`); ``Att_ij = exp(s_ij - LSE_i)`` on the
         linked keys follows from the windowed scores of :func:`linked_sums`, which returns
-        ``U_k = sum_{j linked} exp(k (s_ij - r_i)) V_j`` for a reference ``r_i`` (its window's
-        log-sum-exp rounded down, <= ``LSE_i``), so that ``sum_{j linked} Att_ij^k V_j =
+        ``U_k = sum_{j linked} exp(k (s_ij - r_i)) V_j`` for a reference ``r_i`` (its largest
+        linked score rounded down, <= ``LSE_i``), so that ``sum_{j linked} Att_ij^k V_j =
         ratio_i^k U_k`` with ``ratio_i = exp(r_i - LSE_i) <= 1``. Exact, with gradients through
         both kernels. q, k, v: ``B x H x S x D``; keep: ``B x S``. Returns ``B x H x S x D``."""
         b, h, s, d = q.shape

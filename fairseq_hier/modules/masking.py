@@ -26,6 +26,8 @@ def masked_fill_scores(scores: Tensor, mask: Tensor, inplace: bool = False) -> T
 
 
 def masked_softmax(scores: Tensor, mask: Tensor, dim: int = -1) -> Tensor:
-    """Softmax over ``dim`` of ``scores`` with ``mask`` filled, computed in float32 and returned
-    in float32 (callers cast to their values' dtype). A fully masked row is uniform, not NaN."""
-    return F.softmax(masked_fill_scores(scores.float(), mask), dim=dim)
+    """Softmax over ``dim`` of ``scores`` with ``mask`` filled, computed and returned in float32
+    (float64 scores: in float64; callers cast to their values' dtype). A fully masked row is
+    uniform, not NaN."""
+    wide = scores.to(torch.promote_types(scores.dtype, torch.float32))
+    return F.softmax(masked_fill_scores(wide, mask), dim=dim)

@@ -65,6 +65,6 @@ def project_dependencies(conllu: str, source: str, subword: str, output_prefix: 
             pieces += len(tokens)
             arcs += sum(h >= 0 for h in parse.heads)
     seconds = max(time.perf_counter() - start, 1e-9)
-    logger.info(f"{selection.label}wrote {examples} examples ({words} words, {pieces - separators} pieces, "
-                f"{separators} separators, {arcs} arcs, {words - arcs} roots) to "
-                f"{output_prefix}.{{bin,idx}} in {seconds:.1f} s")
+    logger.info(f"{selection.label}wrote {examples} examples ({words} words, "
+                f"{pieces - separators} pieces, {separators} separators, {arcs} arcs, "
+                f"{words - arcs} roots) to {output_prefix}.{{bin,idx}} in {seconds:.1f} s")

@@ -39,10 +39,9 @@ def chunk_split(input_prefix: str, output_prefix: str, src_lang: str, tgt_lang: 
 
     check_codes(codes)  # before the documents are read: fastBPE crashes on bad codes
     docs = read_documents(input_prefix, src_lang, tgt_lang)
-    paths = dict(zip(("src", "tgt"), split_paths(input_prefix, src_lang, tgt_lang)))
-    selection = select(shard, list(paths.values()) + [split_paths(input_prefix, src_lang,
-                                                                  tgt_lang)[2]],
-                       lambda: len(docs), unit="documents")
+    inputs = split_paths(input_prefix, src_lang, tgt_lang)  # src, tgt, docids
+    paths = dict(zip(("src", "tgt"), inputs))
+    selection = select(shard, inputs, lambda: len(docs), unit="documents")
     lines = sentence_lines(docs)[sum(len(d.src) for d in docs[:selection.first]):]
     docs = selection.slice(docs)
     limit = max_chunk_tokens
@@ -79,15 +78,15 @@ def chunk_split(input_prefix: str, output_prefix: str, src_lang: str, tgt_lang: 
             start = stop
 
     n = write_chunks(output_prefix, src_lang, tgt_lang, chunks(),
-                     inputs=[*split_paths(input_prefix, src_lang, tgt_lang), codes])
+                     inputs=[*inputs, codes])
     mark_outputs([f"{output_prefix}.{src_lang}", f"{output_prefix}.{tgt_lang}",
                   f"{output_prefix}.chunks"], selection)
     if truncated:
         logger.warning(f"{len(truncated)} sentence(s) longer than --max-chunk-tokens {limit} on a "
                        f"side: each is its own chunk, cut to {limit} tokens on that side; first: "
                        + "; ".join(truncated[:SHOWN]))
-    logger.info(f"{selection.label}wrote {output_prefix}.{{{src_lang},{tgt_lang},chunks}}: {len(docs)} "
-                f"documents, {n} chunks, {stats['sentences']} sentences, "
+    logger.info(f"{selection.label}wrote {output_prefix}.{{{src_lang},{tgt_lang},chunks}}: "
+                f"{len(docs)} documents, {n} chunks, {stats['sentences']} sentences, "
                 f"{stats['src_tokens'] / max(n, 1):.1f} source tokens (BOS included) and "
                 f"{stats['tgt_tokens'] / max(n, 1):.1f} target tokens per chunk, "
                 f"{len(truncated)} truncated sentence(s)")

@@ -73,7 +73,7 @@ def tokenize_split(input_prefix: str, output_prefix: str, src_lang: str, tgt_lan
     mark_outputs(split_paths(output_prefix, src_lang, tgt_lang), selection)
     seconds = time.perf_counter() - start
     sentences = sum(len(d.src) for d in docs)
-    logger.info(f"{selection.label}tokenised {input_prefix} -> {output_prefix}: {len(docs)} documents, {sentences} "
-                f"sentence pairs in {seconds:.1f} s ({2 * sentences / max(seconds, 1e-9):.0f} "
-                f"sentences/s with {workers} worker(s))")
+    logger.info(f"{selection.label}tokenised {input_prefix} -> {output_prefix}: {len(docs)} "
+                f"documents, {sentences} sentence pairs in {seconds:.1f} s "
+                f"({2 * sentences / max(seconds, 1e-9):.0f} sentences/s with {workers} worker(s))")
     return len(docs)

@@ -107,8 +107,7 @@ def convert_split(path: str, split: str, output_dir: str, paragraphs: str = "doc
     mark_outputs([os.path.join(output_dir, f"{split}.{name}") for name in (*OUTPUTS, REFS)],
                  selection)
     log_split(logger, split, f"{selection.label}{path} -> {', '.join(outputs)}", outputs[1],
-              stats, skipped,
-              markup, with_markup, "no non-empty paragraph")
+              stats, skipped, markup, with_markup, "no non-empty paragraph")
     return stats
 
 
@@ -131,7 +130,8 @@ def _source_line(example, paragraphs: str, max_documents: int,
 
 
 def convert(files: Sequence[Tuple[str, str]], output_dir: str, paragraphs: str = "documents",
-            max_documents: int = 0, shard: Optional[Shard] = None) -> Dict[str, collections.Counter]:
+            max_documents: int = 0,
+            shard: Optional[Shard] = None) -> Dict[str, collections.Counter]:
     """Convert every (split, file), or the ``shard`` of each; the counts per split."""
     return {split: convert_split(path, split, output_dir, paragraphs, max_documents, shard)
             for split, path in files}

@@ -126,9 +126,9 @@ def parse_file(input_path: str, output_prefix: str, model: str = DEFAULT_MODEL,
     bar.close()
     mark_outputs(outputs, selection)
     seconds = max(time.perf_counter() - start, 1e-9)
-    logger.info(f"{selection.label}parsed {counts.lines} lines ({counts.segments} segments, {counts.sentences} "
-                f"sentences, {counts.tokens} tokens) of {input_path} with {model} in "
-                f"{seconds:.1f} s ({counts.sentences / seconds:.1f} sentences/s with "
+    logger.info(f"{selection.label}parsed {counts.lines} lines ({counts.segments} segments, "
+                f"{counts.sentences} sentences, {counts.tokens} tokens) of {input_path} with "
+                f"{model} in {seconds:.1f} s ({counts.sentences / seconds:.1f} sentences/s with "
                 f"{workers} worker(s)); wrote {outputs[0]} and {outputs[1]}")
     logger.info(f"{counts.space_heads} tokens whose spaCy head was a dropped whitespace token "
                 f"got HEAD 0")

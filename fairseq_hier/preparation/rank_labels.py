@@ -78,7 +78,7 @@ def write_labels(source: str, target: str, output: str, separator: str = "<P>",
 
     from tqdm import tqdm
 
-    selection = select(shard, [source, target], lambda: count_lines(source) or 0)
+    selection = select(shard, [source, target], lambda: sum(1 for _ in numbered_lines(source)))
     pairs = selection.take(iter_parallel(source, target))
     jobs = ((pair, separator, lowercase, n) for pair in pairs)
     stats = dict(examples=0, paragraphs=0, empty=0, no_ngram=0)
@@ -88,9 +88,9 @@ def write_labels(source: str, target: str, output: str, separator: str = "<P>",
                else map(_labels_worker, jobs))
     try:
         with atomic_outputs([output], inputs=[source, target]) as (out,):
-            total = count_lines(target)
-            bar = tqdm(results, total=total and len(selection.slice(range(total))), unit="ex", mininterval=1.0,
-                       desc="labels", disable=not progress_bar)
+            total = count_lines(target)  # the progress bar's: the shard's examples of it
+            bar = tqdm(results, total=total and len(selection.slice(range(total))), unit="ex",
+                       mininterval=1.0, desc="labels", disable=not progress_bar)
             for number, (line, num_p, empty, no_ngram) in enumerate(bar, selection.first + 1):
                 if line is None:
                     raise HierError(f"{source}:{number}: no paragraph (no non-empty segment "
@@ -107,8 +107,9 @@ def write_labels(source: str, target: str, output: str, separator: str = "<P>",
     mark_outputs([output], selection)
     seconds = max(time.time() - start, 1e-9)
     examples = stats["examples"]
-    logger.info(f"{selection.label}wrote {output}: {examples} examples, {stats['paragraphs']} paragraphs "
-                f"({stats['paragraphs'] / max(examples, 1):.1f} per example) in {seconds:.1f} s "
-                f"({examples / seconds:.0f} examples/s); {stats['empty']} empty paragraphs "
-                f"dropped; {stats['no_ngram']} targets with fewer than {n} tokens (all labels 0)")
+    logger.info(f"{selection.label}wrote {output}: {examples} examples, {stats['paragraphs']} "
+                f"paragraphs ({stats['paragraphs'] / max(examples, 1):.1f} per example) in "
+                f"{seconds:.1f} s ({examples / seconds:.0f} examples/s); {stats['empty']} empty "
+                f"paragraphs dropped; {stats['no_ngram']} targets with fewer than {n} tokens "
+                f"(all labels 0)")
     return examples

@@ -15,10 +15,10 @@ from fairseq_hier.data import readers
 from fairseq_hier.data.bart_files import gpt2_bpe_files
 from fairseq_hier.data.markup import describe_markup
 from fairseq_hier.data.own_data import has_several_summaries
-from fairseq_hier.data.sentence_bos import SUFFIXES
+from fairseq_hier.data.sentence_bos import (FORMATS, SUFFIXES, SentenceBOSEncoder,
+                                            default_speaker_ids, encode_records, format_totals,
+                                            write_split)
 from fairseq_hier.data.shards import Shard, mark_outputs, select
-from fairseq_hier.data.sentence_bos import (FORMATS, SentenceBOSEncoder, default_speaker_ids,
-                                            encode_records, format_totals, write_split)
 from fairseq_hier.errors import HierError
 
 logger = logging.getLogger("fairseq_hier.sentence_bos")

@@ -171,5 +171,6 @@ def encode_file(model: str, input_path: str, output: str, separator: str = "<P>"
             bar.update(len(batch))
         bar.close()
     mark_outputs([output], selection)
-    logger.info(f"{selection.label}{input_path} -> {output}: {counts['lines']} lines, {counts['pieces']} "
-                f"pieces, {counts['separators']} separators kept, {counts['empty']} empty lines")
+    logger.info(f"{selection.label}{input_path} -> {output}: {counts['lines']} lines, "
+                f"{counts['pieces']} pieces, {counts['separators']} separators kept, "
+                f"{counts['empty']} empty lines")

@@ -15,6 +15,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 
+from fairseq import utils
 from fairseq.dataclass import FairseqDataclass
 from fairseq.tasks import FairseqTask, register_task
 from omegaconf import II
@@ -53,7 +54,8 @@ class AttentionPredictionTask(FairseqTask):
     def load_dataset(self, split, epoch=1, combine=False, **kwargs):
         if not self.cfg.data:
             raise HierError("attention_prediction: pass the label directory (the data argument)")
-        path = epoch_data_path(self.cfg.data, split, epoch, self.cfg.train_subset)
+        path = epoch_data_path(utils.split_paths(self.cfg.data), split, epoch,
+                               self.cfg.train_subset)
         phi, eta, embed_dim = load_split(path, split)
         self.datasets[split] = AttentionPredictionDataset(
             phi, eta, embed_dim, split=split, path=path, shuffle=(split != "test"))
@@ -70,7 +72,7 @@ class AttentionPredictionTask(FairseqTask):
         input_dim = getattr(cfg, "input_dim", None)
         if not self.cfg.data or input_dim is None:
             return
-        for folder in (p for p in self.cfg.data.split(os.pathsep) if p):
+        for folder in utils.split_paths(self.cfg.data):
             if not os.path.exists(os.path.join(folder, META)):
                 continue
             embed_dim = int(read_meta(folder)["embed_dim"])

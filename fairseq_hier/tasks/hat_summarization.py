@@ -143,7 +143,8 @@ class HATSummarizationTask(TrainingCuts, TranslationTask):
         super().load_dataset(split, epoch, combine, **kwargs)
         dataset = self.datasets[split]
         # the folder fairseq read the split from: sentence counts, segments, chunk maps beside it
-        data_path = epoch_data_path(self.cfg.data, split, epoch, self.cfg.train_subset)
+        data_path = epoch_data_path(utils.split_paths(self.cfg.data), split, epoch,
+                                    self.cfg.train_subset)
         src_path = os.path.join(data_path, f"{split}.{self.cfg.source_lang}-"
                                            f"{self.cfg.target_lang}.{self.cfg.source_lang}")
         counts, counts_path = self.sentence_counts(data_path, split, len(dataset.src))

@@ -227,7 +227,8 @@ class HierarchicalSummarizationTask(TrainingCuts, FairseqTask):
         """``split`` of the data-bin, cut by the task's options (with ``task_cfg``, a decoded
         checkpoint's task config: the training cuts left at their defaults are its own)."""
         self.take_training_cuts(task_cfg)
-        data_path = epoch_data_path(self.cfg.data, split, epoch, self.cfg.train_subset)
+        data_path = epoch_data_path(utils.split_paths(self.cfg.data), split, epoch,
+                                    self.cfg.train_subset)
         src, tgt = self.cfg.source_lang, self.cfg.target_lang
         prefix = os.path.join(data_path, f"{split}.{src}-{tgt}.")
         datasets = {}

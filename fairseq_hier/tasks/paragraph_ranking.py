@@ -150,7 +150,8 @@ class ParagraphRankingTask(TrainingCuts, FairseqTask):
         """``split`` and its labels (with ``task_cfg``, a checkpoint's task config: the training
         cuts left at their defaults are its own)."""
         self.take_training_cuts(task_cfg)
-        data_path = epoch_data_path(self.cfg.data, split, epoch, self.cfg.train_subset)
+        data_path = epoch_data_path(utils.split_paths(self.cfg.data), split, epoch,
+                                    self.cfg.train_subset)
         prefix = self.source_prefix(data_path, split)
         src = data_utils.load_indexed_dataset(prefix, self.src_dict)
         if src is None:
@@ -164,14 +165,15 @@ class ParagraphRankingTask(TrainingCuts, FairseqTask):
     def labels_path(self, split: str, epoch: int) -> str:
         """The folder of ``split``'s labels in ``epoch``: the data folder, or ``--labels-dir``'s
         (one per data-bin shard, rotated alike)."""
+        data = utils.split_paths(self.cfg.data)
         if not self.cfg.labels_dir:
-            return epoch_data_path(self.cfg.data, split, epoch, self.cfg.train_subset)
-        data, labels = utils.split_paths(self.cfg.data), utils.split_paths(self.cfg.labels_dir)
+            return epoch_data_path(data, split, epoch, self.cfg.train_subset)
+        labels = utils.split_paths(self.cfg.labels_dir)
         if len(labels) != len(data):
             raise HierError(f"--labels-dir has {len(labels)} folder(s) for the {len(data)} of the "
                             f"data ({self.cfg.labels_dir}): give one per data-bin shard, in the "
                             f"same order")
-        return epoch_data_path(self.cfg.labels_dir, split, epoch, self.cfg.train_subset)
+        return epoch_data_path(labels, split, epoch, self.cfg.train_subset)
 
     def build_dataset_for_inference(self, src_tokens, src_lengths, **kwargs):
         """A ranker scores paragraphs and writes no text: fairseq-interactive has nothing to
