@@ -52,12 +52,14 @@ benchmark: install
 	$(PY) benchmarks/doc_mt_prepare_speed.py
 	$(PY) benchmarks/prepare_speed.py
 
-# GPU readiness in one command (docs/gpu.md): every architecture through fairseq-train and
-# fairseq-generate in fp32, --fp16 and --bf16, the benchmarks on CUDA in bf16, the 11 GiB
-# max-batch search and a 2-process torchrun run; GPU_CHECK_OUT (gpu_check/) gets table.md and
-# gpu_check.json. GPU_CHECK_DRY_RUN=1: the same on the CPU at the smallest sizes. No install
-# step: on the lent device there is no .venv, and python3 (after `source .gpu-env/setup.sh`)
-# runs it; PY=python3 picks it anywhere.
+# GPU readiness in one command (docs/gpu.md): every architecture through fairseq-train in fp32,
+# --bf16 and --fp16 first, then fairseq-generate, then the benchmarks on CUDA in bf16
+# (efficiency.py at 3000 tokens first), a 2-process torchrun run and the 11 GiB max-batch search;
+# GPU_CHECK_JOBS steps at once (4 on a GPU). GPU_CHECK_OUT (gpu_check/) gets table.md and
+# gpu_check.json, rewritten as each step starts or ends; GPU_CHECK_BUDGET=SECONDS stops it in
+# time (the steps left "not run", exit 3). GPU_CHECK_DRY_RUN=1: the same on the CPU at the
+# smallest sizes. No install step: on the lent device there is no .venv, and python3 (after
+# `source .gpu-env/setup.sh`) runs it; PY=python3 picks it anywhere.
 GPU_CHECK_PY = $(if $(wildcard $(PY)),$(PY),python3)
 gpu-check:
 	$(GPU_CHECK_PY) scripts/gpu_check.py

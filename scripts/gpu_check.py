@@ -1,56 +1,25 @@
-"""GPU readiness in one command (``make gpu-check``; docs/gpu.md).
+"""GPU readiness in one command (``make gpu-check``); docs/gpu.md is its specification.
 
-Runs, on the CUDA device of the machine, what fairseq-hier does on a GPU, and says for each step
-whether it worked and, if not, why:
+Trains every architecture (:data:`ARCHS`) a few updates in fp32, ``--fp16`` and ``--bf16`` with the
+project's commands and compares the half-precision runs' first loss with fp32's
+(:data:`LOSS_RTOL`); evaluates each checkpoint; runs the benchmarks on the device in bfloat16 and
+a 2-process ``torchrun``. Each step is a forked child of this process, which imported fairseq once
+and never initialises CUDA; :func:`run_order` starts every training first, then the evaluations,
+then :data:`BENCHMARK_ORDER`; ``--jobs`` steps run at once, a timed benchmark alone.
 
-1. the matrix: every architecture (:data:`ARCHS`) trained a few updates with ``fairseq-train``
-   and evaluated, in fp32, ``--fp16`` and ``--bf16``: ``fairseq-generate`` for the summarisers
-   (hypotheses counted), ``fairseq-validate`` for the attention predictor (its MSE; plus
-   ``fairseq-generate --attention-alignment`` of the fp32 PHT with that predictor) and for the
-   paragraph ranker (its loss; plus ``fairseq-hier-rank`` over the test sources). Checked: a
-   finite loss at the first update and at validation, one hypothesis (ranked line) per test
-   example, and the first update's loss of the bf16 and fp16 runs within :data:`LOSS_RTOL` of
-   the fp32 run's (same seed, same initial weights, same first batch, dropout 0: only the
-   precision differs);
-2. the benchmarks on the device in bfloat16 (``--dtype bf16``; :data:`BENCHMARKS`):
-   ``benchmarks/efficiency.py`` at 1600/3000/12000 tokens, its 11 GiB max-batch search at 1600
-   (fp32 and bf16, CUDA only), ``decoding_speed.py``, ``hat_efficiency.py``,
-   ``doc_mt_efficiency.py``, the LGA training part of ``parsing_speed.py`` (``--sentences 0``:
-   its parsing part needs spaCy), and a 2-process ``torchrun`` training run (fp32; one GPU: both
-   ranks on it, gloo; 2+ GPUs: nccl; the dry run: 2 CPU processes, gloo).
-
-Every step runs in a child process with its own log (``OUT/logs/STEP.log``), timed, under a
-timeout; a failing step does not stop the others (steps that need its output are skipped). The
-commands run in forked children of this process, which imported fairseq once (a fairseq command
-spends ~4 s importing): the parent never initialises CUDA (checked before every fork), each child
-does. Benchmarks and torchrun run as processes of their own.
-
-Output: ``OUT/table.md`` (Markdown), ``OUT/gpu_check.json``, and as the last printed line that
-JSON: ``{"device", "dry_run", "python", "torch", "rows": [{"arch", "dtype", "train",
-"generate", "loss", "valid_loss", "loss_vs_fp32", "hypotheses", ..., "error"}], "benchmarks":
-{name: {"status", "seconds", "summary", "error"}}, "failed": N, "wall_s"}``. ``failed`` counts
-failed steps and failed checks; the exit status is 1 when it is above 0. A failed row or
-benchmark carries the last error line of its log.
-
-``GPU_CHECK_DRY_RUN=1`` (``--dry-run``): the same matrix on the CPU at the smallest sizes (tiny
-widths, 2 updates; the benchmarks in bf16 too, at tiny widths and lengths, 1 timed step:
-hat_efficiency.py at 100 source tokens and doc_mt_efficiency.py's zh_en models at 88, at their
-own widths; no max-batch search, which caps CUDA memory; ``--fp16`` and ``--bf16`` train on the
-CPU too), so that the check itself stays tested without a GPU.
-
-Options (flag, or environment variable when the flag is absent):
-``--out`` / ``GPU_CHECK_OUT`` (default ``gpu_check``), ``--archs`` / ``GPU_CHECK_ARCHS``,
-``--dtypes`` / ``GPU_CHECK_DTYPES``, ``--benchmarks`` / ``GPU_CHECK_BENCHMARKS`` (comma-separated,
-``all`` or ``none``), ``--jobs`` / ``GPU_CHECK_JOBS`` (steps at once, default 1),
-``--step-timeout`` / ``GPU_CHECK_STEP_TIMEOUT`` (seconds), ``--extra-train-args`` /
-``GPU_CHECK_EXTRA_TRAIN_ARGS`` (``ARCH/DTYPE=ARGS``: more fairseq-train arguments for one cell
-of the matrix; how a test makes one step fail on purpose).
+``OUT/table.md`` and ``OUT/gpu_check.json`` are rewritten together, atomically, whenever a step
+starts or ends: a killed run leaves what it found (``"finished": false``). ``--budget`` seconds
+after the start no step starts and the running ones are stopped; a step that did not run to its
+end is ``not run``, never passed. Exit status: 0 every step passed; 1 a step or a check failed
+(or a bad option, before anything runs); 3 none failed but some were not run; 130 / 143 SIGINT /
+SIGTERM (children stopped, final table and JSON written). ``--dry-run``: the same on the CPU.
 
     python3 scripts/gpu_check.py [--dry-run] [--archs pht,vht] [--dtypes fp32,bf16]
-        [--benchmarks efficiency,torchrun|all|none] [--out gpu_check]
+        [--benchmarks efficiency,torchrun|all|none] [--jobs N] [--budget SECONDS] [--out DIR]
 """
 
 import argparse
+import ctypes
 import json
 import logging
 import math
@@ -60,9 +29,10 @@ import re
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import time
+from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,8 +44,15 @@ ARCHS = ("transformer", "pht", "vht", "liu_ht", "parsingsum_ft", "parsingsum_ht"
          "paragraph_ranker")
 DTYPES = ("fp32", "fp16", "bf16")
 DTYPE_FLAGS = {"fp32": [], "fp16": ["--fp16"], "bf16": ["--bf16"]}
-BENCHMARKS = ("efficiency", "max_batch", "decoding_speed", "hat_efficiency", "doc_mt_efficiency",
-              "parsing_speed", "torchrun")
+# the order each architecture's cells train in: fp32 first, the reference of the others' loss
+RUN_DTYPES = ("fp32", "bf16", "fp16")
+BENCHMARKS = ("efficiency", "efficiency_other_lengths", "max_batch", "decoding_speed",
+              "hat_efficiency", "doc_mt_efficiency", "parsing_speed", "torchrun")
+# the order the benchmarks run in, after the matrix: efficiency.py at 3000 tokens first (the
+# hierarchical models' headline length), then the rest from the shortest estimated GPU time
+# (docs/gpu.md), so that a budget that runs out cuts the longest
+BENCHMARK_ORDER = ("efficiency", "torchrun", "parsing_speed", "decoding_speed", "hat_efficiency",
+                   "doc_mt_efficiency", "efficiency_other_lengths", "max_batch")
 # The first update's loss of a bf16 / fp16 run may differ from fp32's by this fraction of it.
 # The loss is a sum of cross-entropies computed in float32 from logits that went through a few
 # layers of half-precision matrix products: bfloat16 keeps 8 significant bits (relative rounding
@@ -85,6 +62,10 @@ BENCHMARKS = ("efficiency", "max_batch", "decoding_speed", "hat_efficiency", "do
 # most 0.03%) and 0.003% (fp16); fairseq logs losses to 3 decimals. A wrong mask, cast or
 # overflow moves the loss by far more.
 LOSS_RTOL = {"bf16": 0.02, "fp16": 0.005}
+DEVICE_JOBS = 4  # steps at once on the device (docs/gpu.md: what fits one device call)
+DEVICE_BUDGET = 330.0  # seconds of checking by default on the device: one call of 8 minutes with
+# the machine's start (docs/gpu.md, "Time on the device")
+STOP_GRACE_S = 5  # a step stopped (timeout, budget, signal) gets SIGTERM, then SIGKILL after this
 
 # module:function of each command (what its console script calls): on the lent device the
 # project is not installed, only importable, so commands are found by module, never by script
@@ -102,6 +83,7 @@ ENTRIES = {
 
 
 # ------------------------------------------------------------------------------ options
+# (fairseq_hier is imported inside the functions: cli_main first puts the checkout on sys.path)
 def env_default(name, default):
     value = os.environ.get(name)
     return default if value is None or value == "" else value
@@ -125,9 +107,26 @@ def parse_list(option, text, choices, allow_none=False):
     return [c for c in choices if c in items]
 
 
+def parse_positive(option, text, kind=float, allow_none=False, unit=""):
+    """A positive finite number (``kind``), or None for ``none`` where ``allow_none``."""
+    from fairseq_hier.errors import HierError
+
+    if allow_none and str(text).strip().lower() == "none":
+        return None
+    try:
+        value = kind(str(text).strip())
+    except ValueError:
+        value = None
+    if value is None or not (value > 0 and math.isfinite(value)):
+        what = "a positive whole number" if kind is int else "a positive number"
+        raise HierError(f"{option}: expected {what}{unit}{', or none' if allow_none else ''}, "
+                        f"got {text!r}")
+    return value
+
+
 def parse_extra(option, texts):
     """``ARCH/DTYPE=ARGS`` items -> {(arch, dtype): [args]}."""
-    from fairseq_hier.errors import HierError
+    from fairseq_hier.errors import HierError, shell_words
 
     extra = {}
     for text in texts:
@@ -136,7 +135,7 @@ def parse_extra(option, texts):
         if not sep or not slash or arch not in ARCHS or dtype not in DTYPES:
             raise HierError(f"{option}: expected ARCH/DTYPE=ARGS with ARCH of {', '.join(ARCHS)} "
                             f"and DTYPE of {', '.join(DTYPES)}, got {text!r}")
-        extra[(arch, dtype)] = shlex.split(args)
+        extra[(arch, dtype)] = shell_words(f"{option} {cell}", args)
     return extra
 
 
@@ -158,10 +157,16 @@ def parse_args(argv=None):
     p.add_argument("--benchmarks", default=env_default("GPU_CHECK_BENCHMARKS", "all"),
                    help=f"comma-separated of {', '.join(BENCHMARKS)}, all or none "
                         f"(GPU_CHECK_BENCHMARKS; default all)")
-    p.add_argument("--jobs", default=env_default("GPU_CHECK_JOBS", "1"),
-                   help="steps run at once (GPU_CHECK_JOBS; default 1)")
+    p.add_argument("--jobs", default=env_default("GPU_CHECK_JOBS", None),
+                   help=f"steps run at once; a timed benchmark always runs alone (GPU_CHECK_JOBS; "
+                        f"default {DEVICE_JOBS} on the device, 1 in the dry run)")
+    p.add_argument("--budget", default=env_default("GPU_CHECK_BUDGET", None),
+                   help="seconds from the start after which no step starts and the running ones "
+                        "are stopped; the steps left are reported 'not run', or none "
+                        f"(GPU_CHECK_BUDGET; default {DEVICE_BUDGET:g} on the device: one device "
+                        f"call of 8 minutes, docs/gpu.md; none in the dry run)")
     p.add_argument("--step-timeout", default=env_default("GPU_CHECK_STEP_TIMEOUT", "900"),
-                   help="seconds after which a step is killed and failed "
+                   help="seconds after which a step is stopped and failed "
                         "(GPU_CHECK_STEP_TIMEOUT; default 900)")
     p.add_argument("--extra-train-args", action="append",
                    default=[x for x in env_default("GPU_CHECK_EXTRA_TRAIN_ARGS", "").split(";")
@@ -177,15 +182,15 @@ def parse_args(argv=None):
     args.dtypes = parse_list("--dtypes / GPU_CHECK_DTYPES", args.dtypes, DTYPES)
     args.benchmarks = parse_list("--benchmarks / GPU_CHECK_BENCHMARKS", args.benchmarks,
                                  BENCHMARKS, allow_none=True)
-    for name, option, kind in (("jobs", "--jobs / GPU_CHECK_JOBS", int),
-                               ("step_timeout", "--step-timeout / GPU_CHECK_STEP_TIMEOUT", float)):
-        try:
-            value = kind(getattr(args, name))
-        except ValueError:
-            value = 0
-        if not value > 0:
-            raise HierError(f"{option}: expected a positive number, got {getattr(args, name)!r}")
-        setattr(args, name, value)
+    if args.jobs is None:
+        args.jobs = 1 if args.dry_run else DEVICE_JOBS
+    args.jobs = parse_positive("--jobs / GPU_CHECK_JOBS", args.jobs, int)
+    if args.budget is None:
+        args.budget = "none" if args.dry_run else DEVICE_BUDGET
+    args.budget = parse_positive("--budget / GPU_CHECK_BUDGET", args.budget, allow_none=True,
+                                 unit=" of seconds")
+    args.step_timeout = parse_positive("--step-timeout / GPU_CHECK_STEP_TIMEOUT",
+                                       args.step_timeout, unit=" of seconds")
     args.extra_train_args = parse_extra("--extra-train-args / GPU_CHECK_EXTRA_TRAIN_ARGS",
                                         args.extra_train_args)
     args.out = Path(args.out).resolve()
@@ -216,10 +221,14 @@ class Sizes:
 # ------------------------------------------------------------------------------ steps
 class Step:
     """One unit of the check: ``run`` (a callable) in a child process, after the steps
-    ``needs``; ``check(log) -> (facts dict, error or None)`` reads its log afterwards."""
+    ``needs``; ``check(log) -> (facts dict, error or None)`` reads its log afterwards. An
+    ``exclusive`` step (a timed benchmark) runs alone. ``status``: pending, running, ok, failed,
+    skipped (a step it needs failed, or ``skip``: it cannot run here) or not run (the budget or a
+    signal ended the check first)."""
 
-    def __init__(self, sid, run, needs=(), check=None, skip=None):
+    def __init__(self, sid, run, needs=(), check=None, skip=None, exclusive=False):
         self.id, self.run, self.needs, self.check, self.skip = sid, run, list(needs), check, skip
+        self.exclusive = exclusive
         self.status, self.seconds, self.error, self.facts = "pending", 0.0, None, {}
 
 
@@ -247,11 +256,14 @@ def command(name, *args):
 
 
 def process(*argv, cwd=ROOT):
-    """A step body: ``argv`` as a process of its own (benchmarks, torchrun), output to the log."""
+    """A step body: ``argv`` (benchmarks, torchrun) executed in place of the forked child, so
+    that it keeps the child's log, process group and parent-death signal."""
     argv = [str(a) for a in argv]
 
     def run():
-        return subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL).returncode
+        sys.stdout.flush()
+        os.chdir(cwd)
+        os.execv(argv[0], argv)
     run.describe = " ".join(map(shlex.quote, argv))
     return run
 
@@ -275,11 +287,27 @@ def warm_up():
     return torch
 
 
-def child(step, log):
+def die_with_parent(parent):
+    """Linux: SIGTERM this process when ``parent`` dies (PR_SET_PDEATHSIG, kept across exec), so
+    that a check killed with SIGKILL, which it cannot catch, leaves no step running (torchrun
+    stops its workers on SIGTERM). Exits at once when ``parent`` is already gone."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # 1: PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def child(step, log, parent):
     """In the forked child: run ``step`` with stdout and stderr to ``log``; never returns."""
     rc = 1
     try:
-        os.setpgid(0, 0)  # its own process group: a timeout kills its subprocesses too
+        for signum in (signal.SIGTERM, signal.SIGINT):  # (the parent's handlers only note them)
+            signal.signal(signum, signal.SIG_DFL)
+        os.setpgid(0, 0)  # its own process group: stopping a step stops its subprocesses too
+        die_with_parent(parent)
         fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
@@ -309,70 +337,188 @@ def last_error_line(text):
     return lines[-1][:300] if lines else "(empty log)"
 
 
-def run_steps(steps, logs, jobs, timeout, torch):
-    """Run ``steps`` (in order, ``jobs`` at once, each after the steps it needs); fills in each
-    step's status, seconds, facts and error. Interrupted (Ctrl-C, SIGTERM): the running steps'
-    process groups are killed on the way out."""
-    running = {}
+class Stop:
+    """SIGTERM and SIGINT while the check runs (a context manager): the signal is noted in
+    ``signum``, and the scheduler stops at its next turn, never in the middle of a fork or a
+    write; inside :meth:`raising` (the imports) it is raised at once."""
+
+    def __init__(self):
+        self.signum, self._raise, self._previous = None, False, {}
+
+    @property
+    def name(self):
+        return None if self.signum is None else signal.Signals(self.signum).name
+
+    def __enter__(self):
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            self._previous[signum] = signal.signal(signum, self._note)
+        return self
+
+    def __exit__(self, *exc):
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+
+    def _note(self, signum, frame):
+        from fairseq_hier.errors import Interrupted
+
+        self.signum = self.signum or signum
+        if self._raise:
+            raise Interrupted(signum)
+
+    @contextmanager
+    def raising(self):
+        """Inside the block a signal is raised at once (one noted before it too)."""
+        from fairseq_hier.errors import Interrupted
+
+        self._raise = True
+        try:
+            if self.signum is not None:
+                raise Interrupted(self.signum)
+            yield
+        finally:
+            self._raise = False
+
+
+def stop_reason(stopped_by, budget):
+    """Why the steps left did not run, in words."""
+    if stopped_by == "budget":
+        return f"the budget of {budget:g} s ran out"
+    return f"{stopped_by} stopped the check" if stopped_by else "the check ended first"
+
+
+def mark_not_run(steps, reason):
+    for step in steps:
+        if step.status == "pending":
+            step.status, step.error = "not run", reason
+
+
+def signal_group(pid, signum):
     try:
-        _schedule(steps, logs, jobs, timeout, torch, running)
+        os.killpg(pid, signum)
+    except ProcessLookupError:
+        pass
+
+
+def reaped(pid):
+    """Whether the child ``pid`` has ended (reaped now or before)."""
+    try:
+        return os.waitpid(pid, os.WNOHANG)[0] != 0
+    except ChildProcessError:
+        return True
+
+
+def stop_groups(pids):
+    """Stop the steps of ``pids`` (their process groups): SIGTERM, which torchrun passes on to
+    its workers (each in a session of its own), then SIGKILL to what is left after
+    :data:`STOP_GRACE_S`; every one reaped."""
+    for pid in pids:
+        signal_group(pid, signal.SIGTERM)
+    left, end = set(pids), time.monotonic() + STOP_GRACE_S
+    while left and time.monotonic() < end:
+        left = {pid for pid in left if not reaped(pid)}
+        time.sleep(0.05)
+    for pid in left:
+        signal_group(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
+def run_steps(steps, logs, jobs, timeout, budget=None, start=None, stop=None, on_change=None,
+              cuda_initialized=lambda: False):
+    """Run ``steps`` in their order, ``jobs`` at once, each after the steps it needs; an
+    exclusive step runs alone, and no step after it starts before it. Fills in each step's
+    status, seconds, facts and error, calling ``on_change()`` whenever a step starts or ends. A
+    step that runs ``timeout`` seconds is stopped and failed. ``budget`` seconds after ``start``
+    (time.monotonic), or when ``stop`` notes a signal, the running steps are stopped
+    (:func:`stop_groups`) and they and the steps not started are ``not run``. Returns what
+    stopped it early (``"budget"``, ``"SIGTERM"``, ``"SIGINT"``) or None."""
+    start = time.monotonic() if start is None else start
+    deadline = math.inf if budget is None else start + budget
+    running, stopped_by = {}, None  # running: pid -> (step, its start, its log)
+    try:
+        stopped_by = _schedule(steps, logs, jobs, timeout, deadline, stop,
+                               on_change or (lambda: None), cuda_initialized, running)
     finally:
-        for pid in running:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        reason, stopped_at = stop_reason(stopped_by, budget), time.monotonic()
+        stop_groups(list(running))
+        for step, began, _ in running.values():
+            step.status, step.seconds = "not run", round(stopped_at - began, 2)
+            step.error = f"stopped after {step.seconds:g} s: {reason}"
+        mark_not_run(steps, reason)
+        if running or stopped_by:
+            print(f"[{PROG}] {reason}: {sum(s.status == 'not run' for s in steps)} steps not run",
+                  file=sys.stderr, flush=True)
+    return stopped_by
 
 
-def _schedule(steps, logs, jobs, timeout, torch, running):
+def _schedule(steps, logs, jobs, timeout, deadline, stop, on_change, cuda_initialized, running):
     by_id = {s.id: s for s in steps}
-    pending = list(steps)
+    pending = [s for s in steps if s.status == "pending"]
     while pending or running:
+        if stop is not None and stop.signum is not None:
+            return stop.name
+        if time.monotonic() >= deadline:
+            return "budget"
+        changed = _resolve_blocked(pending, by_id)
         for step in list(pending):
-            if step.skip:
-                step.status, step.error = "skipped", step.skip
-                pending.remove(step)
-                continue
-            blocked = [n for n in step.needs if by_id[n].status in ("failed", "skipped")]
-            if blocked:
-                step.status = "skipped"
-                step.error = f"needs {blocked[0]} ({by_id[blocked[0]].status})"
-                pending.remove(step)
-            elif len(running) < jobs and all(by_id[n].status == "ok" for n in step.needs):
-                if torch.cuda.is_initialized():
+            if len(running) >= jobs or any(s.exclusive for s, _, _ in running.values()):
+                break
+            ready = all(by_id[n].status == "ok" for n in step.needs)
+            if ready and (not step.exclusive or not running):
+                if cuda_initialized():
                     raise RuntimeError("CUDA was initialised before forking a step")
-                sys.stdout.flush()
-                sys.stderr.flush()
-                log = logs / f"{step.id}.log"
-                pid = os.fork()
-                if pid == 0:
-                    child(step, str(log))
-                try:  # (the child does the same: whichever runs first)
-                    os.setpgid(pid, pid)
-                except OSError:
-                    pass
-                running[pid] = (step, time.perf_counter(), log)
+                _start(step, logs, running)
                 pending.remove(step)
-                step.status = "running"
-                print(f"[{PROG}] start {step.id}", file=sys.stderr, flush=True)
-        if not running:
-            if pending and not any(all(by_id[n].status in ("ok", "failed", "skipped")
-                                       for n in s.needs) for s in pending):
-                raise RuntimeError(f"steps waiting on steps that never run: {pending[0].id}")
-            continue
-        pid, status = os.waitpid(-1, os.WNOHANG)
-        if pid == 0:
+                changed = True
+            if step.exclusive:
+                break  # no step after an exclusive one starts before it
+        for pid, (step, began, log) in list(running.items()):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                del running[pid]
+                finish(step, os.waitstatus_to_exitcode(status), time.monotonic() - began, log,
+                       timeout)
+                changed = True
+            elif time.monotonic() - began > timeout + STOP_GRACE_S:
+                signal_group(pid, signal.SIGKILL)
+            elif time.monotonic() - began > timeout and step.status == "running":
+                step.status = "timeout"
+                signal_group(pid, signal.SIGTERM)
+        if changed:
+            on_change()
+        elif not running and pending:
+            raise RuntimeError(f"steps waiting on steps that never run: {pending[0].id}")
+        else:
             time.sleep(0.05)
-            for child_pid, (step, start, log) in running.items():
-                if time.perf_counter() - start > timeout and step.status == "running":
-                    step.status = "timeout"
-                    try:
-                        os.killpg(child_pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-            continue
-        step, start, log = running.pop(pid)
-        finish(step, os.waitstatus_to_exitcode(status), time.perf_counter() - start, log, timeout)
+    return None
+
+
+def _resolve_blocked(pending, by_id):
+    """Steps that cannot run (``skip``, or a step they need failed or was skipped): skipped."""
+    changed = False
+    for step in list(pending):
+        blocked = [n for n in step.needs if by_id[n].status in ("failed", "skipped")]
+        if step.skip or blocked:
+            step.status = "skipped"
+            step.error = step.skip or f"needs {blocked[0]} ({by_id[blocked[0]].status})"
+            pending.remove(step)
+            changed = True
+    return changed
+
+
+def _start(step, logs, running):
+    sys.stdout.flush()
+    sys.stderr.flush()
+    log, parent = logs / f"{step.id}.log", os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        child(step, str(log), parent)
+    try:  # (the child does the same: whichever runs first)
+        os.setpgid(pid, pid)
+    except OSError:
+        pass
+    running[pid] = (step, time.monotonic(), log)
+    step.status = "running"
+    print(f"[{PROG}] start {step.id}", file=sys.stderr, flush=True)
 
 
 def finish(step, rc, seconds, log, timeout):
@@ -718,20 +864,26 @@ def free_port():
         return s.getsockname()[1]
 
 
-def torchrun_step(work, sizes, dtype, gpus):
-    """2 training processes under torchrun: pht a few updates. One GPU: both ranks on it with
-    gloo (NCCL refuses two ranks on one device); 2+ GPUs: nccl; dry run: 2 CPU processes."""
+def torchrun_step(work, sizes, dtype):
+    """2 training processes under torchrun: pht a few updates. The backend follows the GPUs the
+    step sees: one, both ranks on it with gloo (NCCL refuses two ranks on one device); 2+, nccl;
+    the dry run, 2 CPU processes with gloo."""
     data, task, model, _ = arch_setup("pht", work, sizes)
-    backend = "nccl" if gpus >= 2 else "gloo"
     flags = ["--cpu"] if sizes.dry else []
-    port = free_port()
     argv = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", 2,
-            "--master_port", port, "-m", "fairseq_cli.train", work / data, "--user-dir",
+            "--master_port", free_port(), "-m", "fairseq_cli.train", work / data, "--user-dir",
             ROOT / "fairseq_hier", *task, *model, *sizes.model, "--max-tokens", 2000,
             *common_train(sizes, work / "checkpoints" / "torchrun", dtype), *flags,
-            "--distributed-world-size", 2, "--distributed-backend", backend,
-            "--ddp-backend", "pytorch_ddp"]
-    return process(*argv)
+            "--distributed-world-size", 2, "--ddp-backend", "pytorch_ddp"]
+
+    def run():
+        import torch  # (imported by the parent already; counting GPUs initialises no CUDA)
+
+        backend = "nccl" if torch.cuda.device_count() >= 2 else "gloo"
+        print(f"{torch.cuda.device_count()} GPUs: --distributed-backend {backend}", flush=True)
+        return process(*argv, "--distributed-backend", backend)()
+    run.describe = process(*argv).describe + " --distributed-backend (gloo; nccl on 2+ GPUs)"
+    return run
 
 
 def check_torchrun(text):
@@ -741,15 +893,18 @@ def check_torchrun(text):
     return facts, error
 
 
-def benchmark_steps(args, work, sizes, gpus):
-    """The benchmark steps of ``args.benchmarks`` ({name: step id}, steps)."""
+def benchmark_steps(args, sizes, work):
+    """The benchmark steps of ``args.benchmarks`` ({name: step id}, steps). Every one but
+    torchrun is timed, so runs alone (exclusive)."""
     py, device, dry = sys.executable, sizes.cuda, sizes.dry
-    eff = [py, BENCH / "efficiency.py", "--device", device, "--dtype", "bf16"]
+    # efficiency.py at its headline length first, the other lengths later (the dry run's 200
+    # tokens stand for 3000)
+    eff = [py, BENCH / "efficiency.py", "--device", device, "--dtype", "bf16", "--no-max-batch",
+           *(["--widths", "tiny", "--steps", 1, "--one-process"] if dry else ["--steps", 10])]
     runs = {
-        "efficiency": (process(*eff, *(
-            ["--widths", "tiny", "--lengths", "100,200,300", "--steps", 1, "--one-process"]
-            if dry else ["--lengths", "1600,3000,12000", "--steps", 10]), "--no-max-batch"),
-            None),
+        "efficiency": (process(*eff, "--lengths", 200 if dry else 3000), None),
+        "efficiency_other_lengths": (process(*eff, "--lengths", "100,300" if dry
+                                             else "1600,12000"), None),
         "max_batch": (process(py, BENCH / "efficiency.py", "--device", device, "--dtype",
                               "fp32,bf16", "--lengths", 1600, "--archs",
                               "transformer,transformer-S2,pht,vht", "--steps", 1,
@@ -772,20 +927,53 @@ def benchmark_steps(args, work, sizes, gpus):
                                   "--dtype", "bf16", "--sentences", 0, *(
             ["--lengths", 200, "--widths", "tiny", "--steps", 1, "--one-process"] if dry
             else ["--lengths", 1600])), None),
-        "torchrun": (torchrun_step(work, sizes, "fp32", gpus), None),
+        "torchrun": (torchrun_step(work, sizes, "fp32"), None),
     }
     steps, ids = [], {}
     for name in args.benchmarks:
         run, skip = runs[name]
         ids[name] = f"bench-{name}"
-        needs = ["data-preprocess"] if name == "torchrun" else []
-        steps.append(Step(ids[name], run, needs, check_torchrun if name == "torchrun"
-                          else check_json, skip))
+        timed = name != "torchrun"
+        steps.append(Step(ids[name], run, [] if timed else ["data-preprocess"],
+                          check_json if timed else check_torchrun, skip, exclusive=timed))
     return ids, steps
 
 
+# ------------------------------------------------------------------------------ the plan
+def plan(args, work, sizes):
+    """Every step of the check in the order it starts (:func:`run_order`): (cells {(arch,
+    dtype): {column: step id}}, benchmarks {name: step id}, steps)."""
+    cells, matrix = matrix_steps(args, work, sizes)
+    bench_ids, bench = benchmark_steps(args, sizes, work)
+    steps = data_steps(work, sizes, args.archs) + matrix + bench
+    return cells, bench_ids, run_order(steps, cells, bench_ids)
+
+
+def run_order(steps, cells, bench_ids):
+    """``steps`` in the order they start: the training of every cell (by architecture, each in
+    :data:`RUN_DTYPES`: the half precisions against fp32 are the most telling), then every
+    evaluation (generation, validation, alignment, ranking), then the benchmarks in
+    :data:`BENCHMARK_ORDER`; a step's data steps come just before it."""
+    by_id = {s.id: s for s in steps}
+    order = sorted(cells, key=lambda c: (ARCHS.index(c[0]), RUN_DTYPES.index(c[1])))
+    wanted = [cells[c]["train"] for c in order]
+    wanted += [sid for c in order for column, sid in cells[c].items() if column != "train"]
+    wanted += [bench_ids[name] for name in BENCHMARK_ORDER if name in bench_ids]
+    ordered, placed = [], set()
+
+    def place(sid):
+        if sid not in placed:
+            placed.add(sid)
+            for need in by_id[sid].needs:
+                place(need)
+            ordered.append(by_id[sid])
+    for sid in wanted + [s.id for s in steps]:
+        place(sid)
+    return ordered
+
+
 # ------------------------------------------------------------------------------ report
-def build_rows(args, cells, by_id):
+def build_rows(cells, by_id):
     """One row per (arch, dtype); the bf16/fp16 losses compared with fp32's. Returns (rows,
     failed checks)."""
     rows, failed = [], 0
@@ -825,33 +1013,102 @@ BENCH_KEYS = {  # the figures the table shows of each benchmark's JSON summary
     "parsing_speed": r"^lga_(time|mem)_ratio(_\d+)?_bf16$",
     "torchrun": r"^loss$|^valid_loss$",
 }
+BENCH_KEYS["efficiency_other_lengths"] = BENCH_KEYS["efficiency"]
+NOT_RUN = ("not run", "pending", "running")  # no result (the last two: a killed run's file)
 
 
-def write_outputs(args, device, rows, benchmarks, failed, wall):
+class Report:
+    """What the check has found so far: ``OUT/table.md`` and ``OUT/gpu_check.json``, written
+    together and atomically (:func:`fairseq_hier.io.atomic_outputs`) at the start, whenever a
+    step starts or ends, and at the end."""
+
+    def __init__(self, args, cells, bench_ids, steps, start):
+        self.args, self.cells, self.bench_ids, self.steps = args, cells, bench_ids, steps
+        self.start, self.stopped_by, self.setup_error = start, None, None
+        self.device, self.torch = "not queried yet", None
+
+    def summary(self, finished):
+        by_id = {s.id: s for s in self.steps}
+        rows, failed_checks = build_rows(self.cells, by_id)
+        benchmarks = {}
+        for name, sid in self.bench_ids.items():
+            step = by_id[sid]  # a benchmark's JSON summary; torchrun's losses
+            benchmarks[name] = {"status": step.status, "seconds": step.seconds,
+                                "summary": step.facts.get("summary", dict(step.facts)),
+                                "error": step.error}
+        counts = Counter(s.status for s in self.steps)
+        setup_failed = {s.id: s.error for s in self.steps
+                        if s.id.startswith("data-") and s.status == "failed"}
+        if self.setup_error:
+            setup_failed["import"] = self.setup_error
+        return {"device": self.device, "dry_run": self.args.dry_run,
+                "python": platform.python_version(), "torch": self.torch,
+                "finished": finished, "stopped_by": self.stopped_by,
+                "budget_s": self.args.budget, "jobs": self.args.jobs,
+                "rows": rows, "benchmarks": benchmarks,
+                "steps": [{"id": s.id, "status": s.status, "seconds": s.seconds,
+                           "error": s.error} for s in self.steps],
+                "passed": counts["ok"],
+                "failed": counts["failed"] + failed_checks + bool(self.setup_error),
+                "skipped": counts["skipped"], "not_run": sum(counts[s] for s in NOT_RUN),
+                "wall_s": round(time.monotonic() - self.start, 1), "setup_failed": setup_failed}
+
+    def write(self, finished):
+        """Both files from the steps' state now; returns the JSON summary."""
+        from fairseq_hier.io import atomic_outputs
+
+        summary = self.summary(finished)
+        with atomic_outputs([self.args.out / "table.md", self.args.out / "gpu_check.json"]) \
+                as (table, js):
+            table.write(markdown(summary, len(self.steps)))
+            js.write(json.dumps(summary, indent=1) + "\n")
+        return summary
+
+
+def state_line(summary):
+    """How far the run got, in words: the table's second line."""
+    if not summary["finished"]:
+        return ("**in progress**: rewritten whenever a step starts or ends; when this line stays,"
+                " the check was killed and its steps pending or running did not run")
+    if summary["stopped_by"] == "budget":
+        return f"stopped: the budget of {summary['budget_s']:g} s ran out; steps not run: " \
+               f"{summary['not_run']}"
+    if summary["stopped_by"]:
+        return f"stopped by {summary['stopped_by']}; steps not run: {summary['not_run']}"
+    return "finished"
+
+
+def markdown(summary, total):
     def cell(value):
         return "" if value is None else str(value).replace("|", "\\|")
 
-    lines = [f"# gpu-check on {device}", "",
-             f"{'dry run (CPU, smallest sizes)' if args.dry_run else 'device run'}; "
-             f"failed: {failed}; wall time {wall:.0f} s", "",
+    lines = [f"# gpu-check on {summary['device']}", "",
+             f"{'dry run (CPU, smallest sizes)' if summary['dry_run'] else 'device run'}; "
+             f"failed: {summary['failed']}; not run: {summary['not_run']}; passed: "
+             f"{summary['passed']} of {total} steps; wall time {summary['wall_s']:.0f} s",
+             state_line(summary), "",
              "| arch | dtype | train | s | loss (update 1) | valid loss | vs fp32 | evaluation "
              "| s | eval loss | hypotheses | error |", "|" + "---|" * 12]
-    for r in rows:
+    for r in summary["rows"]:
         evaluation = r["generate"] + "".join(f" ({k}: {r[k]})" for k in ("aligned", "rank")
                                              if k in r)
         lines.append("| " + " | ".join(cell(v) for v in (
             r["arch"], r["dtype"], r["train"], r.get("train_s"), r.get("loss"),
             r.get("valid_loss"), r.get("loss_vs_fp32"), evaluation, r.get("generate_s"),
             r.get("eval_loss"), r.get("hypotheses"), r["error"])) + " |")
-    if benchmarks:
+    if summary["benchmarks"]:
         lines += ["", "| benchmark | status | s | figures | error |", "|---|---|---|---|---|"]
-        for name, b in benchmarks.items():
-            summary = b.get("summary") or {}
-            figures = ", ".join(f"{k} {v}" for k, v in summary.items()
+        for name, b in summary["benchmarks"].items():
+            figures = ", ".join(f"{k} {v}" for k, v in (b.get("summary") or {}).items()
                                 if re.search(BENCH_KEYS[name], k))
             lines.append("| " + " | ".join(cell(v) for v in (
                 name, b["status"], b["seconds"], figures, b["error"])) + " |")
-    (args.out / "table.md").write_text("\n".join(lines) + "\n")
+    lines += ["", "Every step in the order it starts:", "",
+              "| # | step | status | s | error |", "|---|---|---|---|---|"]
+    for n, s in enumerate(summary["steps"], start=1):
+        lines.append("| " + " | ".join(cell(v) for v in (
+            n, s["id"], s["status"], s["seconds"], s["error"])) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def device_facts(dry_run):
@@ -875,70 +1132,65 @@ def device_facts(dry_run):
     return tuple(json.loads(text)) if text else ("unknown (the device query failed)", 0)
 
 
-def setup_failure(args, start, error):
-    """Nothing can run (the imports failed): every step of the plan is reported skipped, with
-    the reason; one failure."""
-    print(f"[{PROG}] {error}", file=sys.stderr)
-    cells = {(a, d): None for a in args.archs for d in args.dtypes}
-    rows = [{"arch": a, "dtype": d, "train": "skipped", "generate": "skipped", "error": error}
-            for a, d in cells]
-    benchmarks = {name: {"status": "skipped", "seconds": 0.0, "summary": {}, "error": error}
-                  for name in args.benchmarks}
-    wall = time.perf_counter() - start
-    summary = {"device": "unknown (the imports failed)", "dry_run": args.dry_run,
-               "python": platform.python_version(), "torch": None, "rows": rows,
-               "benchmarks": benchmarks, "failed": 1, "wall_s": round(wall, 1),
-               "setup_failed": {"import": error}}
-    write_outputs(args, summary["device"], rows, benchmarks, 1, wall)
-    (args.out / "gpu_check.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print(json.dumps(summary), flush=True)
-    return 1
-
-
-def main(args):
-    start = time.perf_counter()
-    sizes = Sizes(args.dry_run)
-    work, logs = args.out / "work", args.out / "logs"
-    for folder in (work, logs):
+def prepare_out(out):
+    """``OUT/work`` and ``OUT/logs`` emptied; temporary files of a killed earlier run removed."""
+    for folder in (out / "work", out / "logs"):
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
+    for name in ("table.md", "gpu_check.json"):
+        for stale in out.glob(f".{name}.*.part*"):
+            stale.unlink()
+
+
+def main(args, stop):
+    start = time.monotonic()
+    sizes = Sizes(args.dry_run)
+    prepare_out(args.out)
+    cells, bench_ids, steps = plan(args, args.out / "work", sizes)
+    report = Report(args, cells, bench_ids, steps, start)
+    report.write(finished=False)
     try:
-        torch = warm_up()
+        with stop.raising():
+            torch = warm_up()
+    except KeyboardInterrupt:
+        torch = None  # (a signal: every step is not run)
     except Exception as error:  # noqa: BLE001 - e.g. a package the device lacks: say which
-        return setup_failure(args, start, f"importing fairseq and fairseq_hier failed: "
-                                          f"{type(error).__name__}: {error}")
-    if args.dry_run:
-        torch.set_num_threads(1)
-    device, gpus = device_facts(args.dry_run)
-    torch_version = torch.__version__
-    print(f"[{PROG}] {device}; torch {torch_version}; archs {','.join(args.archs)}; dtypes "
-          f"{','.join(args.dtypes)}; benchmarks {','.join(args.benchmarks) or 'none'}",
-          file=sys.stderr, flush=True)
-    cells, matrix = matrix_steps(args, work, sizes)
-    bench_ids, bench = benchmark_steps(args, work, sizes, gpus)
-    steps = data_steps(work, sizes, args.archs) + matrix + bench
-    run_steps(steps, logs, args.jobs, args.step_timeout, torch)
-    by_id = {s.id: s for s in steps}
-    rows, failed = build_rows(args, cells, by_id)
-    benchmarks = {}
-    for name, sid in bench_ids.items():
-        step = by_id[sid]  # a benchmark's JSON summary; torchrun's losses
-        benchmarks[name] = {"status": step.status, "seconds": step.seconds,
-                            "summary": step.facts.get("summary", dict(step.facts)),
-                            "error": step.error}
-    failed += sum(s.status == "failed" for s in steps)
-    wall = time.perf_counter() - start
-    summary = {"device": device, "dry_run": args.dry_run,
-               "python": platform.python_version(), "torch": torch_version, "rows": rows,
-               "benchmarks": benchmarks, "failed": failed, "wall_s": round(wall, 1),
-               "setup_failed": {s.id: s.error for s in steps if s.id.startswith("data-")
-                                and s.status == "failed"}}
-    write_outputs(args, device, rows, benchmarks, failed, wall)
-    (args.out / "gpu_check.json").write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"[{PROG}] wrote {args.out / 'table.md'} and {args.out / 'gpu_check.json'}",
-          file=sys.stderr)
+        report.setup_error = (f"importing fairseq and fairseq_hier failed: "
+                              f"{type(error).__name__}: {error}")
+        print(f"[{PROG}] {report.setup_error}", file=sys.stderr)
+        for step in steps:
+            step.status, step.error = "skipped", report.setup_error
+        return finish_run(report, stop)
+    if torch is not None:
+        if args.dry_run:
+            torch.set_num_threads(1)
+        report.device, _ = device_facts(args.dry_run)
+        report.torch = torch.__version__
+        print(f"[{PROG}] {report.device}; torch {report.torch}; {len(steps)} steps, {args.jobs} "
+              f"at once; budget {'none' if args.budget is None else f'{args.budget:g} s'}",
+              file=sys.stderr, flush=True)
+        report.stopped_by = run_steps(
+            steps, args.out / "logs", args.jobs, args.step_timeout, args.budget, start, stop,
+            on_change=lambda: report.write(finished=False),
+            cuda_initialized=torch.cuda.is_initialized)
+    else:
+        mark_not_run(steps, stop_reason(stop.name, args.budget))
+    return finish_run(report, stop)
+
+
+def finish_run(report, stop):
+    """The final table and JSON (the JSON also as the last printed line); the exit status, or
+    the signal raised again (run_main: 130 / 143)."""
+    from fairseq_hier.errors import Interrupted
+
+    report.stopped_by = stop.name or report.stopped_by
+    summary = report.write(finished=True)
+    print(f"[{PROG}] wrote {report.args.out / 'table.md'} and "
+          f"{report.args.out / 'gpu_check.json'}", file=sys.stderr)
     print(json.dumps(summary), flush=True)
-    return 1 if failed else 0
+    if stop.signum is not None:
+        raise Interrupted(stop.signum)
+    return 1 if summary["failed"] else 3 if summary["not_run"] else 0
 
 
 def cli_main(argv=None):
@@ -955,7 +1207,8 @@ def cli_main(argv=None):
         if args.dry_run:
             os.environ["CUDA_VISIBLE_DEVICES"] = ""
             os.environ.setdefault("OMP_NUM_THREADS", "1")
-        status.append(main(args))
+        with Stop() as stop:
+            status.append(main(args, stop))
 
     rc = run_main(PROG, run)
     return rc or (status[0] if status else 1)
