@@ -63,6 +63,9 @@ under ``torchrun`` (``RANK`` / ``WORLD_SIZE`` / ``MASTER_*`` set), fairseq's
 a ``ZeroDivisionError`` without a GPU: :func:`patch_torchrun_on_cpu` uses device 0 there (the
 CPU; no CUDA device is ever selected) and leaves the GPU path alone.
 
+fairseq-interactive's ``--input FILE``: a line that is not UTF-8 was a ``UnicodeDecodeError``
+traceback; :func:`patch_interactive_input` reads the file first and names the file and the line.
+
 Pretrained directories (``--finetune-from-model DIR`` / ``--restore-file DIR``, e.g. a Hugging Face
 BART directory): fairseq reads checkpoint *files* only. ``checkpoint_utils.load_checkpoint`` passes
 a directory on (``PathManager.exists`` holds), but ``Trainer.load_checkpoint`` then finds that
@@ -95,6 +98,7 @@ import torch
 
 from . import safe_loading
 from .errors import HierError
+from .io import iter_lines
 
 _MARK = "_fairseq_hier_checkpoint_torch"
 logger = logging.getLogger(__name__)
@@ -573,8 +577,31 @@ def patch_directory_checkpoints() -> None:
     Trainer.load_checkpoint = load_checkpoint
 
 
+# ------------------------------------------------------------- fairseq-interactive's --input
+def patch_interactive_input() -> None:
+    """fairseq-interactive reads ``--input`` through ``fileinput`` as UTF-8, and a line that is
+    not dies in a ``UnicodeDecodeError`` traceback that names neither the file nor the line.
+    ``fairseq_cli.interactive.buffered_read`` first reads the file through
+    :func:`fairseq_hier.io.iter_lines`: a missing or non-UTF-8 file is one line naming the file
+    and the line. Scope: that one function. Idempotent."""
+    module = importlib.import_module("fairseq_cli.interactive")
+    original = module.buffered_read
+    if getattr(original, "_fairseq_hier", False):
+        return
+
+    def buffered_read(input, buffer_size):
+        if input != "-":  # standard input: decoded as Python decodes sys.stdin
+            for _ in iter_lines(input):  # raises at the first line that is not UTF-8
+                pass
+        yield from original(input, buffer_size)
+
+    buffered_read._fairseq_hier = True
+    module.buffered_read = buffered_read
+
+
 def apply_all() -> None:
     """Every fix above, in one call (idempotent). Called when the plugin registers."""
+    patch_interactive_input()
     patch_checkpoint_loading()
     patch_distributed_checkpoint_broadcast()
     patch_bf16_without_tpu()

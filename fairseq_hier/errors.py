@@ -18,9 +18,10 @@ Standard library only.
 
 import logging
 import os
+import shlex
 import signal
 import sys
-from typing import Callable, Optional
+from typing import Callable, List, Optional
 
 #: environment variable: when set to 1, an uncaught HierError in fairseq's commands prints its
 #: traceback too (for debugging the plugin).
@@ -57,6 +58,17 @@ def _raise_interrupted(signum, frame):
     raise Interrupted(signum)
 
 
+def _close_progress_bars() -> None:
+    """Close the tqdm bars still open (an error raised mid-loop leaves its bar's line open), so
+    that the error's line starts a line of its own. tqdm is not imported here."""
+    tqdm = sys.modules.get("tqdm")
+    for bar in list(getattr(getattr(tqdm, "tqdm", None), "_instances", None) or []):
+        try:
+            bar.close()
+        except Exception:  # noqa: BLE001 - a bar that cannot close is no reason to hide the error
+            pass
+
+
 def run_main(prog: str, main: Callable[[], object]) -> int:
     """Run ``main()`` as a command named ``prog``; returns its exit status (see the module doc)."""
     previous = None
@@ -67,6 +79,7 @@ def run_main(prog: str, main: Callable[[], object]) -> int:
     try:
         main()
     except KeyboardInterrupt as e:
+        _close_progress_bars()
         print(f"{prog}: interrupted", file=sys.stderr)
         return 128 + getattr(e, "signum", signal.SIGINT)
     except BrokenPipeError:  # `cmd | head`: the reader is gone, which is not our error
@@ -76,6 +89,7 @@ def run_main(prog: str, main: Callable[[], object]) -> int:
             pass
         return 141
     except (HierError, OSError) as e:
+        _close_progress_bars()
         print(f"{prog}: error: {describe(e)}", file=sys.stderr)
         return 1
     finally:
@@ -118,3 +132,17 @@ def check_range(option: str, value, low=None, high=None, low_open: bool = False)
         low_text = "" if low is None else (f"> {low} and " if low_open else f">= {low} and ")
         raise HierError(f"{option} must be {low_text}<= {high}, got {value}")
     return value
+
+
+def shell_words(option: str, text: Optional[str]) -> List[str]:
+    """``text`` split as a shell line (``shlex.split``): the value of an option that holds more
+    options, such as ``--generation "--beam 5 --lenpen 0.4"``. An unbalanced quote or a trailing
+    backslash is a :class:`HierError` naming ``option`` and the text. ``None`` gives ``[]``."""
+    if text is None:
+        return []
+    try:
+        return shlex.split(text)
+    except ValueError as e:  # "No closing quotation", "No escaped character"
+        raise HierError(f"{option}: cannot split {text!r} into arguments as a shell would "
+                        f"({str(e)[:1].lower() + str(e)[1:]}): close the quote or escape it") \
+            from None

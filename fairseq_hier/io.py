@@ -12,7 +12,7 @@ import os
 import stat
 import tempfile
 from contextlib import contextmanager
-from typing import IO, Iterable, Iterator, List, Sequence, Tuple
+from typing import IO, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from .errors import HierError
 
@@ -38,11 +38,17 @@ def iter_lines(path: str) -> Iterator[Tuple[int, str]]:
             yield lineno, (strip_bom(path, text) if lineno == 1 else text)
 
 
+_BOM_LOGGED = set()  # the files whose byte-order mark was logged (once per file and process)
+
+
 def strip_bom(path: str, first_line: str) -> str:
     """``first_line`` without a leading UTF-8 byte-order mark (Windows editors write one), which
-    would otherwise stick to the first token; logs that it was removed."""
+    would otherwise stick to the first token; logs that it was removed, once per file however
+    often the file is read."""
     if first_line.startswith(BOM):
-        logger.warning(f"{path}: removed the UTF-8 byte-order mark at the start of line 1")
+        if path not in _BOM_LOGGED:
+            _BOM_LOGGED.add(path)
+            logger.warning(f"{path}: removed the UTF-8 byte-order mark at the start of line 1")
         return first_line[1:]
     return first_line
 
@@ -112,6 +118,49 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
+def _file_in_the_way(folder: str) -> Optional[str]:
+    """The nearest existing ancestor of ``folder`` (itself included) when it is not a folder:
+    what stops the folder from being created. Named as ``folder`` names it (relative or not)."""
+    while folder and not os.path.lexists(folder):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return None if not folder or os.path.isdir(folder) else folder
+
+
+def check_output_folder(option: str, path: str) -> None:
+    """Raise :class:`HierError` naming ``option`` unless ``path`` is a folder this process can
+    write into, or one it can create: a file there or in place of one of its parent folders, or
+    a folder it may not write to, is refused before any work."""
+    blocking = _file_in_the_way(path)
+    if blocking is not None:
+        where = ("is a file" if os.path.normpath(blocking) == os.path.normpath(path)
+                 else f"cannot be made: {blocking} is a file")
+        raise HierError(f"{option} {path}: {where} (a folder is expected)")
+    probe = path
+    while probe and not os.path.lexists(probe):
+        probe = os.path.dirname(probe)
+    if not os.access(probe or ".", os.W_OK | os.X_OK):
+        raise HierError(f"{option} {path}: {probe or '.'} is not writable")
+
+
+def check_outputs(option: str, folder: str, paths: Iterable[str],
+                  inputs: Iterable[str] = ()) -> None:
+    """The checks of :class:`OutputSet`, made before any work: ``folder`` (the value of
+    ``option``) can hold the outputs (:func:`check_output_folder`), and no output is an existing
+    folder or one of ``inputs``."""
+    check_output_folder(option, folder)
+    inputs = [os.path.realpath(p) for p in inputs if p is not None]
+    for path in paths:
+        if os.path.isdir(path):
+            raise HierError(f"{option} {folder}: {path} is a folder (the command writes a file "
+                            f"there)")
+        if os.path.realpath(path) in inputs:
+            raise HierError(f"{option} {folder}: {path} is also an input of this command: it "
+                            f"would be overwritten; choose another {option}")
+
+
 class OutputSet:
     """The one way fairseq-hier writes files: a set of outputs written under unique temporary
     names in their targets' folders (``.NAME.XXXX.part``) and moved into place together by
@@ -153,6 +202,9 @@ class OutputSet:
                     self.staged.append(target)
                     continue
                 folder = os.path.dirname(target)
+                blocking = _file_in_the_way(os.path.dirname(path))
+                if blocking is not None:
+                    raise HierError(f"cannot write {path}: {blocking} is a file, not a folder")
                 try:
                     os.makedirs(folder, exist_ok=True)
                     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(target)}.",
@@ -176,6 +228,8 @@ class OutputSet:
                 os.remove(tmp)
             except FileNotFoundError:
                 pass
+            except OSError as e:  # the others still go; the one left is named
+                logger.warning(f"could not remove the temporary file {tmp}: {e.strerror or e}")
         self.done = True
 
     def commit(self) -> None:
@@ -221,13 +275,23 @@ class OutputSet:
     def __enter__(self) -> "OutputSet":
         return self
 
+    def name_outputs(self, exc: Optional[BaseException]) -> None:
+        """Make an ``OSError`` raised while writing or moving the set (a full disk) name the
+        outputs, not a temporary name (or no file at all, as a failed ``write`` does)."""
+        if isinstance(exc, OSError) and (exc.filename is None or str(exc.filename) in self.staged):
+            exc.filename = ", ".join(self.paths)
+            exc.filename2 = None
+
     def __exit__(self, exc_type, exc, tb) -> None:
-        if isinstance(exc, OSError) and exc.filename in (None, *self.staged):
-            exc.filename = ", ".join(self.paths)  # a write that failed (disk full) names its output
+        self.name_outputs(exc)
         if self.done:
             return
         if exc_type is None:
-            self.commit()
+            try:
+                self.commit()
+            except OSError as e:
+                self.name_outputs(e)
+                raise
         else:
             self.abort()
 
@@ -252,6 +316,18 @@ def _open_output(path: str, binary: bool, stream: bool) -> IO:
     return open(path, mode, **kwargs)
 
 
+def close_all(files: Iterable[IO]) -> Optional[OSError]:
+    """Close every file of ``files``, also when closing one fails (on a full disk each close
+    fails to flush, and still releases its descriptor); returns the first error, if any."""
+    first = None
+    for f in files:
+        try:
+            f.close()
+        except OSError as e:
+            first = first or e
+    return first
+
+
 @contextmanager
 def staged_outputs(paths: Sequence[str], inputs: Iterable[str] = ()) -> Iterator[List[str]]:
     """The temporary paths to write ``paths`` under (for writers that take a path: numpy,
@@ -274,9 +350,12 @@ def atomic_outputs(paths: Sequence[str], inputs: Iterable[str] = (),
             for tmp in out.staged:
                 handles.append(_open_output(tmp, binary, stream=tmp in out.targets))
             yield handles
-        finally:
-            for h in handles:
-                h.close()
+        except BaseException:
+            close_all(handles)  # the block's error is the one to report
+            raise
+        error = close_all(handles)
+        if error is not None:
+            raise error
 
 
 def write_text(path: str, text: str, inputs: Iterable[str] = ()) -> None:
@@ -288,8 +367,9 @@ def write_text(path: str, text: str, inputs: Iterable[str] = ()) -> None:
 class StagedWriter:
     """Base of the streaming writers of an output set (fairseq's dataset builders, numpy files):
     a subclass writes ``self.staged[path]`` and completes them in :meth:`finish`; :meth:`close`
-    then moves the set into place (:class:`OutputSet`), :meth:`abort` removes it. As a context
-    manager, an exception aborts."""
+    then moves the set into place (:class:`OutputSet`), :meth:`abort` removes it, whatever
+    closing the open files raises (a full disk fails each flush). As a context manager, an
+    exception aborts; an ``OSError`` names the outputs, not their temporary files."""
 
     def __init__(self, paths: Sequence[str], inputs: Iterable[str] = ()):
         self._outputs = OutputSet(paths, inputs)
@@ -298,8 +378,9 @@ class StagedWriter:
     def finish(self) -> None:
         """Complete the staged files (flush, write footers and indexes)."""
 
-    def release(self) -> None:
-        """Close whatever is still open, before the staged files are removed."""
+    def open_files(self) -> List[IO]:
+        """The files a subclass has open on the staged paths (closed before they are removed)."""
+        return []
 
     def close(self) -> None:
         """Finish and move the files into place (idempotent)."""
@@ -307,16 +388,17 @@ class StagedWriter:
             return
         try:
             self.finish()
-        except BaseException:
+            self._outputs.commit()
+        except BaseException as e:
+            self._outputs.name_outputs(e)
             self.abort()
             raise
-        self._outputs.commit()
 
     def abort(self) -> None:
         """Remove the unfinished files (idempotent)."""
         if self._outputs.done:
             return
-        self.release()
+        close_all(self.open_files())
         self._outputs.abort()
 
     def __enter__(self):
@@ -326,6 +408,7 @@ class StagedWriter:
         if exc_type is None:
             self.close()
         else:
+            self._outputs.name_outputs(exc)
             self.abort()
 
 

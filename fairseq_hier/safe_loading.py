@@ -14,7 +14,8 @@ A checkpoint holding any other global is refused before that global is called, w
 naming the global and the file (:class:`UnsafeCheckpoint`). A user who trusts the file loads it
 the old way (``weights_only=False``, with a logged warning): ``--trust-checkpoint`` on our
 commands that load checkpoints (``fairseq-hier-summarize``, ``fairseq-hier-rank``,
-``fairseq-hier-extract-attention``), ``trust_checkpoint=True`` in the Python API (both through
+``fairseq-hier-extract-attention``, ``fairseq-hier-attention-cosine``,
+``fairseq-hier-record --print-arch``), ``trust_checkpoint=True`` in the Python API (both through
 :func:`trusting`), or the environment variable ``FAIRSEQ_HIER_TRUST_CHECKPOINT=1`` for fairseq's
 own commands (``fairseq-generate``, ``fairseq-train --restore-file`` ...), which take no options
 of ours.
@@ -204,6 +205,9 @@ def _refusal(source: str, error: Exception, header: Optional[bytes] = None) -> H
             f"--trust-checkpoint (it could run code); {TRUST_HINT}")
     if isinstance(error, EOFError) or header == b"":
         reason = "it ends before its first object (an empty or truncated file)"
+    elif isinstance(error, OSError):
+        reason = (f"reading it failed ({error.strerror or error}), as it does on a file cut "
+                  f"short")
     elif header is not None and not header.startswith((b"PK\x03\x04", b"\x80")):
         reason = (f"it starts with {header!r}, neither a zip archive (torch.save since torch "
                   f"1.6) nor a pickle (older torch)")
@@ -222,8 +226,9 @@ def load(f, *args, source: Optional[str] = None, extra_globals=(), **kwargs):
     """``torch.load(f, ...)`` of a checkpoint: with torch's safe unpickler and
     :func:`checkpoint_globals` (and ``extra_globals``), or as a trusted file (see
     :func:`trusted`). Raises :class:`UnsafeCheckpoint` or :class:`UnreadableCheckpoint` (one line
-    naming ``source``, by default the file); ``OSError`` (no such file, permission) passes as it
-    is."""
+    naming ``source``, by default the file), also for the ``OSError`` that torch raises on some
+    truncated files (``EINVAL`` from a seek past the end); an ``OSError`` of opening the file
+    (no such file, permission, a folder) passes as it is."""
     import torch
 
     source = source or describe_source(f)
@@ -236,8 +241,10 @@ def load(f, *args, source: Optional[str] = None, extra_globals=(), **kwargs):
             return torch.load(f, *args, weights_only=False, **kwargs)
         with _allowed_globals(extra_globals):
             return torch.load(f, *args, weights_only=True, **kwargs)
-    except OSError:
-        raise
+    except OSError as e:
+        if e.filename is not None:  # opening the file failed: the OSError names it
+            raise
+        raise _refusal(source, e, _header(f)) from None
     except Exception as e:  # noqa: B902  (whatever a damaged file makes the unpickler raise)
         raise _refusal(source, e, _header(f)) from None
 

@@ -114,3 +114,93 @@ case_ fairseq-train bad_dict "${U[@]}" --task hierarchical_summarization --arch 
   --save-dir ck_bad --optimizer adam --lr 1e-3 --batch-size 4
 case_ fairseq-interactive bin "${U[@]}" --task hierarchical_summarization \
   --path ck/checkpoint_last.pt --input bad5.txt --buffer-size 2 --beam 2 --max-len-b 5
+
+# --------------------------------------------------------------- workers, signals, full disks
+python - <<'PY'
+import random
+rng = random.Random(0)
+words = [f"w{i}" for i in range(300)]
+with open("big.src", "w") as s, open("big.tgt", "w") as t:
+    for _ in range(12000):
+        s.write("title " + " <P> ".join(" ".join(rng.choices(words, k=40)) for _ in range(8)) + "\n")
+        t.write(" ".join(rng.choices(words, k=30)) + "\n")
+PY
+# a worker killed by the system: kill -9 a spawned worker once the command has worked 2 s
+worker_killed() {
+  local pid worker
+  "$@" > killed.log 2>&1 &
+  pid=$!
+  sleep 2
+  worker=$(pgrep -P "$pid" -f spawn_main | head -1)
+  kill -9 "$worker"
+  wait "$pid"
+  printf '| `%s` (worker %s killed with SIGKILL) | %s | `%s` |\n' "$*" "$worker" "$?" \
+    "$(grep -v ' | INFO | ' killed.log | tail -1)"
+}
+# SIGTERM to the whole process group, as Slurm, systemd and timeout send it
+group_terminated() {
+  setsid "$@" > term.log 2>&1 &
+  local pid=$!
+  sleep 1.5
+  kill -TERM -- "-$pid"
+  wait "$pid"
+  printf '| `%s` (SIGTERM to its process group) | %s | `%s` |\n' "$*" "$?" \
+    "$(grep -v ' | INFO | ' term.log | tail -1)"
+}
+worker_killed fairseq-hier-rank-labels --source big.src --target big.tgt --output w/big.labels --workers 2
+worker_killed fairseq-hier-graph --source big.src --kind tfidf --output-prefix w/big.graph.tfidf --workers 2
+group_terminated fairseq-hier-rank-labels --source big.src --target big.tgt --output w/big.labels --workers 2
+case_ ls -A w
+if mkdir -p full && mount -t tmpfs -o size=16k tmpfs full 2>/dev/null; then
+  case_ fairseq-hier-graph --source big.src --kind tfidf --output-prefix full/big.graph.tfidf
+  case_ fairseq-hier-rank-labels --source big.src --target big.tgt --output full/big.labels
+  case_ ls -A full
+  umount full
+fi
+echo 'a file' > afile
+case_ fairseq-hier-lead --source raw/test.src --reference raw/test.tgt --output afile/lead.hyp
+
+# ---------------------------------------------------------------- options holding options
+case_ fairseq-hier-record bin --task hierarchical_summarization --pipeline paragraphs --generation "--beam '2"
+case_ fairseq-hier-rouge raw/test.tgt in.txt -a "-c 95 -n '2"
+case_ fairseq-hier-efficiency --data bin --task-args '--max-paragraphs "4'
+case_ fairseq-hier-summarize ck in.txt "--generation=--beam '2"
+
+# ------------------------------------------------------------------- checkpoints and tasks
+python - <<'PY'
+import torch
+data = open("ck/checkpoint_last.pt", "rb").read()
+for k in range(1, 64):  # a cut where torch raises OSError(EINVAL), not RuntimeError
+    open("ck/einval.pt", "wb").write(data[: len(data) * k // 64])
+    try:
+        torch.load("ck/einval.pt", weights_only=False)
+    except OSError:
+        break
+    except Exception:
+        pass
+PY
+case_ fairseq-generate bin "${U[@]}" --task hierarchical_summarization --path ck/einval.pt
+case_ fairseq-hier-summarize ck in.txt --checkpoint-file einval.pt
+case_ fairseq-hier-rank --path ck/einval.pt --source in.txt --output ranked.txt
+case_ "${T[@]/pht/hat_bart_base}"
+case_ test ! -e ck_bad/crash.pt
+case_ fairseq-train bin "${U[@]}" --task paragraph_ranking --arch paragraph_ranker --criterion paragraph_ranking \
+  --optimizer adam --lr 1e-3 --batch-size 2 --max-update 1 --save-dir ck_bad
+case_ "${T[@]/pht/liu_ht}" --encoder-layers 2 --global-layers 1 --paragraph-graph tfidf
+cp in.txt latin1.txt && printf 'title caf\xe9 <P> w1 w2\n' >> latin1.txt
+case_ fairseq-interactive bin "${U[@]}" --task hierarchical_summarization \
+  --path ck/checkpoint_last.pt --input latin1.txt --beam 2 --max-len-b 5
+
+# ------------------------------------------------------------------------ success on bad input
+mkdir -p only_sub/sub && cp in.txt only_sub/sub/a.txt
+case_ fairseq-hier-summarize ck only_sub -o only_sub.txt
+case_ test ! -e only_sub.txt
+case_ fairseq-hier-settings pht --stage train --examples 100 --gpus 1 -- --lrr 3
+case_ fairseq-hier-settings pht --stage generate -- --beam x
+case_ fairseq-hier-run-json runs/x --name x --arch phtt --task hierarchical_summarization --metric rouge
+mkdir -p trained/foo && cp ck/checkpoint_last.pt trained/foo/
+case_ fairseq-hier-run-json runs/y --inherit trained/foo --task hierarchical_summarization --metric rouge
+case_ fairseq-hier-report ck --output-dir afile
+case_ env WORK=own bash "$ROOT/examples/own_data/run.sh" frob
+case_ env WORK=own DATA=raw RANK=bogus bash "$ROOT/examples/own_data/run.sh" prepare pht
+case_ test ! -e own

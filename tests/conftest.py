@@ -7,14 +7,17 @@ arguments, working directory and environment (tests/cli_forkserver.py). The reci
 scripts run every command as its own process.
 """
 
+import contextlib
 import importlib
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Tuple
 
 import pytest
 
@@ -36,8 +39,9 @@ SMALL_MODEL = ["--encoder-layers", "1", "--decoder-layers", "1", "--encoder-embe
 # --no-loadscope-reorder; by default it orders them by their number of tests).
 LONGEST_FILES = ("test_hat_recipes.py", "test_own_data_recipe.py", "test_distributed.py",
                  "test_doc_mt.py", "test_own_data_mt.py",
-                 "test_wikisum_recipe.py", "test_five_best.py", "test_hf_bart.py", "test_parsingsum_e2e.py",
-                 "test_precision.py", "test_attention_alignment.py", "test_safe_loading.py",
+                 "test_wikisum_recipe.py", "test_five_best.py", "test_gpu_check.py",
+                 "test_hf_bart.py", "test_parsingsum_e2e.py", "test_precision.py",
+                 "test_attention_alignment.py", "test_workers.py", "test_safe_loading.py",
                  "test_startup.py", "test_command_failures.py", "test_dependency_parse.py",
                  "test_checkpoint_activations.py", "test_front_command.py")
 
@@ -102,6 +106,25 @@ def run_cli(name, *args, cwd=None, check=True, fork=None):
     return proc
 
 
+@contextlib.contextmanager
+def small_disk(folder: Path, size: str = "16k"):
+    """A tmpfs of ``size`` mounted on ``folder`` (a full disk for the writers' tests); the test is
+    skipped, with the reason, where this process may not mount one (not root, no mount)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0777", "tmpfs",
+                               str(folder)], capture_output=True, text=True)
+    except FileNotFoundError:
+        pytest.skip("cannot fill a disk: no mount command")
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a {size} tmpfs on {folder} to fill it: "
+                    f"{(proc.stderr or proc.stdout).strip() or f'exit {proc.returncode}'}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
 def run_recipe(script, *args, env=None):
     """Run a recipe script with this virtualenv's commands first on PATH."""
     full_env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", OMP_NUM_THREADS="1",
@@ -112,6 +135,32 @@ def run_recipe(script, *args, env=None):
     if proc.returncode != 0:
         raise AssertionError(f"{script} failed ({proc.returncode}):\n{proc.stdout[-5000:]}")
     return proc.stdout
+
+
+class Touch:
+    """Pickled as a call of ``os.system("touch PATH")``: what a malicious checkpoint does."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        import shlex
+
+        return (os.system, (f"touch {shlex.quote(self.path)}",))
+
+
+def train_recorded_pht(data_bin: Path, root: Path, updates: int) -> Tuple[Path, Path]:
+    """A copy of ``data_bin`` at ``root/data-bin`` with a preprocessing record (pipeline
+    ``paragraphs``, decoding ``--beam 2 --max-len-b 6``) and a pht trained ``updates`` updates on
+    it in ``root/ck``: (data-bin, checkpoint folder)."""
+    from fairseq_hier.inference.record import write_record
+
+    data = root / "data-bin"
+    shutil.copytree(data_bin, data)
+    write_record(str(data), "hierarchical_summarization", "paragraphs", {}, {},
+                 ["--beam", "2", "--max-len-b", "6"])
+    run_cli("fairseq-train", *train_args(data, "pht", root / "ck", updates))
+    return data, root / "ck"
 
 
 def write_toy_corpus(folder: Path, sizes=(("train", 48), ("valid", 8), ("test", 8)), seed=0):
@@ -129,6 +178,19 @@ def write_toy_corpus(folder: Path, sizes=(("train", 48), ("valid", 8), ("test", 
         (folder / f"{split}.src").write_text("\n".join(src) + "\n")
         (folder / f"{split}.tgt").write_text("\n".join(tgt) + "\n")
     return folder
+
+
+def write_paragraph_corpus(src: Path, tgt: Path, n: int, paragraphs: int, words: int, seed=0):
+    """``n`` examples of ``title <P> p1 <P> ...`` (``paragraphs`` paragraphs of ``words`` words of
+    300) in ``src`` and a 30-word target each in ``tgt``: sizeable inputs for the workers and the
+    writers' tests."""
+    rng = random.Random(seed)
+    vocabulary = [f"w{i}" for i in range(300)]
+    with open(src, "w") as s, open(tgt, "w") as t:
+        for _ in range(n):
+            s.write("title " + " <P> ".join(" ".join(rng.choices(vocabulary, k=words))
+                                            for _ in range(paragraphs)) + "\n")
+            t.write(" ".join(rng.choices(vocabulary, k=30)) + "\n")
 
 
 def preprocess(raw: Path, dest: Path, validpref=None):

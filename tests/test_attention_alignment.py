@@ -1,13 +1,14 @@
 """Attention alignment (001 Sec. 4): scores by hand, tracking across beam reordering, the decoding
 rules, and the three CLI steps train PHT -> extract labels -> train predictor -> generate."""
 
+import os
 import math
 import re
 
 import pytest
 import torch
 
-from conftest import USER_DIR, run_cli, train_args
+from conftest import USER_DIR, run_cli, small_disk, train_args
 from fairseq_hier.generation.alignment import (
     AlignmentTracker,
     alignment_score,
@@ -101,6 +102,21 @@ def pipeline(data_bin, tmp_path_factory):
                                root / "pred").stdout
     out["predictor"] = root / "pred" / "checkpoint_best.pt"
     return out
+
+
+def test_labels_on_a_full_disk_leave_no_file(pipeline, data_bin, tmp_path):
+    """fairseq's dataset builders fail to write, then to flush when closed: one line naming the
+    split's files, and none left."""
+    with small_disk(tmp_path / "disk", "8k") as disk:
+        proc = run_cli("fairseq-hier-extract-attention", data_bin, "--path", pipeline["pht"],
+                       "--destdir", disk, "--splits", "train", "--batch-size", "16", check=False)
+        lines = [line for line in proc.stdout.splitlines() if " | " not in line]
+        assert proc.returncode == 1 and "Traceback" not in proc.stdout, proc.stdout[-3000:]
+        names = ", ".join(str(disk / f"train.{kind}.{ext}")
+                          for kind in ("phi", "eta") for ext in ("bin", "idx"))
+        assert lines == [f"fairseq-hier-extract-attention: error: No space left on device "
+                         f"({names})"]
+        assert os.listdir(disk) == []
 
 
 def test_extracted_labels_are_the_teacher_forced_attention(pipeline, data_bin):

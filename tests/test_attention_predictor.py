@@ -17,6 +17,7 @@ import fairseq_hier  # noqa: F401  (registers task, model, criterion)
 from fairseq_hier.criterions.attention_mse import AttentionMSECriterion
 from fairseq_hier.data.attention_labels import AttentionLabelWriter, load_split, write_meta
 from fairseq_hier.data.attention_prediction_dataset import AttentionPredictionDataset
+from fairseq_hier.errors import HierError
 from fairseq_hier.models.attention_predictor import (
     AttentionPredictorConfig,
     AttentionPredictorModel,
@@ -231,7 +232,7 @@ def test_task_checks_embed_dim_and_files(tmp_path):
     assert task.source_dictionary is None and task.target_dictionary is None
     task.load_dataset("train")
     assert len(task.dataset("train")) == 3
-    with pytest.raises(FileNotFoundError, match=r"valid\.phi"):
+    with pytest.raises(HierError, match=r"valid\.phi"):
         task.load_dataset("valid")
     model_cfg = OmegaConf.structured(AttentionPredictorConfig(input_dim=8))
     model_cfg._name = "attention_predictor"

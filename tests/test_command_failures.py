@@ -203,6 +203,28 @@ def test_numbers_out_of_range_are_refused_when_parsed(tmp_path, command, args, l
     assert os.listdir(tmp_path) == []
 
 
+SPLIT = "cannot split {text!r} into arguments as a shell would (no closing quotation): close " \
+    "the quote or escape it"
+
+
+@pytest.mark.parametrize("command,args,rc,line", [
+    ("fairseq-hier-rouge", ["r", "h", "-a", "-c 95 -n '2"], 2,
+     "-a/--args: " + SPLIT.format(text="-c 95 -n '2")),
+    ("fairseq-hier-efficiency", ["--data", "{tmp}", "--task-args", '--max-source "1'], 2,
+     "--task-args: " + SPLIT.format(text='--max-source "1')),
+    ("fairseq-hier-record", ["{tmp}", "--task", "hierarchical_summarization", "--pipeline",
+                             "paragraphs", "--generation", "--beam '2"], 1,
+     "--generation: " + SPLIT.format(text="--beam '2")),
+    ("fairseq-hier-summarize", ["{tmp}", "{tmp}", "--generation=--beam '2"], 2,
+     "--generation: " + SPLIT.format(text="--beam '2")),
+])
+def test_an_unbalanced_quote_in_an_option_is_one_line(tmp_path, command, args, rc, line):
+    """Every option whose value is split like a shell line goes through one splitter."""
+    proc = run_cli(command, *(a.format(tmp=tmp_path) for a in args), check=False)
+    assert one_line(proc, rc=rc) == f"{command}: error: {line}"
+    assert os.listdir(tmp_path) == []
+
+
 def test_record_parses_its_generation_options_before_writing(tmp_path):
     data = tmp_path / "data-bin"
     data.mkdir()

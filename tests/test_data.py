@@ -41,6 +41,25 @@ def test_empty_paragraphs_dropped_and_counted_empty_title_allowed():
     assert r.empty_paragraphs[0] == 2 and r.error == [""]
 
 
+def test_every_empty_paragraph_is_counted_as_a_literal_count_of_the_segments():
+    """Oracle: the empty segments after the title, counted one by one on the token lists; an
+    empty paragraph right after a title (which then stands alone in paragraph 0) included."""
+    import random
+
+    rng = random.Random(5)
+    lines = [[10, 11, SEP, SEP, 20, EOS], [SEP, SEP, 20, EOS], [10, SEP, 20, SEP, SEP, EOS]]
+    for _ in range(200):
+        lines.append(rng.choices([10, 11, 12, SEP, SEP], k=rng.randint(1, 12)) + [EOS])
+    r, _ = seg(lines, max_paragraphs=50, max_tokens=50)
+    for i, line in enumerate(lines):
+        segments = [[]]
+        for token in line[:-1]:
+            segments.append([]) if token == SEP else segments[-1].append(token)
+        if not r.error[i]:
+            assert r.empty_paragraphs[i] == sum(1 for s in segments[1:] if not s), line
+    assert r.empty_paragraphs[:3].tolist() == [1, 1, 2]
+
+
 def test_invalid_examples_are_reported():
     lines = [[SEP, SEP, EOS], [10, 11, EOS], [10, SEP, SEP, EOS], [10, SEP, 20, EOS]]
     r, _ = seg(lines)

@@ -14,6 +14,7 @@ from fairseq_hier.data.dependency import (CONTINUATION, NOT_A_WORD, DependencyPa
                                           DependencyWriter, ParseCounts, conllu_sentences,
                                           decode, match_words, project_heads, read_conllu,
                                           source_words)
+from fairseq_hier.errors import HierError
 
 ROOT = Path(__file__).resolve().parents[1]
 N = NOT_A_WORD
@@ -328,7 +329,7 @@ def test_int16_round_trip_and_check(tmp_path):
         f"dependency parse does not match the source: {prefix}.idx example 2 (line 2): 1 codes "
         f"in the parse, 2 tokens in data-bin/valid.src-tgt.src (2 of 3 examples differ); rerun "
         f"fairseq-hier-deps on the source you binarized")
-    with pytest.raises(FileNotFoundError, match="write it with fairseq-hier-deps"):
+    with pytest.raises(HierError, match="write it with fairseq-hier-deps"):
         DependencyParses(str(tmp_path / "missing"))
 
 

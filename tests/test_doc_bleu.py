@@ -103,17 +103,20 @@ def test_tokenised_outputs_equal_the_sacrebleu_command_with_tokenize_none(split)
 
 def test_detokenised_hypotheses_against_tokenised_references_are_flagged(split):
     """The default detokenises the hypotheses only: on tokenised references that scores far too
-    low, and the command says so and how to fix it."""
+    low, so the command refuses and says how to fix it; --force scores them, with a warning."""
     folder, log = split
     tokenised = summary_of(doc_bleu(folder, f"sys={log}", extra=("--no-detokenize", "--tokenize",
                                                                  "none")))
-    proc = doc_bleu(folder, f"sys={log}", extra=("--tokenize", "none"))
-    summary = summary_of(proc)
-    assert summary["systems"]["sys"]["doc_bleu"] < tokenised["systems"]["sys"]["doc_bleu"] - 5
     ref = folder / "test.en"
     warning = (f"{ref} looks tokenised (100% of its sentences change under detokenisation) but "
                f"the hypotheses were detokenised: score tokenised text on both sides with "
                f"--no-detokenize (and --tokenize none for text tokenised beforehand)")
+    refused = doc_bleu(folder, f"sys={log}", extra=("--tokenize", "none"), check=False)
+    assert refused.returncode == 1 and refused.stdout.splitlines()[-1] == (
+        f"fairseq-hier-doc-bleu: error: {warning}; or --force to score the two sides as they are")
+    proc = doc_bleu(folder, f"sys={log}", extra=("--tokenize", "none", "--force"))
+    summary = summary_of(proc)
+    assert summary["systems"]["sys"]["doc_bleu"] < tokenised["systems"]["sys"]["doc_bleu"] - 5
     assert summary["warnings"] == [warning] and warning in proc.stdout
     assert summary["postprocessing"]["hypotheses"]["sys"].endswith(
         "detokenised (sacremoses MosesDetokenizer, lang en)")
@@ -123,8 +126,8 @@ def test_identical_systems_are_not_significant_in_any_command(split, tmp_path):
     """One test, one meaning of p: a system compared with itself gets p = 1 and no mark from
     fairseq-hier-doc-bleu, fairseq-hier-significance bleu and fairseq-hier-report alike (the
     sacreBLEU command's own paired p-value for the same input is 1/(S+1))."""
-    folder, log = split
-    proc = doc_bleu(folder, f"A={log}", f"B={log}", extra=("--bootstrap", "200"))
+    folder, log = split  # detokenised against the tokenised references: --force
+    proc = doc_bleu(folder, f"A={log}", f"B={log}", extra=("--bootstrap", "200", "--force"))
     summary = summary_of(proc)
     a, b = summary["systems"]["A"], summary["systems"]["B"]
     assert b["p_value"] >= 0.5 and (b["delta"], b["p_value"]) == (0.0, 1.0)
@@ -133,8 +136,8 @@ def test_identical_systems_are_not_significant_in_any_command(split, tmp_path):
     assert "*" not in row and re.search(r"\+0\.00 \[\+0\.00, \+0\.00\] +1\.000 ", row)
     # each system's mean and half-width are sacreBLEU's own paired bootstrap's
     docs = folder / "A.docs"
-    proc = doc_bleu(folder, f"A={log}", f"B={log}", extra=("--bootstrap", "200", "--output-dir",
-                                                           folder))
+    proc = doc_bleu(folder, f"A={log}", f"B={log}", extra=("--bootstrap", "200", "--force",
+                                                           "--output-dir", folder))
     ref_docs = doc_files(folder, REF_DOCS, "ref.docs")
     oracle = json.loads(sacrebleu_cli(ref_docs, "-i", docs, folder / "B.docs", "--paired-bs",
                                       "--paired-bs-n", "200", "-f", "json"))

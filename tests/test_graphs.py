@@ -14,6 +14,7 @@ from fairseq_hier.data.graphs import (DISCOURSE_MARKERS, adg_graph, detokenize, 
 from fairseq_hier.data.paragraph_graph import (ParagraphGraphs, ParagraphGraphWriter,
                                                write_paragraph_graphs)
 from fairseq_hier.data.paragraphs import segment, text_paragraphs
+from fairseq_hier.errors import HierError
 
 SEP, EOS = 7, 2
 IDS = {"a": 10, "b": 11, "c": 12, "t": 13, "<P>": SEP}
@@ -158,7 +159,7 @@ def test_writer_leaves_nothing_on_failure(tmp_path):
 
 def test_check_and_missing_file_messages(tmp_path):
     prefix = str(tmp_path / "test.graph.adg")
-    with pytest.raises(FileNotFoundError) as e:
+    with pytest.raises(HierError) as e:
         ParagraphGraphs(prefix)
     assert (f"no paragraph graphs at {prefix}" in str(e.value) and
             f"fairseq-hier-graph --source RAW/SPLIT.src --kind adg --output-prefix {prefix}"

@@ -274,6 +274,28 @@ def test_a_vocabulary_that_cannot_be_mapped_is_one_line(tmp_path, change, messag
     assert "\n" not in str(e.value) and str(folder) in str(e.value)
 
 
+@pytest.mark.parametrize("extra, why", [
+    (-5, "its last token '<mask>' has id {last} (vocab_size {rows} expected)"),
+    (3, "its last token '<mask>' has id {last}, and BART's tasks add <mask> as the last row "
+        "(vocab_size {rows} expected)"),
+])
+def test_a_config_vocab_size_that_disagrees_names_config_json(tmp_path, extra, why):
+    """The vocabulary is right and config.json's vocab_size is not: the line blames config.json,
+    through the console script."""
+    (tmp_path / "hf").mkdir()
+    folder = vocab_case(tmp_path / "hf", lambda v, m: (v, m))
+    vocab = json.loads((folder / "vocab.json").read_text())
+    rows = len(vocab)
+    (folder / "config.json").write_text(json.dumps({"model_type": "bart",
+                                                    "vocab_size": rows + extra}))
+    proc = run_cli("fairseq-hier-bart-files", folder, tmp_path / "files", check=False)
+    assert proc.returncode == 1 and "Traceback" not in proc.stdout
+    assert proc.stdout.strip().splitlines() == [
+        f"fairseq-hier-bart-files: error: {folder / 'config.json'}: vocab_size is {rows + extra}, "
+        f"which does not fit {folder / 'vocab.json'}: " + why.format(last=rows - 1, rows=rows)]
+    assert not (tmp_path / "files").exists()
+
+
 # ------------------------------------------------------------------------------------ weights
 DIMS = dict(TINY_BART, max_source_positions=64, max_target_positions=64, dropout=0.0)
 

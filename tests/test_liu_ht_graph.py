@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 from conftest import USER_DIR, run_cli, train_args
+from fairseq_hier.errors import HierError
 
 LIU = ["--encoder-layers", "2", "--global-layers", "1", "--global-heads", "2", "--graph-head", "1"]
 GEN = ["--user-dir", USER_DIR, "--task", "hierarchical_summarization", "--max-paragraphs", "4",
@@ -87,7 +88,7 @@ def test_graph_that_disagrees_with_its_split_names_the_example(graph_bin):
         r"\S+/test\.graph\.bad\.sizes\.npy but 3 paragraphs in \S+/test\.src-tgt\.src \(8 of 8 "
         r"examples differ\); write the graphs again from the split's raw source with "
         r"fairseq-hier-graph --output-prefix \S+/test\.graph\.bad", str(err.value)), str(err.value)
-    with pytest.raises(FileNotFoundError, match="fairseq-hier-graph"):
+    with pytest.raises(HierError, match="fairseq-hier-graph"):
         _task(graph_bin, "missing").load_dataset("test")
 
 

@@ -30,8 +30,10 @@ def write_mt_jsonl(folder, sizes=(("train", 20), ("valid", 3), ("test", 3)), see
     for split, n in sizes:
         lines = []
         for i in range(n):
-            en = [sentence(rng, 3, 6) for _ in range(rng.randint(2, 5))]
-            fr = [" ".join(FR.get(w, w) for w in s.split()) for s in en]
+            # raw text, as documents are published (the period attached to its word)
+            en = [sentence(rng, 3, 6)[:-2] for _ in range(rng.randint(2, 5))]
+            fr = [" ".join(FR.get(w, w) for w in s.split()) + "." for s in en]
+            en = [s + "." for s in en]
             lines.append(json.dumps({"id": f"{split}{i}", "src": fr, "tgt": en}))
         (folder / f"{split}.jsonl").write_text("\n".join(lines) + "\n")
     return folder

@@ -101,7 +101,11 @@ def test_malformed_per_architecture_entries_in_a_record(entry, message):
     (["--generation-for", "liu_ht=--beam 2", "--generation-for", "liu_ht=--beam 3"],
      "--generation-for liu_ht is given twice"),
     (["--generation-for", "liu_ht=--lenpen '0.4"],
-     "--generation-for liu_ht: No closing quotation"),
+     "--generation-for liu_ht: cannot split \"--lenpen '0.4\" into arguments as a shell would "
+     "(no closing quotation): close the quote or escape it"),
+    (["--generation", "--beam '5"],
+     "--generation: cannot split \"--beam '5\" into arguments as a shell would (no closing "
+     "quotation): close the quote or escape it"),
 ])
 def test_malformed_generation_for_is_one_line(data_bin, tmp_path, args, message):
     shutil.copytree(data_bin, tmp_path / "bin")

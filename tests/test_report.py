@@ -483,6 +483,7 @@ def test_run_json_written_by_the_recipes_and_inherited_by_a_second_decoding(tmp_
     assert load_run(str(trained)).metric == "rouge"
     untracked = tmp_path / "old" / "pht"  # trained without a run.json: the folder's name
     untracked.mkdir(parents=True)
+    (untracked / "checkpoint_best.pt").write_bytes(b"")
     inherit_run_json(str(tmp_path / "pht_align"), str(untracked), "hierarchical_summarization",
                      "rouge")
     assert load_run(str(tmp_path / "pht_align")).arch == "pht"

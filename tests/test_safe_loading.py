@@ -18,12 +18,11 @@ its own; three more cases call our commands' ``cli_main`` in this process (:func
 """
 
 import argparse
+import errno
 import importlib
 import os
 import random
 import re
-import shlex
-import shutil
 import subprocess
 import types
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +31,7 @@ import pytest
 import torch
 
 from cli_forkserver import run_jobs
-from conftest import BIN, ROOT, USER_DIR, run_cli, train_args
+from conftest import BIN, ROOT, USER_DIR, Touch, train_recorded_pht
 
 SAFE_HINT = ("which fairseq-hier does not load without --trust-checkpoint (it could run code); "
              "pass --trust-checkpoint (FAIRSEQ_HIER_TRUST_CHECKPOINT=1 for fairseq's commands, "
@@ -42,16 +41,6 @@ UNREADABLE = "is not a readable PyTorch checkpoint (corrupt, truncated or anothe
 GENERATE = ["--user-dir", USER_DIR, "--task", "hierarchical_summarization", "--max-paragraphs",
             "4", "--max-paragraph-tokens", "6", "--max-source-positions", "30", "--beam", "2",
             "--max-len-b", "6", "--batch-size", "8", "--cpu", "--num-workers", "0"]
-
-
-class Touch:
-    """Pickled as a call of ``os.system("touch PATH")``: what a malicious checkpoint does."""
-
-    def __init__(self, path):
-        self.path = str(path)
-
-    def __reduce__(self):
-        return (os.system, (f"touch {shlex.quote(self.path)}",))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -75,19 +64,25 @@ def save_with_payload(source, dest, marker):
 def files(data_bin, raw_corpus, tiny_bart_dir, tmp_path_factory):
     """A pht trained here (2 updates, its data-bin's preprocessing record inside), and every bad
     file the tests hand to the commands."""
-    from fairseq_hier.inference.record import write_record
-
     root = tmp_path_factory.mktemp("safe_loading")
-    bin_dir = root / "bin"
-    shutil.copytree(data_bin, bin_dir)
-    write_record(str(bin_dir), "hierarchical_summarization", "paragraphs", {}, {},
-                 ["--beam", "2", "--max-len-b", "6"])
-    run_cli("fairseq-train", *train_args(bin_dir, "pht", root / "pht", 2))
-    good = root / "pht" / "checkpoint_last.pt"
+    bin_dir, pht = train_recorded_pht(data_bin, root, 2)
+    good = pht / "checkpoint_last.pt"
     data = good.read_bytes()
     bad = root / "bad"
     bad.mkdir()
     (bad / "truncated.pt").write_bytes(data[: len(data) // 2])
+    # a cut point where torch raises OSError(EINVAL) instead of RuntimeError
+    for k in range(1, 64):
+        (bad / "einval.pt").write_bytes(data[: len(data) * k // 64])
+        try:
+            torch.load(bad / "einval.pt", weights_only=False)
+        except OSError as e:
+            assert e.errno == errno.EINVAL and e.filename is None
+            break
+        except Exception:  # noqa: B902  (RuntimeError, the usual answer)
+            pass
+    else:
+        raise AssertionError("no cut point of the checkpoint makes torch raise OSError")
     (bad / "random.pt").write_bytes(b"\x13" + random.Random(0).randbytes(4095))
     (bad / "empty.pt").write_bytes(b"")
     (bad / "text.pt").write_text("not a checkpoint\n")
@@ -96,7 +91,7 @@ def files(data_bin, raw_corpus, tiny_bart_dir, tmp_path_factory):
     other.mkdir()
     for name in ("dict.src.txt", "dict.tgt.txt"):
         (other / name).write_text((bin_dir / name).read_text() + "zz1 1\nzz2 1\n")
-    return dict(root=root, bin=bin_dir, raw=raw_corpus, pht=root / "pht", good=good, bad=bad,
+    return dict(root=root, bin=bin_dir, raw=raw_corpus, pht=pht, good=good, bad=bad,
                 other=other, bart=tiny_bart_dir / "model.pt")
 
 
@@ -126,6 +121,7 @@ def outcomes(files):
     path, marker = evil(files, "gen_evil")
     generate("generate-refuses", files["bin"], path, marker=marker)
     generate("generate-truncated", files["bin"], bad / "truncated.pt")
+    generate("generate-einval", files["bin"], bad / "einval.pt")
     generate("generate-bart", files["bin"], files["bart"])
     generate("generate-other-dictionary", files["other"], files["good"])
     path, marker = evil(files, "gen_trusted")
@@ -165,7 +161,8 @@ def last_line(proc):
     return lines[-1] if lines else ""
 
 
-MODULES = {"fairseq-hier-summarize": "summarize", "fairseq-hier-rank": "rank_paragraphs"}
+MODULES = {"fairseq-hier-summarize": "summarize", "fairseq-hier-rank": "rank_paragraphs",
+           "fairseq-hier-record": "record"}
 
 
 def main_of(command, argv, capsys):
@@ -303,6 +300,39 @@ def test_unreadable_checkpoint_is_one_line(outcomes, files, tmp_path, capsys):
     assert proc.returncode == 1 and not out.exists()
     assert last_line(proc) == (f"fairseq-hier-rank: error: checkpoint {path} {UNREADABLE}it ends "
                                f"before its first object (an empty or truncated file)")
+
+
+def test_record_print_arch_refuses_unless_trusted(files, capsys):
+    path, marker = evil(files, "record_evil")
+    proc = main_of("fairseq-hier-record", ["--print-arch", path], capsys)
+    assert proc.returncode == 1 and not marker.exists()
+    assert last_line(proc).startswith(f"fairseq-hier-record: error: checkpoint {path} holds the "
+                                      f"global 'posix.system'"), last_line(proc)
+    proc = main_of("fairseq-hier-record", ["--print-arch", path, "--trust-checkpoint"], capsys)
+    assert proc.returncode == 0 and last_line(proc) == "pht" and marker.exists()
+
+
+def test_a_cut_that_torch_answers_with_an_os_error_is_one_line(outcomes, files, tmp_path,
+                                                               capsys):
+    """torch raises OSError(EINVAL), not RuntimeError, for some cut points: every loader still
+    names the file and says it is cut or corrupt."""
+    path = files["bad"] / "einval.pt"
+    why = f"{UNREADABLE}reading it failed (Invalid argument), as it does on a file cut short"
+    proc, extra = outcomes["generate-einval"]
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert last_line(proc) == f"fairseq-generate: error: checkpoint {path} {why}"
+    source, out = files["raw"] / "test.src", tmp_path / "out.txt"
+    for command, argv in (("fairseq-hier-summarize", [path, source, "-o", out]),
+                          ("fairseq-hier-rank", ["--path", path, "--source", source,
+                                                 "--output", out])):
+        proc = main_of(command, [*argv, "--cpu", "--no-progress-bar"], capsys)
+        assert proc.returncode == 1 and not out.exists()
+        assert last_line(proc) == f"{command}: error: checkpoint {path} {why}"
+    from fairseq_hier.errors import HierError
+    from fairseq_hier.inference import HierSummarizer
+
+    with pytest.raises(HierError, match=f"^checkpoint {re.escape(str(path))} {re.escape(why)}$"):
+        HierSummarizer.from_pretrained(str(path), cpu=True)
 
 
 def test_checkpoint_of_another_task_is_one_line(outcomes, files, tmp_path, capsys):

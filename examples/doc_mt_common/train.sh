@@ -29,9 +29,11 @@ fi
 if [[ -f "$SAVE/done" ]]; then echo "train.sh: $SAVE/done exists, skipping"; exit 0; fi
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
 # the paper's tokens per update on this machine's GPUs (GPUS: default those torch sees)
-mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "$MAX_TOKENS" \
+# $(...), not mapfile < <(...): a refused setting stops the recipe here
+BATCHING_TEXT=$(fairseq-hier-settings --stage batch --max-tokens "$MAX_TOKENS" \
   --paper-gpus "$PAPER_GPUS" --paper-update-freq "$PAPER_UPDATE_FREQ" \
   ${UPDATE_FREQ:+--update-freq "$UPDATE_FREQ"} ${GPUS:+--gpus "$GPUS"} --log "$SAVE/train.log")
+mapfile -t BATCHING <<< "$BATCHING_TEXT"
 if [[ -z "${PRECISION+x}" ]]; then
   PRECISION=$(python -c 'import torch; print("--fp16" if torch.cuda.is_available() else "")')
 fi

@@ -33,9 +33,11 @@ fi
 SEGMENT_FLAGS=()  # only for dialogue models: fairseq's own bart_* archs have no such option
 [[ "${SEGMENTS:-0}" != 0 ]] && SEGMENT_FLAGS=(--segment-embeddings "$SEGMENTS")
 mkdir -p "$SAVE"
-mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --batch-size "${BATCH:-4}" \
+# $(...), not mapfile < <(...): a refused setting stops the recipe here
+BATCHING_TEXT=$(fairseq-hier-settings --stage batch --batch-size "${BATCH:-4}" \
   --paper-gpus "${PAPER_GPUS:-2}" --paper-update-freq "${PAPER_UPDATE_FREQ:-16}" \
   ${UPDATE_FREQ:+--update-freq "$UPDATE_FREQ"} ${GPUS:+--gpus "$GPUS"} --log "$SAVE/train.log")
+mapfile -t BATCHING <<< "$BATCHING_TEXT"
 fairseq-hier-run-json "$SAVE" --name "$(basename "$SAVE")" --arch "$ARCH" \
   --task hat_summarization --metric rouge > /dev/null
 # shellcheck disable=SC2086  # PRECISION is empty or one flag

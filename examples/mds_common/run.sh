@@ -11,8 +11,8 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SYSTEMS=(transformer parsingsum_ft liu_ht parsingsum_ht)
-usage() {
-  echo "usage: DATA=DIR WORK=DIR $0 prepare|train SYSTEM [args]|decode SYSTEM [args]|table|all" >&2
+usage() {  # one line: what was wrong (if anything), then the usage
+  echo "${1:+run.sh: $1; }usage: DATA=DIR WORK=DIR $0 prepare|train SYSTEM [args]|decode SYSTEM [args]|table|all" >&2
   exit 2
 }
 [[ $# -ge 1 ]] || usage
@@ -34,5 +34,5 @@ case "$COMMAND" in
     for system in "${SYSTEMS[@]}"; do bash "$HERE/train.sh" "$system"; done
     for system in "${SYSTEMS[@]}"; do bash "$HERE/decode.sh" "$system"; done
     python "$HERE/table.py" "$WORK" --paper "$PAPER" ;;
-  *) usage ;;
+  *) usage "unknown step '$COMMAND'" ;;
 esac

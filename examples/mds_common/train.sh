@@ -62,10 +62,12 @@ mkdir -p "$SAVE"
 # one example: the concatenation's positions (flat), the paragraph grid (hierarchical)
 SMALLEST=${FLAT_POSITIONS:-500}
 [[ "$KIND" == hier ]] && SMALLEST=$(( ${MAX_PARAGRAPHS:-10} * ${MAX_PARAGRAPH_TOKENS:-160} ))
-mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "$MAX_TOKENS" \
+# $(...), not mapfile < <(...): a refused setting stops the recipe here
+BATCHING_TEXT=$(fairseq-hier-settings --stage batch --max-tokens "$MAX_TOKENS" \
   --paper-update-freq "${PAPER_UPDATE_FREQ:-1}" \
   --smallest "$(( SMALLEST < MAX_TOKENS ? SMALLEST : MAX_TOKENS ))" \
   ${UPDATE_FREQ:+--update-freq "$UPDATE_FREQ"} ${GPUS:+--gpus "$GPUS"} --log "$SAVE/train.log")
+mapfile -t BATCHING <<< "$BATCHING_TEXT"
 
 fairseq-hier-run-json "$SAVE" --name "$RUN" --arch "$SYSTEM" \
   --task hierarchical_summarization --metric rouge > /dev/null

@@ -33,26 +33,58 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
-usage() {
-  sed -n '4,14p' "$0" >&2
-  exit 2
-}
-[[ $# -ge 1 ]] || usage
+STAGES="prepare train decode score report prepare-mt train-mt decode-mt report-mt"
+say() { echo "run.sh: $*" >&2; }
+fail() { say "$*"; exit 2; }
+if [[ $# -eq 0 ]]; then sed -n '4,14p' "$0" >&2; exit 2; fi  # the usage
 STAGE=$1; shift
+[[ " $STAGES " == *" $STAGE "* ]] || fail "unknown stage '$STAGE' (one of: $STAGES)"
 : "${WORK:?set WORK to the output folder}"
 PARAGRAPHS=${PARAGRAPHS:-documents}; RANK=${RANK:-none}; VOCAB=${VOCAB:-32000}
 SUBSET=${SUBSET:-test}; WORKERS=${WORKERS:-$(nproc)}
 SPLITS=(train valid test)
-say() { echo "run.sh: $*" >&2; }
 
-# the architecture's facts: TASK SUBWORD PARSE PRETRAINED SRC TGT PAPER
+# the variables, checked before any stage does work
+[[ ! -e "$WORK" || -d "$WORK" ]] || fail "WORK=$WORK is a file (the output folder is expected)"
+case "$PARAGRAPHS" in documents|blocks|lines) ;;
+  *) fail "PARAGRAPHS must be documents, blocks or lines, got '$PARAGRAPHS'" ;; esac
+case "$RANK" in none|tfidf|ranker) ;;
+  *) fail "RANK must be none, tfidf or ranker, got '$RANK'" ;; esac
+for var in VOCAB WORKERS ${GPUS:+GPUS}; do
+  [[ "${!var}" =~ ^[1-9][0-9]*$ ]] || fail "$var must be a positive integer, got '${!var}'"
+done
+
+# the architecture's facts: TASK SUBWORD PARSE PRETRAINED SRC TGT PAPER; then what the stage
+# needs of the variables for this architecture, before any work
 arch_facts() {
+  local facts
   ARCH=$1; RUN=${RUN:-$ARCH}; DIR="$WORK/runs/$RUN"
-  eval "$(fairseq-hier-settings "$ARCH" --stage facts)"
+  facts=$(fairseq-hier-settings "$ARCH" --stage facts)  # an unknown ARCH stops here
+  eval "$facts"
   if [[ "$SUBWORD" == gpt2 ]]; then KIND=gpt2
   elif [[ "$PARSE" == 1 ]]; then KIND=spacy_spm
   else KIND=spm; fi
   BIN="$WORK/$KIND/data-bin"
+  if [[ "$STAGE" == prepare ]]; then
+    if [[ "$RANK" != none && "$KIND" == spacy_spm ]]; then
+      fail "RANK=$RANK: $ARCH reads spaCy's parse of the input order; rank the documents in the JSON lines instead"
+    elif [[ "$RANK" != none && "$KIND" == gpt2 ]]; then
+      fail "RANK=$RANK: $ARCH reads sentences, not ranked paragraphs"
+    elif [[ "$RANK" == ranker ]]; then
+      [[ -f "${RANKER:-}" ]] || fail "RANK=ranker: set RANKER to the ranker checkpoint (a file; got '${RANKER:-}')"
+      [[ -f "${RANKER_DICT:-}" ]] || fail "RANK=ranker: set RANKER_DICT to dict.src.txt of the ranker data-bin (a file; got '${RANKER_DICT:-}')"
+    fi
+    [[ "$KIND" != gpt2 ]] || [[ -d "${BART:-}" ]] || \
+      fail "set BART to the BART folder for $ARCH (fairseq model.pt + dict.txt, encoder.json, vocab.bpe, or Hugging Face; got '${BART:-}')"
+    local split need_data=0
+    [[ "$KIND" == gpt2 ]] && need_data=1  # its prepare step reads the JSON lines themselves
+    for split in "${SPLITS[@]}"; do [[ -f "$WORK/raw/$split.tgt" ]] || need_data=1; done
+    [[ "$need_data" == 0 || -d "${DATA:-}" ]] || \
+      fail "set DATA to the folder of train.jsonl, valid.jsonl, test.jsonl (got '${DATA:-}')"
+  fi
+  if [[ "$STAGE" == train && -n "$PRETRAINED" ]]; then
+    [[ -d "${BART:-}" ]] || fail "set BART to the $PRETRAINED folder for $ARCH (got '${BART:-}')"
+  fi
 }
 
 # ---------------------------------------------------------------------------- prepare
@@ -71,10 +103,8 @@ rank() {  # rank one split's encoded sources, as the record's rank option redoes
   case "$RANK" in
     none) cp "$pieces" "$out.tmp" ;;
     tfidf) fairseq-hier-rank --method tfidf --source "$pieces" --output "$out.tmp" ;;
-    ranker) fairseq-hier-rank --path "${RANKER:?set RANKER to the ranker checkpoint}" \
-              --data "$(dirname "${RANKER_DICT:?set RANKER_DICT to dict.src.txt of the ranker data-bin}")" \
+    ranker) fairseq-hier-rank --path "$RANKER" --data "$(dirname "$RANKER_DICT")" \
               --source "$pieces" --output "$out.tmp" ;;
-    *) say "RANK must be none, tfidf or ranker, got '$RANK'"; exit 2 ;;
   esac
   mv "$out.tmp" "$out"
 }
@@ -123,7 +153,6 @@ prepare_spm() {  # 2-4. sentencepiece on the raw text -> data-bin (pht, vht, liu
 
 prepare_spacy_spm() {  # 2-5. spaCy tokens and parse, sentencepiece, deps (parsingsum_*)
   local out="$WORK/spacy_spm"
-  [[ "$RANK" == none ]] || { say "RANK=$RANK: $ARCH reads spaCy's parse of the input order; rank the documents in the JSON lines instead"; exit 2; }
   mkdir -p "$out/raw"
   for split in "${SPLITS[@]}"; do
     for side in src tgt; do
@@ -136,8 +165,6 @@ prepare_spacy_spm() {  # 2-5. spaCy tokens and parse, sentencepiece, deps (parsi
 }
 
 prepare_gpt2() {  # 2-3. BOS-marked GPT-2 BPE lines -> data-bin with BART's dictionary
-  [[ "$RANK" == none ]] || { say "RANK=$RANK: $ARCH reads sentences, not ranked paragraphs"; exit 2; }
-  : "${BART:?set BART to the BART folder (fairseq model.pt + dict.txt, encoder.json, vocab.bpe, or Hugging Face)}"
   : "${DATA:?set DATA to the folder of train.jsonl, valid.jsonl, test.jsonl}"
   local valid="$DATA/valid.jsonl"
   [[ -f "$valid" ]] || valid="$DATA/val.jsonl"
@@ -158,18 +185,22 @@ binarize() {
 
 # ---------------------------------------------------------------------------- train
 train() {
-  local examples init=() args
+  local examples init=() args settings notes
   [[ -f "$DIR/done" ]] && { say "$DIR/done exists, skipping"; return; }
   [[ -f "$BIN/dict.$SRC.txt" ]] || { say "$BIN not found: run.sh prepare $ARCH first"; exit 1; }
   examples=$(wc -l < "$WORK/raw/train.tgt")
   if [[ -n "$PRETRAINED" ]]; then
-    : "${BART:?set BART to the $PRETRAINED folder}"
     if [[ -f "$BART/config.json" ]]; then init=(--finetune-from-model "$BART")
     else init=(--finetune-from-model "$BART/model.pt"); fi
   fi
+  # your fairseq arguments are checked before the run folder is made
+  notes=$(mktemp)
+  settings=$(fairseq-hier-settings "$ARCH" --stage train --examples "$examples" \
+               ${GPUS:+--gpus "$GPUS"} -- "$@" 2>"$notes") || { cat "$notes" >&2; rm -f "$notes"; exit 1; }
   mkdir -p "$DIR"
-  mapfile -t args < <(fairseq-hier-settings "$ARCH" --stage train --examples "$examples" \
-                        ${GPUS:+--gpus "$GPUS"} -- "$@" 2> >(tee -a "$DIR/settings.log" >&2))
+  tee -a "$DIR/settings.log" < "$notes" >&2
+  rm -f "$notes"
+  mapfile -t args <<< "$settings"
   fairseq-hier-run-json "$DIR" --name "$RUN" --arch "$ARCH" --task "$TASK" --metric rouge \
     > /dev/null
   fairseq-train "$BIN" --user-dir "$ROOT/fairseq_hier" "${init[@]}" "${args[@]}" \
@@ -180,10 +211,11 @@ train() {
 
 # ---------------------------------------------------------------------------- decode, score
 decode() {
-  local ckpt=${CHECKPOINT:-$DIR/checkpoint_best.pt} gen bpe=()
+  local ckpt=${CHECKPOINT:-$DIR/checkpoint_best.pt} settings gen=() bpe=()
   [[ -f "$ckpt" ]] || { say "$ckpt not found: run.sh train $ARCH first"; exit 1; }
-  mapfile -t gen < <(fairseq-hier-settings "$ARCH" --stage generate \
-                       --targets "$WORK/$KIND/bpe/train.$TGT" -- "$@")
+  settings=$(fairseq-hier-settings "$ARCH" --stage generate \
+               --targets "$WORK/$KIND/bpe/train.$TGT" -- "$@")  # your arguments checked here
+  mapfile -t gen <<< "$settings"
   if [[ "$KIND" == gpt2 ]]; then
     local files
     files=$(bpe_files)
@@ -235,30 +267,29 @@ prepare_mt() {
 
 case "$STAGE" in
   prepare-mt)
-    [[ $# -eq 2 ]] || usage
+    [[ $# -eq 2 ]] || fail "prepare-mt takes SRC TGT, got $# argument(s)"
     prepare_mt "$@" ;;
   train-mt)
-    [[ $# -ge 3 ]] || usage
+    [[ $# -ge 3 ]] || fail "train-mt takes SRC TGT hat|plain, got $# argument(s)"
     bash "$ROOT/examples/doc_mt_common/train.sh" "$WORK/mt" "$@" ;;
   decode-mt)
-    [[ $# -ge 2 ]] || usage
+    [[ $# -ge 2 ]] || fail "decode-mt takes SRC TGT, got $# argument(s)"
     bash "$ROOT/examples/doc_mt_common/decode.sh" "$WORK/mt" "$@" ;;
   report-mt)
     if [[ $# -eq 0 ]]; then set -- "$WORK"/mt/checkpoints/*/; fi
     fairseq-hier-report "$@" --subset "$SUBSET" --output-dir "$WORK/mt/report" ;;
   prepare)
-    [[ $# -eq 1 ]] || usage
+    [[ $# -eq 1 ]] || fail "prepare takes one ARCH, got $# argument(s)"
     arch_facts "$1"
     raw
     "prepare_$KIND"
     record  # (re)written: the pipeline of this recipe and the decoding of its settings
     say "$BIN ready for $ARCH" ;;
   train|decode|score)
-    [[ $# -ge 1 ]] || usage
+    [[ $# -ge 1 ]] || fail "$STAGE takes ARCH"
     arch_facts "$1"; shift
     "$STAGE" "$@" ;;
   report)
     if [[ $# -eq 0 ]]; then set -- "$WORK"/runs/*/; fi
     fairseq-hier-report "$@" --subset "$SUBSET" --output-dir "$WORK/report" ;;
-  *) usage ;;
 esac

@@ -13,9 +13,11 @@ set -euo pipefail
 ARCH=$1; DATA=$2; SAVE=$3; shift 3
 USER_DIR=$(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')
 mkdir -p "$SAVE"
-mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --max-tokens "${MAX_TOKENS:-10500}" \
+# $(...), not mapfile < <(...): a refused setting stops the recipe here
+BATCHING_TEXT=$(fairseq-hier-settings --stage batch --max-tokens "${MAX_TOKENS:-10500}" \
   --paper-update-freq 16 ${UPDATE_FREQ:+--update-freq "$UPDATE_FREQ"} ${GPUS:+--gpus "$GPUS"} \
   --log "$SAVE/train.log")
+mapfile -t BATCHING <<< "$BATCHING_TEXT"
 # the run folder: checkpoints, train.log and run.json (what fairseq-hier-report reads)
 fairseq-hier-run-json "$SAVE" --name "$(basename "$SAVE")" --arch "$ARCH" \
   --task hierarchical_summarization --metric rouge > /dev/null

@@ -20,8 +20,10 @@ for ARG in "$@"; do
   PREVIOUS=$ARG
 done
 mkdir -p "$SAVE"
-mapfile -t BATCHING < <(fairseq-hier-settings --stage batch --batch-size 16 ${GPUS:+--gpus "$GPUS"} \
-                          --log "$SAVE/train.log")
+# $(...), not mapfile < <(...): a refused setting stops the recipe here
+BATCHING_TEXT=$(fairseq-hier-settings --stage batch --batch-size 16 ${GPUS:+--gpus "$GPUS"} \
+  --log "$SAVE/train.log")
+mapfile -t BATCHING <<< "$BATCHING_TEXT"
 # the run folder: checkpoints, train.log and run.json (what fairseq-hier-report reads)
 fairseq-hier-run-json "$SAVE" --name "$(basename "$SAVE")" --arch "$ARCH" \
   --task hierarchical_summarization --metric rouge > /dev/null

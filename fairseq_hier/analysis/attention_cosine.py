@@ -336,6 +336,8 @@ def load_system(path: str, data: str, cut: Dict[str, int]):
         raise HierError(f"--path {path}: no such checkpoint")
     try:
         state = checkpoint_utils.load_checkpoint_to_cpu(path, {"data": data})
+    except HierError:  # the safe loader's one line (a refused or unreadable checkpoint)
+        raise
     except (RuntimeError, EOFError, ValueError, pickle.UnpicklingError) as e:
         why = (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise HierError(f"--path {path}: not a fairseq checkpoint ({why})") from None

@@ -8,19 +8,31 @@ The hypotheses are detokenised with the inverse of the target side's tokenizer c
 given, else the ``tgt_tokenizer`` of the preprocessing record beside the chunk map (the
 data-bin's ``hier_preprocess.json``, pipeline ``doc_chunks``, same target language), else
 ``auto``.
+
+Checked before anything is scored (:func:`check_inputs`, :func:`check_sides`): the systems'
+names, the reference's language suffix against the target language, the two sides'
+tokenisation; ``force`` scores a reference in another language or sides that do not look alike
+anyway (the summary's ``warnings`` say so). The command checks the output paths
+(:func:`output_paths`, :func:`run_dir_paths`) before it calls :func:`evaluate`.
 """
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from fairseq_hier.analysis.generate_log import read_hypotheses
-from fairseq_hier.data.doc_chunks import ChunkRow, read_chunk_map, reassemble
+from fairseq_hier.data.doc_chunks import ChunkRow, base_language, read_chunk_map, reassemble
 from fairseq_hier.data.preprocessing_record import RECORD_FILE, read_record
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs
 from fairseq_hier.scoring import bleu as doc_bleu
 from fairseq_hier.scoring.significance import bleu_significance
+
+#: a file suffix read as a language code: two letters, and a region or script (en, zh-cn, pt_BR)
+LANGUAGE_SUFFIX = re.compile(r"[A-Za-z]{2}([-_][A-Za-z0-9]{2,8})?")
+#: the log fairseq-generate --results-path writes: generate-SUBSET.txt
+GENERATE_LOG = re.compile(r"generate-.+\.txt")
 
 
 @dataclass
@@ -36,12 +48,85 @@ class DocBleu:
     references: List[str] = field(default_factory=list)
 
 
-def read_system(spec: str, rows, lines: str) -> Tuple[str, str, List[str]]:
-    """``NAME=LOG`` -> (name, log, the chunk hypotheses in map order)."""
-    name, log = spec.split("=", 1) if "=" in spec else (os.path.basename(spec), spec)
+def system_name(spec: str) -> Tuple[str, str]:
+    """``NAME=LOG`` -> (name, log); a bare LOG is named after its run folder when it is
+    fairseq-generate's ``generate-SUBSET.txt`` (``hat/generate-test.txt`` -> ``hat``), else
+    after its file name without the extension (``base.txt`` -> ``base``). A name is a plain
+    file name: the outputs are NAME.docs and NAME.chunks.tsv."""
+    if "=" in spec:
+        name, log = spec.split("=", 1)
+    else:
+        log = spec
+        base = os.path.basename(log)
+        folder = os.path.basename(os.path.dirname(os.path.abspath(log)))
+        name = folder if GENERATE_LOG.fullmatch(base) and folder else os.path.splitext(base)[0]
     if not name or not log:
         raise HierError(f"bad system {spec!r}: expected NAME=LOG")
+    if os.sep in name or name in (".", ".."):
+        raise HierError(f"bad system {spec!r}: NAME {name!r} names the files NAME.docs and "
+                        f"NAME.chunks.tsv, so it must be a plain file name (no {os.sep!r})")
+    return name, log
+
+
+def read_system(spec: str, rows, lines: str) -> Tuple[str, str, List[str]]:
+    """``NAME=LOG`` -> (name, log, the chunk hypotheses in map order)."""
+    name, log = system_name(spec)
     return name, log, read_hypotheses(log, len(rows), lines)
+
+
+def reference_language(ref: str, tgt_lang: str, chunks: str) -> Optional[str]:
+    """Why ``ref`` looks like a file of another language than ``tgt_lang``, or None: its suffix
+    is a language code (:data:`LANGUAGE_SUFFIX`, or a language of the preprocessing record
+    beside ``chunks``) whose language is not ``tgt_lang``'s; the line names the file beside it
+    with the ``tgt_lang`` suffix, where there is one."""
+    stem, suffix = os.path.splitext(ref)
+    suffix = suffix[1:]
+    if not suffix or base_language(suffix) == base_language(tgt_lang):
+        return None
+    record = read_record(os.path.dirname(chunks) or ".")
+    recorded = ({record["options"].get(k) for k in ("src_lang", "tgt_lang")}
+                if record is not None and record["pipeline"] == "doc_chunks" else set())
+    if not (LANGUAGE_SUFFIX.fullmatch(suffix) or suffix in recorded):
+        return None
+    sibling = f"{stem}.{tgt_lang}"
+    side = f" ({sibling} is the {tgt_lang} side)" if os.path.isfile(sibling) else ""
+    return (f"--ref {ref}: its suffix .{suffix} names the language {suffix}, not --tgt-lang "
+            f"{tgt_lang}{side}")
+
+
+def check_inputs(specs: List[str], chunks: str, ref: str, tgt_lang: str, force: bool = False,
+                 warn=None) -> List[str]:
+    """Check what can be checked before any file is read: the systems' names (plain, each
+    once) and the reference's language (:func:`reference_language`; with ``force``, a warning
+    that ``warn`` is told). Returns the warnings."""
+    names = [system_name(spec)[0] for spec in specs]
+    doubled = next((n for n in names if names.count(n) > 1), None)
+    if doubled is not None:
+        raise HierError(f"two systems named {doubled!r}: name them NAME=LOG")
+    problem = reference_language(ref, tgt_lang, chunks)
+    if problem is None:
+        return []
+    if not force:
+        raise HierError(f"{problem}: give the reference of the target language, or --force to "
+                        f"score against this file")
+    warning = f"{problem} (scored as given: --force)"
+    if warn is not None:
+        warn(warning)
+    return [warning]
+
+
+def check_sides(ref: str, ref_sentences: List[str], hypotheses: List[str], tgt_lang: str,
+                detokenize: bool, tgt_tokenizer: str, force: bool = False, warn=None) -> List[str]:
+    """Refuse sides that do not look alike (:func:`fairseq_hier.scoring.bleu.check_sides_alike`:
+    one tokenised, the other not) unless ``force``, when they are warnings (``warn``)."""
+    warnings = doc_bleu.check_sides_alike(ref_sentences, hypotheses, tgt_lang, detokenize, ref,
+                                          tgt_tokenizer)
+    if warnings and not force:
+        raise HierError(f"{warnings[0]}; or --force to score the two sides as they are")
+    for warning in warnings:
+        if warn is not None:
+            warn(warning)
+    return warnings
 
 
 def recorded_tgt_tokenizer(chunks: str, tgt_lang: str) -> Tuple[Optional[str], Optional[str]]:
@@ -60,12 +145,15 @@ def recorded_tgt_tokenizer(chunks: str, tgt_lang: str) -> Tuple[Optional[str], O
 
 def evaluate(specs: List[str], chunks: str, ref: str, docids: Optional[str], tgt_lang: str,
              tokenize: str, lines: str = "H", detokenize: bool = True, bootstrap: int = 1000,
-             seed: int = 0, warn=None, tgt_tokenizer: Optional[str] = None) -> DocBleu:
+             seed: int = 0, warn=None, tgt_tokenizer: Optional[str] = None,
+             force: bool = False) -> DocBleu:
     """Score the systems ``NAME=LOG`` (the first is the baseline) on the documents of the chunk
     map ``chunks`` and the reference file ``ref`` (its docids: ``docids``, by default REF
-    without its language suffix + ``.docids``); ``warn(message)`` is told when the two sides
-    do not look alike. ``tgt_tokenizer``: the target side's tokenizer choice (default: the
-    record's, module docstring)."""
+    without its language suffix + ``.docids``). A reference in another language than
+    ``tgt_lang`` and sides that do not look alike are refused (:func:`check_inputs`,
+    :func:`check_sides`), or with ``force`` told to ``warn(message)``. ``tgt_tokenizer``: the
+    target side's tokenizer choice (default: the record's, module docstring)."""
+    warnings = check_inputs(specs, chunks, ref, tgt_lang, force, warn)
     rows = read_chunk_map(chunks)
     origin = ""
     if tgt_tokenizer is None:
@@ -75,22 +163,16 @@ def evaluate(specs: List[str], chunks: str, ref: str, docids: Optional[str], tgt
     doc_refs, chunk_refs, ref_sentences = doc_bleu.load_references(ref, docids_path, rows)
     systems: Dict[str, Tuple[List[str], List[str]]] = {}
     hyp_steps: Dict[str, str] = {}
-    logs = []
     for spec in specs:
         name, log, raw = read_system(spec, rows, lines)
-        logs.append(log)
-        if name in systems:
-            raise HierError(f"two systems named {name!r}: name them NAME=LOG")
         chunk_hyps, steps = doc_bleu.postprocess_hypotheses(raw, tgt_lang, detokenize, log,
                                                             tgt_tokenizer, origin)
+        if not systems:  # the baseline: are the two sides alike, before the others are read
+            warnings += check_sides(ref, ref_sentences, chunk_hyps, tgt_lang, detokenize,
+                                    tgt_tokenizer, force, warn)
         docs = [text for _, text in reassemble(rows, chunk_hyps)]
         systems[name], hyp_steps[name] = (docs, chunk_hyps), steps.describe()
     baseline = next(iter(systems))
-    warnings = doc_bleu.check_sides_alike(ref_sentences, systems[baseline][1], tgt_lang,
-                                          detokenize, ref, tgt_tokenizer)
-    for warning in warnings:
-        if warn is not None:
-            warn(warning)
     results, signatures = {}, {}
     for name, (docs, chunk_hyps) in systems.items():
         results[name], signatures = doc_bleu.corpus_scores(docs, doc_refs, chunk_hyps, chunk_refs,
@@ -109,14 +191,25 @@ def evaluate(specs: List[str], chunks: str, ref: str, docids: Optional[str], tgt
                "postprocessing": {"hypotheses": hyp_steps,
                                   "references": doc_bleu.reference_postprocessing(ref).describe()},
                "warnings": warnings, "systems": results}
-    return DocBleu(summary, rows, systems, [chunks, ref, docids_path, *logs], doc_refs)
+    return DocBleu(summary, rows, systems, input_paths(specs, chunks, ref, docids), doc_refs)
+
+
+def input_paths(specs: List[str], chunks: str, ref: str, docids: Optional[str]) -> List[str]:
+    """Every file the command reads (no output may be one of them)."""
+    docids_path = docids or os.path.splitext(ref)[0] + ".docids"
+    return [chunks, ref, docids_path, *(system_name(spec)[1] for spec in specs)]
+
+
+def output_paths(folder: str, names: List[str]) -> List[str]:
+    """``NAME.docs`` and ``NAME.chunks.tsv`` of every system under ``folder``."""
+    return [os.path.join(folder, f"{name}{ext}") for name in names
+            for ext in (".docs", ".chunks.tsv")]
 
 
 def write_outputs(folder: str, result: DocBleu) -> None:
     """``NAME.docs`` and ``NAME.chunks.tsv`` of every system, all written together; none may be
     one of the files read."""
-    paths = [os.path.join(folder, f"{name}{ext}") for name in result.systems
-             for ext in (".docs", ".chunks.tsv")]
+    paths = output_paths(folder, list(result.systems))
     with atomic_outputs(paths, result.inputs) as files:
         for k, (docs, chunks) in enumerate(result.systems.values()):
             f_docs, f_chunks = files[2 * k: 2 * k + 2]
@@ -131,6 +224,11 @@ def default_subset(chunks: str) -> str:
     return name[:-len(".chunks")] if name.endswith(".chunks") else os.path.splitext(name)[0]
 
 
+def run_dir_paths(run_dir: str, subset: str) -> List[str]:
+    """``SUBSET.docs``, ``SUBSET.ref`` and ``SUBSET.bleu.txt`` under ``run_dir``."""
+    return [os.path.join(run_dir, f"{subset}{ext}") for ext in (".docs", ".ref", ".bleu.txt")]
+
+
 def write_run_dir(run_dir: str, subset: str, result: DocBleu, report: str) -> List[str]:
     """One system's scored split in its run directory, the three files together:
     ``SUBSET.docs`` (its documents, one a line, as scored), ``SUBSET.ref`` (the reference
@@ -140,7 +238,7 @@ def write_run_dir(run_dir: str, subset: str, result: DocBleu, report: str) -> Li
         raise HierError(f"--run-dir holds one system's files: give one NAME=LOG, not "
                         f"{len(result.systems)}")
     (docs, _), = result.systems.values()
-    paths = [os.path.join(run_dir, f"{subset}{ext}") for ext in (".docs", ".ref", ".bleu.txt")]
+    paths = run_dir_paths(run_dir, subset)
     with atomic_outputs(paths, result.inputs) as (f_docs, f_ref, f_report):
         f_docs.writelines(d + "\n" for d in docs)
         f_ref.writelines(r + "\n" for r in result.references)

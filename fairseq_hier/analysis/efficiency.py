@@ -167,12 +167,12 @@ def build_model(arch, max_source_positions, widths="same", dims=None, task=None,
     if arch in FLAT_ATTENTION:  # flat positions: the whole source
         args.max_source_positions, args.max_target_positions = max_source_positions, 1024
     ARCH_CONFIG_REGISTRY[registered](args)
-    if task is not None:
+    if task is not None and arch not in HAT_ARCHS:
         model, d = task.build_model(args), task.source_dictionary
-    else:
-        d = synthetic_dictionary(widths, vocab)
-        task = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
-        model = ARCH_MODEL_REGISTRY[registered].build_model(args, task)
+    else:  # HAT reads another task's data (a BOS per sentence): only the task's dictionary
+        d = task.source_dictionary if task is not None else synthetic_dictionary(widths, vocab)
+        dictionaries = types.SimpleNamespace(source_dictionary=d, target_dictionary=d)
+        model = ARCH_MODEL_REGISTRY[registered].build_model(args, dictionaries)
     if arch == "transformer-S2":  # fairseq's MultiheadAttention skips the fused kernel when set
         for layer in model.encoder.layers:
             layer.self_attn.skip_embed_dim_check = True

@@ -5,11 +5,16 @@ Sources are raw lines of the task's format, ``title <P> paragraph 1 <P> paragrap
 whitespace-tokenized; the paragraph separator (``--paragraph-separator``, default ``<P>``) is a
 token of its own and is removed, so the title and the paragraphs are read in order as one text.
 K counts the whitespace tokens of the reference line as it is. Line counts must be equal.
+
+An empty source line (no token besides separators) or an empty reference gets an empty summary;
+the log counts each kind and names their first lines, as it counts the sources shorter than
+their reference (whose summary is the whole source).
 """
 
 import logging
 from typing import List
 
+from fairseq_hier.data.mds_readers import describe_skipped
 from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
 
 logger = logging.getLogger("fairseq_hier.lead")
@@ -31,16 +36,24 @@ def lead_file(source_path: str, reference_path: str, output_path: str,
     of the inputs is refused); return the number written."""
     sources, references = read_lines(source_path), read_lines(reference_path)
     check_parallel(source_path, sources, reference_path, references)
-    short = 0
+    short, empty_sources, empty_references = 0, [], []
     with atomic_outputs([output_path], inputs=[source_path, reference_path]) as (f,):
-        for source, reference in zip(sources, references):
+        for n, (source, reference) in enumerate(zip(sources, references), 1):
             summary = lead(source, reference, separator)
-            short += len(summary.split()) < len(reference.split())
+            k = len(reference.split())
+            if not k:
+                empty_references.append(n)
+            elif not lead_tokens(source, 1, separator):
+                empty_sources.append(n)
+            else:
+                short += len(summary.split()) < k
             f.write(summary + "\n")
     if short:
         logger.warning(f"{short} source(s) are shorter than their reference: "
                        f"their Lead summary is the whole source")
-    empty = sum(not r.split() for r in references)
-    if empty:
-        logger.warning(f"{empty} reference(s) are empty: their Lead summary is empty")
+    for lines, path, what in ((empty_sources, source_path, f" (no token besides {separator})"),
+                              (empty_references, reference_path, "")):
+        if lines:
+            logger.warning(f"{path}: {len(lines)} empty line(s){what}: {describe_skipped(lines)}; "
+                           f"their Lead summary is empty")
     return len(sources)

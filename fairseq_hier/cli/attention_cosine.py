@@ -20,7 +20,9 @@ examples), ``per_example`` (split order; ``null`` for an excluded example), ``ex
 "</s>", cols = P1..Pn, each row normalised over paragraphs, and the ``gold`` vector). Prints a
 summary line, then the headline as the last line. Pass the paragraph cut given to
 fairseq-generate (default: the checkpoint's). ``--output`` is written whole or not at all, never
-over an input. Bad input: one-line error, exit status 1.
+over an input. Bad input: one-line error, exit status 1. The checkpoint is loaded without
+running code (:mod:`fairseq_hier.safe_loading`); ``--trust-checkpoint`` loads one that holds more
+than weights and options, as the other commands that load checkpoints do.
 """
 
 import json
@@ -28,14 +30,17 @@ import sys
 from typing import List, Optional, Tuple
 
 from fairseq_hier.cli.common import command_parser, count, positive_int, run_command
+from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs
+from fairseq_hier.safe_loading import UnreadableCheckpoint, trusting
 
 PROG = "fairseq-hier-attention-cosine"
 
 
 def run(args) -> dict:
     # refused before the model is loaded when --output is one of the inputs
-    with atomic_outputs([args.output], inputs=[args.generate_log, args.path]) as (f,):
+    with atomic_outputs([args.output], inputs=[args.generate_log, args.path]) as (f,), \
+            trusting(args.trust_checkpoint):
         record, n = score(args)
         json.dump(record, f, indent=1)
     print_summary(args, record, n)
@@ -50,9 +55,12 @@ def score(args) -> Tuple[dict, int]:
     cut = {name: getattr(args, name) for name in
            ("max_paragraphs", "max_paragraph_tokens", "max_source_positions")
            if getattr(args, name) is not None}
-    return score_system(args.path, args.data, args.subset, args.generate_log, cut,
-                        args.batch_size, args.heatmaps, cpu=args.cpu,
-                        bootstrap_samples=args.bootstrap_samples, seed=args.seed)
+    try:
+        return score_system(args.path, args.data, args.subset, args.generate_log, cut,
+                            args.batch_size, args.heatmaps, cpu=args.cpu,
+                            bootstrap_samples=args.bootstrap_samples, seed=args.seed)
+    except UnreadableCheckpoint as e:
+        raise HierError(f"--path {args.path}: not a fairseq checkpoint ({e})") from None
 
 
 def print_summary(args, record: dict, n: int) -> None:
@@ -86,6 +94,10 @@ def get_parser():
                    help="bootstrap resamples of the 95%% interval (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--cpu", action="store_true", help="do not use a GPU")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="load a checkpoint that holds objects beyond weights and options "
+                        "(torch.load(weights_only=False): it may run code; only for files you "
+                        "trust)")
     return p
 
 

@@ -10,7 +10,7 @@ import sys
 from typing import Callable
 
 from fairseq_hier.data.shards import parse_shard
-from fairseq_hier.errors import HierError, check_range, run_main
+from fairseq_hier.errors import HierError, check_range, run_main, shell_words
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -42,6 +42,16 @@ def ranged(kind: Callable, low=None, high=None, low_open: bool = False) -> Calla
 
     parse.__name__ = kind.__name__  # argparse names the type in "invalid int value: 'x'"
     return parse
+
+
+def split_option(parser: argparse.ArgumentParser, option: str, text) -> list:
+    """The value of ``option`` split as a shell line (:func:`fairseq_hier.errors.shell_words`),
+    checked while the options are parsed: an unbalanced quote is the parser's one-line error
+    naming ``option`` (exit status 2)."""
+    try:
+        return shell_words(option, text)
+    except HierError as e:
+        parser.error(str(e))
 
 
 #: the usual argparse types of counts: ``type=positive_int`` (>= 1), ``type=count`` (>= 0)

@@ -14,18 +14,23 @@ concatenate the translated chunks to compute the BLEU score for the entire docum
         --run-dir work/checkpoints/hat
 
 Per system (``NAME=LOG``, LOG: ``fairseq-generate`` output; its ``H-`` lines, or ``D-`` with
-``--lines D``): every chunk must have exactly one hypothesis; BPE is removed (``@@ ``), stray
-``<s>``/``</s>`` are dropped (counted), the text is detokenised unless ``--no-detokenize`` with the
-inverse of the prepare step's target tokenizer (``--tgt-tokenizer``, by default the
-``tgt_tokenizer`` of the data-bin's preprocessing record beside ``--chunks``, else ``auto``:
-sacremoses; jieba's spaces removed for zh; ``none``: nothing to undo), and the chunks of each
-document are concatenated in the chunk map's order (the map alone aligns hypothesis and source
-chunk, whatever number of sentences the model emitted). References: the raw target file
-(``fairseq-hier-doc-extract`` output: one sentence per line, documents separated by an empty line)
-with its ``.docids``, taken as they are; documents and sentence counts must match the chunk map. A
-reference document is its sentences joined by spaces. The post-processing of each side is printed; a
-warning says when the two sides do not look alike (tokenised references against detokenised
-hypotheses, or the reverse). See :mod:`fairseq_hier.analysis.doc_bleu` and
+``--lines D``; a bare LOG is named after its run folder when it is fairseq-generate's
+``generate-SUBSET.txt``, ``hat/generate-test.txt`` -> ``hat``, else after its file name without
+the extension; NAME is a plain file name, unique): every chunk must have exactly one
+hypothesis; BPE is removed (``@@ ``), stray ``<s>``/``</s>`` are dropped (counted), the text is
+detokenised unless ``--no-detokenize`` with the inverse of the prepare step's target tokenizer
+(``--tgt-tokenizer``, by default the ``tgt_tokenizer`` of the data-bin's preprocessing record
+beside ``--chunks``, else ``auto``: sacremoses; jieba's spaces removed for zh; ``none``: nothing
+to undo), and the chunks of each document are concatenated in the chunk map's order (the map
+alone aligns hypothesis and source chunk, whatever number of sentences the model emitted).
+References: the raw target file (``fairseq-hier-doc-extract`` output: one sentence per line,
+documents separated by an empty line) with its ``.docids``, taken as they are; documents and
+sentence counts must match the chunk map. A reference document is its sentences joined by spaces.
+The post-processing of each side is printed. Refused before scoring, unless ``--force``: a REF
+whose suffix names another language than ``--tgt-lang`` (``test.en`` with ``--tgt-lang de``),
+and two sides that do not look alike (tokenised references against detokenised hypotheses, or
+the reverse); with ``--force`` each is a warning, in the output and its JSON. The output folders
+are checked before anything is read. See :mod:`fairseq_hier.analysis.doc_bleu` and
 :mod:`fairseq_hier.scoring.bleu`.
 
 sacreBLEU's tokenizer (``--tokenize``): ``zh`` for a Chinese target, ``char`` for Japanese,
@@ -52,9 +57,12 @@ import logging
 import sys
 from typing import Dict, List, Optional
 
-from fairseq_hier.analysis.doc_bleu import default_subset, evaluate, write_outputs, write_run_dir
+from fairseq_hier.analysis.doc_bleu import (default_subset, evaluate, input_paths, output_paths,
+                                            run_dir_paths, system_name, write_outputs,
+                                            write_run_dir)
 from fairseq_hier.cli.common import ALPHA, command_parser, count, run_command, text_table
 from fairseq_hier.data.doc_chunks import TOKENIZERS
+from fairseq_hier.io import check_outputs
 from fairseq_hier.scoring.bleu import default_tokenize, tokenize_note
 from fairseq_hier.scoring.significance import BLEU_SEED
 
@@ -98,12 +106,21 @@ def report_text(result, args) -> str:
 
 
 def run(args) -> dict:
+    names = [system_name(spec)[0] for spec in args.systems]
+    inputs = input_paths(args.systems, args.chunks, args.ref, args.docids)
+    subset = args.subset or default_subset(args.chunks)
+    if args.run_dir:
+        check_outputs("--run-dir", args.run_dir, run_dir_paths(args.run_dir, subset), inputs)
+    if args.output_dir:
+        check_outputs("--output-dir", args.output_dir, output_paths(args.output_dir, names),
+                      inputs)
     result = evaluate(args.systems, args.chunks, args.ref, args.docids, args.tgt_lang,
                       args.tokenize, args.lines, not args.no_detokenize, args.bootstrap,
-                      args.seed, warn=logger.warning, tgt_tokenizer=args.tgt_tokenizer)
+                      args.seed, warn=logger.warning, tgt_tokenizer=args.tgt_tokenizer,
+                      force=args.force)
     text = report_text(result, args)
     if args.run_dir:
-        write_run_dir(args.run_dir, args.subset or default_subset(args.chunks), result, text)
+        write_run_dir(args.run_dir, subset, result, text)
     if args.output_dir:
         write_outputs(args.output_dir, result)
     sys.stdout.write(text)
@@ -115,7 +132,9 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
 
     p = command_parser(PROG, __doc__)
     p.add_argument("systems", nargs="+", metavar="NAME=LOG",
-                   help="fairseq-generate output of each system (the first is the baseline)")
+                   help="fairseq-generate output of each system (the first is the baseline); a "
+                        "bare LOG is named after its run folder when it is generate-SUBSET.txt, "
+                        "else after its file name without the extension")
     p.add_argument("--chunks", required=True, help="the split's chunk map (DATA_BIN/test.chunks)")
     p.add_argument("--ref", required=True,
                    help="raw target file of the split (one sentence a line, documents separated "
@@ -140,6 +159,10 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                    help="the target side's tokenizer of fairseq-hier-doc-tokenize, whose "
                         "inverse detokenises the hypotheses (default: the tgt_tokenizer of the "
                         "preprocessing record beside --chunks, else auto)")
+    p.add_argument("--force", action="store_true",
+                   help="score anyway a REF whose suffix names another language than "
+                        "--tgt-lang, or two sides that do not look alike (one tokenised, the "
+                        "other not); each is then a warning")
     p.add_argument("--output-dir", default=None, help="write NAME.docs and NAME.chunks.tsv here")
     p.add_argument("--run-dir", default=None, metavar="RUN",
                    help="one system's run directory: write RUN/SUBSET.docs, RUN/SUBSET.ref and "

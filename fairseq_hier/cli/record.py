@@ -27,14 +27,14 @@ not at all.
 """
 
 import json
-import shlex
 import sys
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, run_command
-from fairseq_hier.errors import HierError
+from fairseq_hier.errors import HierError, shell_words
 from fairseq_hier.inference.pipelines import PIPELINES
 from fairseq_hier.inference.record import checkpoint_arch, recorded_generation, write_record
+from fairseq_hier.safe_loading import trusting
 
 PROG = "fairseq-hier-record"
 
@@ -71,7 +71,8 @@ def run(args) -> None:
         print(list_pipelines())
         return
     if args.print_arch:
-        print(checkpoint_arch(args.print_arch))
+        with trusting(args.trust_checkpoint):
+            print(checkpoint_arch(args.print_arch))
         return
     if args.print_generation:
         if not args.data_bin:
@@ -88,12 +89,9 @@ def run(args) -> None:
         raise HierError(f"--generation-for {doubled[0]} is given twice")
     per_arch = {}
     for arch, text in _pairs(args.generation_for, "--generation-for").items():
-        try:
-            per_arch[arch] = shlex.split(text)
-        except ValueError as e:  # an unbalanced quote
-            raise HierError(f"--generation-for {arch}: {e}") from None
+        per_arch[arch] = shell_words(f"--generation-for {arch}", text)
     path = write_record(args.data_bin, args.task, args.pipeline, options,
-                        _pairs(args.asset, "--asset"), shlex.split(args.generation), per_arch)
+                        _pairs(args.asset, "--asset"), shell_words("--generation", args.generation), per_arch)
     print(f"{PROG}: wrote {path}")
 
 
@@ -114,6 +112,9 @@ def get_parser():
     p.add_argument("--print-generation", metavar="ARCH",
                    help="print the options DATA_BIN's record gives ARCH, one per line")
     p.add_argument("--print-arch", metavar="CHECKPOINT", help="print a checkpoint's architecture")
+    p.add_argument("--trust-checkpoint", action="store_true",
+                   help="--print-arch: load the checkpoint with torch.load(weights_only=False): "
+                        "it may run code; only for files you trust")
     p.add_argument("--list", action="store_true", help="list the pipelines and their options")
     return p
 

@@ -30,10 +30,12 @@ empty line; a document is its sentences joined by spaces, as ``fairseq-hier-doc-
 them).
 
 What a RUN_DIR lacks becomes a note saying how to produce it; a malformed file is a one-line
-error naming it (exit status 1). A RUN_DIR holding none of the files above is named in a warning
-on stderr; when every RUN_DIR is such, there is nothing to report: a one-line error, exit status
-1, nothing written. ``scripts/report_check.sh`` (``make report-check``) opens the page in headless
-Chromium and fails unless every image loads.
+error naming it (exit status 1). ``--output-dir`` is checked before anything is read or scored
+(a file in its place, or a folder that cannot be written to, is a one-line error). A RUN_DIR
+holding none of the files above is named in a warning on stderr; when every RUN_DIR is such,
+there is nothing to report: a one-line error, exit status 1, nothing written.
+``scripts/report_check.sh`` (``make report-check``) opens the page in headless Chromium and fails
+unless every image loads.
 """
 
 import logging
@@ -43,7 +45,7 @@ from typing import List, Optional
 from fairseq_hier.cli.common import command_parser, count, positive_int, run_command
 from fairseq_hier.errors import HierError
 from fairseq_hier.report.inputs import DEFAULT_SUBSET, METRICS, load_runs, reported_files
-from fairseq_hier.report.render import write_report
+from fairseq_hier.report.render import check_report_outputs, write_report
 from fairseq_hier.report.sections import ReportOptions, build_report
 
 PROG = "fairseq-hier-report"
@@ -51,6 +53,8 @@ logger = logging.getLogger("fairseq_hier.report")
 
 
 def run(args) -> None:
+    inputs = [args.reference, args.gpt2_encoder_json]
+    check_report_outputs(args.output_dir, inputs)  # before any score is computed
     runs = load_runs(args.run_dirs, args.subset)
     empty = [r.path for r in runs if r.is_empty]
     files = ", ".join(reported_files(args.subset))
@@ -64,8 +68,7 @@ def run(args) -> None:
                         heatmaps=args.heatmaps, samples=args.samples, seed=args.seed,
                         tgt_lang=args.tgt_lang, encoder_json=args.gpt2_encoder_json)
     blocks = build_report(runs, opt)
-    html, md = write_report(blocks, args.output_dir, args.title,
-                            inputs=[args.reference, args.gpt2_encoder_json])
+    html, md = write_report(blocks, args.output_dir, args.title, inputs=inputs)
     images = sum(type(b).__name__ == "Image" for b in blocks)
     logger.info(f"{len(runs)} runs, {images} images -> {html} and {md}")
     print(html)

@@ -17,7 +17,7 @@ import sys
 import time
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.cli.common import command_parser, positive_int, run_command, split_option
 from fairseq_hier.io import atomic_outputs, read_lines
 from fairseq_hier.scoring.rouge import (DEFAULT_ROUGE_N, RougeError, build_wordnet_db,
                                         default_rouge_args, official_unavailable,
@@ -79,6 +79,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
     if args.args is not None and (args.rouge_n is not None or args.no_rouge_l):
         parser.error("-n/--rouge_n and -nol/--no_rouge_l cannot be combined with -a/--args "
                      "(put -n N or -x in the ROUGE arguments instead)")
+    split_option(parser, "-a/--args", args.args)
     if args.stemming and args.no_stemming:
         parser.error("-m/--stemming and -nm/--no_stemming contradict each other")
     if (args.files or not args.build_wordnet_db) and len(args.files) < 2:

@@ -8,8 +8,12 @@ folder's ``run.json``, what ``fairseq-hier-report`` reads of the run besides its
 
 ``--inherit TRAINED_DIR``: a decoding of a trained run into a folder of its own; writes nothing
 when RUN_DIR already has a run.json, else names the run after RUN_DIR and takes the arch and
-task of TRAINED_DIR's run.json (its folder name, and ``--task``, where it has none). The schema
-and its checks: :mod:`fairseq_hier.report.inputs`. Prints the path written.
+task of TRAINED_DIR's run.json (its folder name, and ``--task``, where it has none: the folder
+must then hold a trained run, a checkpoint or train.log, and be named after its architecture).
+Checked before anything is written: the arch is one of ``fairseq-train --arch`` (fairseq-hier's
+included) or a baseline (lead, lexrank, frequent, first), the task one of ``--task``, RUN_DIR a
+folder or one that can be made. The schema and its checks: :mod:`fairseq_hier.report.inputs`.
+Prints the path written.
 """
 
 import sys
@@ -17,6 +21,7 @@ from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, run_command
 from fairseq_hier.errors import HierError
+from fairseq_hier.recipes.settings import check_arch_and_task
 from fairseq_hier.report.inputs import METRICS, inherit_run_json, write_run_json
 
 PROG = "fairseq-hier-run-json"
@@ -24,20 +29,24 @@ PROG = "fairseq-hier-run-json"
 
 def run(args) -> None:
     if args.inherit:
-        print(inherit_run_json(args.run_dir, args.inherit, args.task, args.metric))
+        print(inherit_run_json(args.run_dir, args.inherit, args.task, args.metric,
+                               check_arch_and_task))
         return
     missing = [f"--{k}" for k in ("name", "arch") if not getattr(args, k)]
     if missing:
         raise HierError(f"{' and '.join(missing)} needed (or --inherit TRAINED_DIR)")
-    print(write_run_json(args.run_dir, args.name, args.arch, args.task, args.metric))
+    print(write_run_json(args.run_dir, args.name, args.arch, args.task, args.metric,
+                         check_arch_and_task))
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
     p = command_parser(PROG, __doc__)
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run folder")
     p.add_argument("--name", help="the run's name in the report (e.g. its folder's name)")
-    p.add_argument("--arch", help="the trained architecture (e.g. pht)")
-    p.add_argument("--task", required=True, help="the fairseq task (e.g. hat_summarization)")
+    p.add_argument("--arch", help="the trained architecture, one of fairseq-train --arch's "
+                                  "(e.g. pht), or a baseline's name (lead, lexrank)")
+    p.add_argument("--task", required=True,
+                   help="the fairseq task, one of fairseq-train --task's (e.g. hat_summarization)")
     p.add_argument("--metric", required=True, choices=METRICS,
                    help="what the report scores: rouge (SUBSET.hyp) or bleu (SUBSET.docs)")
     p.add_argument("--inherit", metavar="TRAINED_DIR",

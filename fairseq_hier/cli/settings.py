@@ -2,7 +2,7 @@
 architecture's paper settings, scaled to your data and GPUs, as fairseq arguments.
 
 ``--stage train`` prints fairseq-train's options (one argument per line, for the shell's
-``mapfile -t ARGS < <(...)``): the paper's model, input cut, optimiser, schedule and criterion;
+``mapfile``): the paper's model, input cut, optimiser, schedule and criterion;
 its updates scaled to ``--examples`` (the same epochs); its effective batch kept on ``--gpus``
 through ``--update-freq``. ``--stage generate`` prints fairseq-generate's options: the paper's
 decoding rules, with lengths from ``--targets`` (the training targets in subword tokens) where
@@ -13,9 +13,12 @@ recipe's own paper batch on this machine's GPUs: given the paper's per-GPU ``--b
 ``--max-tokens``, ``--paper-gpus`` and ``--paper-update-freq``, it prints the per-GPU batch and
 ``--update-freq`` for ``--gpus``. Arguments after ``--`` are yours:
 each replaces the setting of the same name (a new per-GPU batch keeps the effective batch
-through ``--update-freq`` unless you give that too). How every number was chosen goes to stderr.
+through ``--update-freq`` unless you give that too); they are parsed with fairseq's own parser
+for the task (fairseq-train's or fairseq-generate's), so an unknown option or a malformed value
+is a one-line error before anything is printed. How every number was chosen goes to stderr.
 
-    mapfile -t ARGS < <(fairseq-hier settings pht --stage train --examples 50000 -- --lr 3e-4)
+    SETTINGS=$(fairseq-hier settings pht --stage train --examples 50000 -- --lr 3e-4)
+    mapfile -t ARGS <<< "$SETTINGS"   # (a refusal stops a set -e script here; < <(...) would not)
     fairseq-train data-bin --user-dir ... "${ARGS[@]}" --save-dir runs/pht
 
 Rules and sources: :mod:`fairseq_hier.recipes.settings` and ``examples/own_data/README.md``.
@@ -27,9 +30,9 @@ from typing import List, Optional
 from fairseq_hier.cli.common import command_parser, positive_int, run_command
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import read_lines
-from fairseq_hier.recipes.settings import (PAPERS, count_gpus, facts, generation_settings,
-                                           keep_effective_batch, shell_assignments,
-                                           train_settings)
+from fairseq_hier.recipes.settings import (PAPERS, check_train_options, count_gpus, facts,
+                                           generation_settings, keep_effective_batch, paper,
+                                           shell_assignments, train_settings)
 
 PROG = "fairseq-hier-settings"
 
@@ -53,9 +56,24 @@ def run(args) -> None:
         if args.targets:
             lengths = [len(line.split()) for line in read_lines(args.targets)]
         options, notes = generation_settings(args.arch, lengths, args.fairseq_args)
+    if args.fairseq_args:
+        check_options(args.arch, args.stage, options, args.fairseq_args)
     for note in notes:
         print(f"{PROG}: {note}", file=sys.stderr)
     sys.stdout.write("".join(f"{word}\n" for word in options))
+
+
+def check_options(arch: str, stage: str, options: List[str], yours: List[str]) -> None:
+    """Your fairseq arguments ``yours`` (merged into ``options``) parsed as fairseq-train or
+    fairseq-generate will parse them; generation options by the one check of decoding options
+    (:func:`fairseq_hier.inference.record.check_generation`, ranges included)."""
+    if stage == "train":
+        check_train_options(arch, options, yours)
+        return
+    # lazily: fairseq's parser, only for options you give
+    from fairseq_hier.inference.record import check_generation
+
+    check_generation("DATA_BIN", paper(arch).task, options, label="fairseq options after --")
 
 
 def batch(args) -> None:

@@ -4,7 +4,8 @@ the preprocessing its data-bin recorded (:mod:`fairseq_hier.inference.summarizer
     fairseq-hier-summarize checkpoints/pht clusters/ --output-dir summaries/
     fairseq-hier-summarize checkpoints/pht examples.jsonl -o summaries.txt --generation "--beam 3"
 
-Inputs (any mix, in the order given; a directory's files in name order, hidden ones skipped):
+Inputs (any mix, in the order given; a directory's top-level files in name order, hidden ones
+and subfolders skipped):
 - a ``.jsonl`` (or ``.jsonl.gz``) file: one example per line in the JSON-lines schema that
   ``fairseq-hier-jsonl-to-raw`` and ``fairseq-hier-sentence-bos --format jsonl`` read for
   training (docs/data-formats.md, "Your own data"): ``{"id"?: str|int, "title"?: str|null,
@@ -29,14 +30,16 @@ Errors, one line and exit 1: a file that is not UTF-8 (byte offset; a ``.jsonl``
 line), an empty document of a cluster file (file and document number), a ``.jsonl`` line that
 is not an example (file, line, id and field, as ``fairseq-hier-jsonl-to-raw`` says it:
 ``docs.jsonl:3 (id 'a'): 'documents' is empty (expected at least one document)``) or whose
-every document is empty, a checkpoint without its preprocessing record.
+every document is empty, a directory without an input file at its top level, a checkpoint
+without its preprocessing record, a bad decoding option in that record (named with the record).
+No output file is written then.
 """
 
 import os
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.cli.common import command_parser, positive_int, run_command, split_option
 from fairseq_hier.inference.inputs import is_jsonl, read_inputs
 from fairseq_hier.inference.summarizer import HierSummarizer, check_documents
 from fairseq_hier.io import OutputSet
@@ -105,9 +108,11 @@ def get_parser():
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    args = get_parser().parse_args(argv)
+    parser = get_parser()
+    args = parser.parse_args(argv)
     if args.output and args.output_dir:
-        get_parser().error("-o and --output-dir exclude each other")
+        parser.error("-o and --output-dir exclude each other")
+    split_option(parser, "--generation", args.generation)
     return run_command(PROG, run, args)
 
 

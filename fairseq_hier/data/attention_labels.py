@@ -61,12 +61,16 @@ class AttentionLabelWriter(StagedWriter):
         super().__init__([prefix + ext for prefix in self.prefixes.values()
                           for ext in (".bin", ".idx")], inputs)
         self.count = 0
-        self._builders = {
-            FEATURES: MMapIndexedDatasetBuilder(self.staged[self.prefixes[FEATURES] + ".bin"],
-                                                dtype=np.uint16),
-            LABELS: MMapIndexedDatasetBuilder(self.staged[self.prefixes[LABELS] + ".bin"],
-                                              dtype=np.float64),
-        }
+        self._builders = {}
+        try:
+            self._builders[FEATURES] = MMapIndexedDatasetBuilder(
+                self.staged[self.prefixes[FEATURES] + ".bin"], dtype=np.uint16)
+            self._builders[LABELS] = MMapIndexedDatasetBuilder(
+                self.staged[self.prefixes[LABELS] + ".bin"], dtype=np.float64)
+        except BaseException as e:
+            self._outputs.name_outputs(e)
+            self.abort()
+            raise
 
     def add(self, phi: torch.Tensor, eta: torch.Tensor):
         """phi: ``P x C``; eta: ``P`` (sums to 1)."""
@@ -82,10 +86,8 @@ class AttentionLabelWriter(StagedWriter):
         for kind, builder in self._builders.items():
             builder.finalize(self.staged[self.prefixes[kind] + ".idx"])
 
-    def release(self) -> None:
-        for builder in self._builders.values():
-            if not builder._data_file.closed:
-                builder._data_file.close()
+    def open_files(self):
+        return [builder._data_file for builder in self._builders.values()]
 
     def finalize(self) -> None:
         """Complete the split's files and move them into place."""
@@ -99,7 +101,7 @@ def write_meta(directory: str, meta: Dict):
 def read_meta(directory: str) -> Dict:
     path = os.path.join(directory, META)
     if not os.path.exists(path):
-        raise FileNotFoundError(f"{path} not found: is {directory} a label directory written by "
+        raise HierError(f"{path} not found: is {directory} a label directory written by "
                                 f"fairseq-hier-extract-attention?")
     with open(path) as f:
         return json.load(f)
@@ -112,7 +114,7 @@ def load_split(directory: str, split: str):
     for kind in (FEATURES, LABELS):
         prefix = split_prefix(directory, split, kind)
         if not MMapIndexedDataset.exists(prefix):
-            raise FileNotFoundError(f"split '{split}': {prefix}.{{bin,idx}} not found in {directory}")
+            raise HierError(f"split '{split}': {prefix}.{{bin,idx}} not found in {directory}")
         datasets.append(FloatIndexedDataset(prefix))
     phi, eta = datasets
     c = int(meta["embed_dim"])

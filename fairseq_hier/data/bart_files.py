@@ -168,8 +168,10 @@ def read_merges(path: str) -> List[Tuple[str, str]]:
     return merges
 
 
-def _rows(vocab: Dict[str, int], path: str, vocab_size: Optional[int]) -> Dict[int, str]:
-    """id -> token, checked: one token per id, specials at 0-3, ``<mask>`` last, ids in range."""
+def _rows(vocab: Dict[str, int], path: str, vocab_size: Optional[int],
+          config_path: str = "config.json") -> Dict[int, str]:
+    """id -> token, checked: one token per id, specials at 0-3, ``<mask>`` last, ids in range
+    (``config_path``'s ``vocab_size``: named when it is the one that disagrees)."""
     rows: Dict[int, str] = {}
     for token, i in vocab.items():
         if i in rows:
@@ -180,10 +182,14 @@ def _rows(vocab: Dict[str, int], path: str, vocab_size: Optional[int]) -> Dict[i
             where = f"has id {vocab[special]}" if special in vocab else "is missing"
             raise HierError(f"{path}: {special!r} {where}; fairseq's dictionary has it at {index}")
     last = max(rows)
+    fits = f"vocab_size is {vocab_size}, which does not fit {path}: its last token"
     if vocab_size is not None and last >= vocab_size:
-        raise HierError(f"{path}: {rows[last]!r} has id {last}, outside config.json's "
-                        f"vocab_size {vocab_size}")
+        raise HierError(f"{config_path}: {fits} {rows[last]!r} has id {last} (vocab_size "
+                        f"{last + 1} expected)")
     end = vocab_size - 1 if vocab_size is not None else last
+    if MASK in vocab and vocab[MASK] != end and vocab[MASK] == last:  # the config disagrees
+        raise HierError(f"{config_path}: {fits} {MASK!r} has id {last}, and BART's tasks add "
+                        f"<mask> as the last row (vocab_size {last + 1} expected)")
     if MASK in vocab and vocab[MASK] != end:
         raise HierError(f"{path}: {MASK!r} has id {vocab[MASK]}, not the last id {end}: BART's "
                         f"tasks add <mask> after dict.txt's symbols")
@@ -191,7 +197,8 @@ def _rows(vocab: Dict[str, int], path: str, vocab_size: Optional[int]) -> Dict[i
 
 
 def derive(vocab: Dict[str, int], merges: List[Tuple[str, str]], vocab_path: str = "vocab.json",
-           merges_path: str = "merges.txt", vocab_size: Optional[int] = None) -> BartFiles:
+           merges_path: str = "merges.txt", vocab_size: Optional[int] = None,
+           config_path: str = "config.json") -> BartFiles:
     """fairseq's files for a Hugging Face BART vocabulary (see the module docstring).
 
     Args:
@@ -199,7 +206,7 @@ def derive(vocab: Dict[str, int], merges: List[Tuple[str, str]], vocab_path: str
         vocab_size: ``config.json``'s, the model's rows; rows past the last id are holes.
             None: the largest id is the last row.
     """
-    rows = _rows(vocab, vocab_path, vocab_size)
+    rows = _rows(vocab, vocab_path, vocab_size, config_path)
     missing = [c for c in bytes_to_unicode().values() if c not in vocab]
     if missing:
         raise HierError(f"{vocab_path}: no token for the byte symbol {missing[0]!r} "
@@ -245,7 +252,7 @@ def derive_from_dir(folder: str) -> BartFiles:
                             f"vocab.json and merges.txt)")
     vocab_path, merges_path = os.path.join(folder, "vocab.json"), os.path.join(folder, "merges.txt")
     return derive(read_vocab(vocab_path), read_merges(merges_path), vocab_path, merges_path,
-                  read_vocab_size(folder))
+                  read_vocab_size(folder), os.path.join(folder, "config.json"))
 
 
 def write(files: BartFiles, out_dir: str, inputs: Iterable[str] = ()) -> List[str]:

@@ -449,8 +449,13 @@ class DependencyWriter(StagedWriter):
         self.prefix = prefix
         self.files = parse_files(prefix)
         super().__init__(self.files, inputs)
-        self._builder = MMapIndexedDatasetBuilder(self.staged[self.files[0]], dtype=np.int16)
         self.examples = 0
+        try:
+            self._builder = MMapIndexedDatasetBuilder(self.staged[self.files[0]], dtype=np.int16)
+        except BaseException as e:
+            self._outputs.name_outputs(e)
+            self.abort()
+            raise
 
     def add(self, codes: np.ndarray) -> None:
         """Append the next example's codes (int16, one per binarized source token)."""
@@ -462,15 +467,14 @@ class DependencyWriter(StagedWriter):
     def finish(self) -> None:
         self._builder.finalize(self.staged[self.files[1]])
 
-    def release(self) -> None:
-        if not self._builder._data_file.closed:
-            self._builder._data_file.close()
+    def open_files(self):
+        return [self._builder._data_file] if hasattr(self, "_builder") else []
 
 
 class DependencyParses:
     """The codes of one split (``PREFIX.{bin,idx}``, module docstring), memory-mapped through
     fairseq's ``MMapIndexedDataset``. ``sizes[i]``: the number of codes of example ``i`` (line
-    ``i + 1``); ``codes(i)``: its int16 codes. Raises FileNotFoundError (naming the command that
+    ``i + 1``); ``codes(i)``: its int16 codes. Raises HierError (naming the command that
     writes them) when a file is missing, ValueError when they do not hold int16 codes."""
 
     def __init__(self, prefix: str):
@@ -479,7 +483,7 @@ class DependencyParses:
         self.prefix = prefix
         missing = [p for p in parse_files(prefix) if not os.path.exists(p)]
         if missing:
-            raise FileNotFoundError(
+            raise HierError(
                 f"no dependency parse at {prefix} ({', '.join(missing)} missing): write it with "
                 f"{COMMAND} --conllu PARSED/SPLIT.conllu --source BPE/SPLIT.src --subword ... "
                 f"--output-prefix {prefix}")

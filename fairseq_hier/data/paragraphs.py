@@ -154,7 +154,10 @@ def segment(
         errors[i] = errors[i] or NO_PARAGRAPH
     # all paragraphs empty: nothing after the title
     title_tokens = np.bincount(example[is_text & (segment_id == 0)], minlength=n)
+    first_tokens = np.bincount(example[is_text & (segment_id == 1)], minlength=n)
     all_empty = (text_tokens > 0) & (num_seps > 0) & (text_tokens == title_tokens)
+    # an empty first paragraph after a title leaves the title's slot non-empty: dropped too
+    empty_first = (title_tokens > 0) & (first_tokens == 0) & (num_seps > 0)
     for i in np.flatnonzero(all_empty):
         errors[i] = errors[i] or ALL_EMPTY
 
@@ -165,7 +168,7 @@ def segment(
         num_paragraphs=num_paragraphs,
         max_paragraph_len=max_paragraph_len,
         kept_tokens=kept_tokens,
-        empty_paragraphs=paragraph_slots - paragraphs_total,
+        empty_paragraphs=paragraph_slots - paragraphs_total + empty_first,
         cut_paragraphs=paragraphs_total - num_paragraphs,
         cut_tokens=text_tokens - kept_tokens,
         error=errors,

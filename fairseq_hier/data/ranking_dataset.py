@@ -297,7 +297,7 @@ class ParagraphRankingDataset(SizedDataset):
 def read_labels(path: str) -> ParagraphLabels:
     """:class:`ParagraphLabels` of ``path``, with a one-line error when it is missing."""
     if not os.path.exists(path):
-        raise FileNotFoundError(f"labels {path} not found (write them with "
+        raise HierError(f"labels {path} not found (write them with "
                                 f"fairseq-hier-rank-labels --source SPLIT.src --target "
                                 f"SPLIT.tgt --output {path})")
     return ParagraphLabels(path)

@@ -103,7 +103,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional
 
 from fairseq_hier.errors import HierError
 from fairseq_hier.data.markup import t_sentences
-from fairseq_hier.io import check_parallel, read_lines
+from fairseq_hier.io import check_parallel, read_lines, strip_bom
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -729,7 +729,8 @@ def str_list(obj: dict, key: str, where: str, expected: str,
 def numbered_lines(path: str) -> Iterator[Tuple[int, str]]:
     """(1-based line number, line without ``\\n`` / ``\\r\\n``), read lazily (the arXiv
     training file holds gigabytes); only ``\\n`` ends a line. A UTF-8 BOM at the start is
-    dropped; a non-UTF-8 line is an error naming it. A gzip-compressed file (recognised by its
+    removed with a warning (:func:`fairseq_hier.io.strip_bom`, as the text readers do); a
+    non-UTF-8 line is an error naming it. A gzip-compressed file (recognised by its
     magic bytes, not its name: WCEP's ``.jsonl.gz``) is read through its decompressed stream;
     there a non-UTF-8 byte is reported after the last good line (the stream is decoded in
     blocks)."""
@@ -744,11 +745,11 @@ def numbered_lines(path: str) -> Iterator[Tuple[int, str]]:
         f.seek(0)
         for n, raw in enumerate(f, start=1):
             try:
-                line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+                line = raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise ReaderError(f"{path}:{n}: not UTF-8 text ({e.reason} at byte {e.start} "
                                   f"of the line)") from None
-            yield n, line.rstrip("\n").rstrip("\r")
+            yield n, (strip_bom(path, line) if n == 1 else line).rstrip("\n").rstrip("\r")
 
 
 def _gzip_lines(path: str) -> Iterator[Tuple[int, str]]:
@@ -757,9 +758,9 @@ def _gzip_lines(path: str) -> Iterator[Tuple[int, str]]:
 
     n = 0
     try:
-        with gzip.open(path, "rt", encoding="utf-8-sig", newline="\n") as f:
+        with gzip.open(path, "rt", encoding="utf-8", newline="\n") as f:
             for n, line in enumerate(f, start=1):
-                yield n, line.rstrip("\n").rstrip("\r")
+                yield n, (strip_bom(path, line) if n == 1 else line).rstrip("\n").rstrip("\r")
     except UnicodeDecodeError as e:
         raise ReaderError(f"{path}:{n + 1}: not UTF-8 text after the decompression ({e.reason}; "
                           f"the bad byte is on this line or a later one)") from None
@@ -794,10 +795,11 @@ def json_line(line: str, where: str, expected: str):
 
 
 def _json_document(path: str):
-    """The value of a whole-file JSON document; errors name the line and column."""
+    """The value of a whole-file JSON document (a BOM removed as :func:`numbered_lines`
+    removes it); errors name the line and column."""
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            text = f.read()
+        with open(path, encoding="utf-8") as f:
+            text = strip_bom(path, f.read())
     except OSError as e:
         raise ReaderError(f"cannot read {path}: {e.strerror or e}") from None
     except UnicodeDecodeError as e:

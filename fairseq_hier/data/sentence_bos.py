@@ -66,6 +66,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 from ..io import atomic_outputs
 from .markup import markup_counts
 from ..errors import HierError
+from ..workers import ordered_map
 from .bart_files import check_gpt2_files, gpt2_encoder
 from .own_data import read_sentence_records
 from .readers import READERS
@@ -304,18 +305,9 @@ def encode_records(encoder: SentenceBOSEncoder, records: Iterable, workers: int 
 
     bar = tqdm(total=total, unit="ex", disable=not progress, mininterval=1.0, desc=desc)
     try:
-        if workers <= 1:
-            results = map(_encode_batch, batches())
-            for out in results:
-                bar.update(len(out))
-                yield from out
-        else:
-            import multiprocessing
-
-            with multiprocessing.get_context("spawn").Pool(workers) as pool:
-                for out in pool.imap(_encode_batch, batches()):
-                    bar.update(len(out))
-                    yield from out
+        for out in ordered_map(_encode_batch, batches(), workers, desc):
+            bar.update(len(out))
+            yield from out
     finally:
         bar.close()
 

@@ -23,7 +23,7 @@ def _load_predictor(path: str, like: torch.nn.Module, embed_dim: int) -> torch.n
     try:
         models, _ = checkpoint_utils.load_model_ensemble([path])
     except FileNotFoundError:
-        raise FileNotFoundError(f"--align-predictor {path}: no such checkpoint") from None
+        raise HierError(f"--align-predictor {path}: no such checkpoint") from None
     predictor = models[0]
     input_dim = getattr(predictor, "input_dim", None)
     if input_dim is not None and input_dim != embed_dim:

@@ -82,16 +82,29 @@ def read_jsonl(path: str) -> List[RawExample]:
     return examples
 
 
+def folder_inputs(folder: str) -> List[str]:
+    """The input files of a folder: its top-level files in name order, hidden ones skipped
+    (subfolders are not read); a folder without one is a HierError naming it."""
+    names = sorted(os.listdir(folder))
+    files = [os.path.join(folder, n) for n in names
+             if not n.startswith(".") and os.path.isfile(os.path.join(folder, n))]
+    if not files:
+        skipped = [f"{n}/" if os.path.isdir(os.path.join(folder, n)) else n for n in names]
+        held = f"it holds only {', '.join(skipped[:3])}{' ...' if len(skipped) > 3 else ''}" \
+            if skipped else "it is empty"
+        raise HierError(f"{folder}: no input file at its top level ({held}); expected cluster "
+                        f"files or .jsonl files directly in it (subfolders and hidden files are "
+                        f"not read)")
+    return files
+
+
 def read_inputs(paths: List[str], progress: bool):
     """[(source file, [RawExample, ...])] in input order (``paths``: files and directories of
     them; see ``fairseq-hier-summarize`` for the formats)."""
     files = []
     for path in paths:
         if os.path.isdir(path):
-            names = sorted(n for n in os.listdir(path) if not n.startswith("."))
-            files += [os.path.join(path, n) for n in names if os.path.isfile(os.path.join(path, n))]
-            if not names:
-                raise HierError(f"{path}: empty directory")
+            files += folder_inputs(path)
         elif os.path.isfile(path):
             files.append(path)
         else:

@@ -58,17 +58,20 @@ def check_record(record: dict, where: str) -> dict:
     return record
 
 
-def check_generation(data_bin: str, task: str, generation: Sequence[str]) -> None:
+def check_generation(data_bin: str, task: str, generation: Sequence[str],
+                     label: Optional[str] = None) -> None:
     """Parse a record's ``generation`` options with fairseq-interactive's parser for ``task``
     (the one the summarizer parses them with) and check the decoding options' ranges
     (:func:`fairseq_hier.generation.checks.check_generation_options`). :class:`RecordError`
-    naming the option: an unknown one, a malformed value, ``--beam -3``."""
+    naming the option: an unknown one, a malformed value, ``--beam -3``; the message opens with
+    ``label`` (default: ``--generation 'OPTIONS'``)."""
     from fairseq import options as fairseq_options  # lazily: keeps startup light
 
     register()  # our tasks' options, as --user-dir would add them
+    label = label if label is not None else f"--generation {' '.join(generation)!r}"
 
     def error(message: str):
-        raise RecordError(f"--generation {' '.join(generation)!r}: {message}")
+        raise RecordError(f"{label}: {message}")
 
     parser = fairseq_options.get_generation_parser(interactive=True, default_task=task)
     parser.error = error  # argparse's errors (a bad value or choice) exit the process otherwise

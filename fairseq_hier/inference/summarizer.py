@@ -22,7 +22,8 @@ What it does, in order:
    (``generation=["--beam", "3"]`` or keyword arguments ``beam=3``), parsed by fairseq's own
    parser and checked (:func:`fairseq_hier.generation.checks.check_generation_options`): an
    unknown option or a value out of range is a one-line :class:`~fairseq_hier.errors.HierError`
-   (a ``ValueError``), never fairseq's ``SystemExit``;
+   (a ``ValueError``), never fairseq's ``SystemExit``, naming the record (and its field) when the
+   option is the record's;
 3. per example: the pipeline's ``encode`` (raw documents -> the task's raw lines, exactly as the
    recipe made them), the task's ``build_dataset_for_inference`` and batches, ``inference_step``,
    the best hypothesis, the pipeline's ``decode``. This is fairseq-interactive's path on the same
@@ -41,13 +42,13 @@ Runs on the GPU when there is one (``cpu=True`` to stay on the CPU); ``--fp16`` 
 import copy
 import logging
 import os
-import shlex
 import tempfile
 from typing import Iterable, List, Optional, Sequence, Union
 
 from ..data.dependency import DependencyParses
-from ..data.preprocessing_record import STATE_KEY, Assets, RecordError, generation_for, restore
-from ..errors import HierError
+from ..data.preprocessing_record import (RECORD_FILE, STATE_KEY, Assets, RecordError,
+                                         generation_for, restore)
+from ..errors import HierError, check_range, shell_words
 from ..generation.checks import check_generation_options
 from ..preparation.dependencies import project_dependencies
 from ..safe_loading import checkpoint_task_and_arch, describe_checkpoint, trusting
@@ -62,8 +63,13 @@ Example = Union[str, Sequence[str], dict, RawExample]
 
 def find_checkpoint(checkpoint_dir: str, checkpoint_file: Optional[str] = None) -> str:
     """The checkpoint file of a directory (or the file itself)."""
-    if os.path.isfile(checkpoint_dir) and checkpoint_file is None:
-        return checkpoint_dir
+    checkpoint_dir = os.fspath(checkpoint_dir)
+    if os.path.isfile(checkpoint_dir):
+        if checkpoint_file is None:
+            return checkpoint_dir
+        raise RecordError(f"{checkpoint_dir} is a checkpoint file, and checkpoint_file "
+                          f"{checkpoint_file!r} names a file of a checkpoint directory: give the "
+                          f"directory with checkpoint_file, or the file alone")
     if not os.path.isdir(checkpoint_dir):
         raise RecordError(f"{checkpoint_dir}: no such checkpoint directory")
     names = [checkpoint_file] if checkpoint_file else list(CHECKPOINT_NAMES)
@@ -74,37 +80,69 @@ def find_checkpoint(checkpoint_dir: str, checkpoint_file: Optional[str] = None) 
     raise RecordError(f"{checkpoint_dir}: no {' or '.join(names)}")
 
 
+def _kind(value) -> str:
+    """``None``, ``a list``, ``an int``: what a message says was found."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
+
+
+def _check_texts(texts, where: str, what: str) -> None:
+    """Refuse a list whose items are not all strings, naming the first that is not."""
+    for k, text in enumerate(texts, start=1):
+        if not isinstance(text, str):
+            raise InputError(f"{where}: {what} {k} is {_kind(text)}, expected a string")
+
+
 def as_example(x: Example, where: str) -> RawExample:
     """A summarize() input -> RawExample: a string (one document), a list of strings (the
-    documents of one example), a dict ``{"documents": [...], "title": str}``, or a RawExample."""
+    documents of one example), a dict ``{"documents": [...], "title": str}``, or a RawExample.
+    Anything else is an InputError naming the example, the item and what it is."""
     if isinstance(x, RawExample):
         return x
     if isinstance(x, str):
         return RawExample([x], None, where)
     if isinstance(x, dict):
-        docs, title = x.get("documents"), x.get("title")
-        if (not isinstance(docs, list) or not all(isinstance(d, str) for d in docs)
-                or not isinstance(title, (str, type(None)))):
-            raise InputError(f'{where}: expected {{"documents": [str, ...], "title": str}}')
-        return RawExample(docs, title, where)
-    if isinstance(x, (list, tuple)) and all(isinstance(d, str) for d in x):
+        if "documents" not in x:
+            raise InputError(f'{where}: a dict without "documents" (expected {{"documents": '
+                             f'[str, ...], "title": str}})')
+        docs, title = x["documents"], x.get("title")
+        if not isinstance(docs, (list, tuple)):
+            raise InputError(f'{where}: "documents" is {_kind(docs)}, expected a list of '
+                             f'strings')
+        _check_texts(docs, where, "document")
+        if not isinstance(title, (str, type(None))):
+            raise InputError(f'{where}: "title" is {_kind(title)}, expected a string or None')
+        return RawExample(list(docs), title, where)
+    if isinstance(x, (list, tuple)):
+        _check_texts(x, where, "document")
         return RawExample(list(x), None, where)
-    raise InputError(f"{where}: expected a document (str), a list of documents, or a dict with "
-                     f"'documents', not {type(x).__name__}")
+    raise InputError(f"{where} is {_kind(x)}, expected a document (a string), a list of "
+                     f"documents, or a dict with 'documents'")
+
+
+def check_examples(examples, where: str) -> None:
+    """Refuse a single example given where a list of examples is expected (a string would be
+    read one character per example)."""
+    if isinstance(examples, (str, bytes, dict, RawExample)) or not hasattr(examples, "__iter__"):
+        raise InputError(f"{where}: examples is {_kind(examples)}, expected a list of examples "
+                         f"(one example of one document: [\"text ...\"])")
 
 
 def check_documents(example: RawExample) -> None:
     """Refuse an example with no document or an empty one (named by its position)."""
     if not example.documents:
         raise InputError(f"{example.where}: no document")
+    _check_texts(example.documents, example.where, "document")
     for k, doc in enumerate(example.documents, start=1):
         if not doc.strip():
             raise InputError(f"{example.where}: document {k} is empty")
 
 
 def _load_record(path: str, state: dict, folder: str):
-    """(record, assets, data folder) of a checkpoint: from its task state, else from a
-    ``hier_preprocess.json`` beside it."""
+    """(record, assets, data folder, where the record is: for messages) of a checkpoint: from
+    its task state, else from a ``hier_preprocess.json`` beside it."""
     kept = (state.get("task_state") or {}).get(STATE_KEY)
     if kept is not None:
         check_record(kept.get("record"), f"checkpoint {path}")  # before any file is written
@@ -112,7 +150,7 @@ def _load_record(path: str, state: dict, folder: str):
             record, assets = restore(kept, folder)
         except RecordError as e:
             raise RecordError(f"checkpoint {path}: {e}") from None
-        return record, assets, folder
+        return record, assets, folder, f"the preprocessing record in checkpoint {path}"
     beside = os.path.dirname(os.path.abspath(path))
     record = read_checked_record(beside)
     if record is None:
@@ -120,7 +158,7 @@ def _load_record(path: str, state: dict, folder: str):
             f"{path} has no preprocessing record: its data-bin had no hier_preprocess.json when it "
             f"was trained. Write one with fairseq-hier-record into the data-bin and retrain, or "
             f"into {beside} (with the data-bin's dict.*.txt copied there)")
-    return record, Assets.of(record, beside), beside
+    return record, Assets.of(record, beside), beside, os.path.join(beside, RECORD_FILE)
 
 
 def decoded_tasks() -> List[str]:
@@ -166,6 +204,22 @@ def checked(gen, where: str):
     return gen
 
 
+def check_arguments(checkpoint_dir, checkpoint_file, generation, batch_size, where: str) -> None:
+    """Refuse arguments of from_pretrained of the wrong type or out of range, naming them."""
+    for name, value in (("checkpoint_dir", checkpoint_dir), ("checkpoint_file", checkpoint_file)):
+        if not isinstance(value, (str, os.PathLike)) and not (value is None
+                                                               and name == "checkpoint_file"):
+            raise HierError(f"{where}: {name} is {_kind(value)}, expected a path")
+    if generation is not None and not isinstance(generation, str) and not (
+            isinstance(generation, (list, tuple))
+            and all(isinstance(a, (str, int, float)) for a in generation)):
+        raise HierError(f"{where}: generation is {_kind(generation)}, expected fairseq-generate "
+                        f"options as a string (\"--beam 3\") or a list of strings")
+    if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int)
+                                   or batch_size < 1):
+        raise HierError(f"{where}: batch_size must be an integer >= 1, got {batch_size!r}")
+
+
 class _ParseError(HierError):
     pass
 
@@ -197,6 +251,19 @@ def parse_generation_options(task: str, argv: List[str], origin: dict, where: st
     return args
 
 
+def parse_checked(task: str, argv: List[str], origin: dict, where: str):
+    """:func:`parse_generation_options`, then the ranges of the decoding options
+    (:func:`checked`) and of ``--batch-size`` / ``--max-tokens`` (at least 1: fairseq would read
+    0 as no limit)."""
+    args = checked(parse_generation_options(task, argv, origin, where), where)
+    for name in ("batch_size", "max_tokens"):
+        try:
+            check_range("--" + name.replace("_", "-"), getattr(args, name, None), 1)
+        except HierError as e:
+            raise HierError(f"{where}: {e}") from None
+    return args
+
+
 class HierSummarizer:
     """See the module docstring."""
 
@@ -223,8 +290,11 @@ class HierSummarizer:
         options over the record's (a string or a list); keyword arguments are more of them
         (``beam=3`` is ``--beam 3``, ``no_repeat_ngram_size=0``, ``fp16=True``): an unknown one,
         or a value out of range, raises :class:`~fairseq_hier.errors.HierError` naming it.
-        ``trust_checkpoint=True`` loads a checkpoint that holds globals outside the safe
-        loader's allow list (it may run code: only for files you trust)."""
+        ``batch_size``: examples per batch (an integer >= 1; default 8), checked before anything
+        is loaded. ``trust_checkpoint=True`` loads a checkpoint that holds globals outside the
+        safe loader's allow list (it may run code: only for files you trust)."""
+        check_arguments(checkpoint_dir, checkpoint_file, generation, batch_size,
+                        "HierSummarizer.from_pretrained")  # before anything is loaded
         with trusting(trust_checkpoint):
             return cls._from_pretrained(checkpoint_dir, checkpoint_file, generation, cpu,
                                         batch_size, trust_checkpoint, kwargs)
@@ -236,14 +306,10 @@ class HierSummarizer:
 
         fairseq_hier.register()
         from fairseq import checkpoint_utils
-        from fairseq.dataclass.utils import convert_namespace_to_omegaconf
 
         where = "HierSummarizer.from_pretrained"
-        try:
-            extra = shlex.split(generation) if isinstance(generation, str) \
-                else [str(a) for a in generation or []]
-        except ValueError as e:  # an unbalanced quote
-            raise HierError(f"{where}: generation={generation!r}: {e}") from None
+        extra = shell_words(f"{where}: generation", generation) \
+            if isinstance(generation, str) else [str(a) for a in generation or []]
         origin = {"--" + k.replace("_", "-"): k for k in kwargs}  # flag -> keyword, for errors
         extra += as_flags(kwargs)
         if batch_size is not None:
@@ -255,7 +321,22 @@ class HierSummarizer:
         state = checkpoint_utils.load_checkpoint_to_cpu(path)
         check_summarizable(state, path)
         workdir = tempfile.TemporaryDirectory(prefix="hier_summarizer_")
-        record, assets, data = _load_record(path, state, workdir.name)
+        try:
+            return cls._build(path, state, workdir, extra, origin, trust_checkpoint)
+        except BaseException:  # nothing of a failed load stays on disk
+            workdir.cleanup()
+            raise
+
+    @classmethod
+    def _build(cls, path, state, workdir, extra, origin, trust_checkpoint) -> "HierSummarizer":
+        """The summarizer of the checkpoint ``path`` (its ``state`` read), its record restored
+        into ``workdir``, with the caller's options ``extra`` (``origin``: flag -> keyword)."""
+        import fairseq_hier
+        from fairseq import checkpoint_utils
+        from fairseq.dataclass.utils import convert_namespace_to_omegaconf
+
+        where = "HierSummarizer.from_pretrained"
+        record, assets, data, source = _load_record(path, state, workdir.name)
         saved_task = state["cfg"]["task"]._name if state.get("cfg") else None
         if saved_task != record["task"]:
             raise RecordError(f"{path}: trained with task {saved_task}, but its preprocessing "
@@ -264,11 +345,15 @@ class HierSummarizer:
         # the record's options, then the caller's: parsed by fairseq-interactive's own parser
         head = [data, "--user-dir", os.path.dirname(fairseq_hier.__file__), "--task",
                 record["task"], "--path", path]
-        recorded = generation_for(record, checkpoint_task_and_arch(state)[1])
+        arch = checkpoint_task_and_arch(state)[1]
+        recorded = generation_for(record, arch)
+        # the record's own options first, so that a bad one is blamed on the record
+        field = (f"'generation_for' entry {arch!r}" if arch in record.get("generation_for", {})
+                 else "'generation'")
+        parse_checked(record["task"], head + recorded, {}, f"{source}: {field}")
         argv = head + recorded + extra
-        args = parse_generation_options(record["task"], argv, origin, where)
+        args = parse_checked(record["task"], argv, origin, where)
         defaults = parse_generation_options(record["task"], head, {}, where)
-        checked(args, where)
         cfg = convert_namespace_to_omegaconf(args)
         # task options given there (e.g. --block-previous-tokens) override the checkpoint's
         task_fields = set(state["cfg"]["task"].keys())
@@ -331,6 +416,10 @@ class HierSummarizer:
         each line (best first; ``tokens``, ``score``, ``positional_scores``, ``text`` = the
         hypothesis string as fairseq-interactive's ``H-`` line). Keyword arguments: decoding
         options for this call (``beam=3``; see the module docstring)."""
+        if isinstance(lines, (str, bytes)) or not hasattr(lines, "__iter__"):
+            raise InputError(f"generate(): lines is {_kind(lines)}, expected a list of strings")
+        lines = list(lines)
+        _check_texts(lines, "generate()", "line")
         decoding = self._decoding(generation, "generate()")
         with trusting(self.trust_checkpoint):
             return self._generate(lines, progress, decoding)
@@ -410,6 +499,7 @@ class HierSummarizer:
 
     def encode(self, examples: Iterable[Example]) -> List[List[str]]:
         """Each example -> its raw-format lines (the pipeline's ``encode``)."""
+        check_examples(examples, "encode()")
         out = []
         for k, x in enumerate(examples, start=1):
             example = as_example(x, f"example {k}")
@@ -426,6 +516,7 @@ class HierSummarizer:
         """Raw examples -> one summary (translation, for document translation) each. Keyword
         arguments: decoding options for this call (``beam=3``, ``lenpen=1.2``; the fields of
         fairseq's ``GenerationConfig``), checked before anything is encoded."""
+        check_examples(examples, "summarize()")
         decoding = self._decoding(generation, "summarize()")
         if hasattr(self.pipeline, "conllu"):
             self.pipeline.conllu.clear()

@@ -71,6 +71,9 @@ def fairseq_encoder_config(cfg: AttentionPredictorConfig) -> TransformerConfig:
 class AttentionPredictorModel(BaseFairseqModel):
     """Phi (``B x P x C``) -> predicted paragraph-attention distribution eta_hat (``B x P``)."""
 
+    #: the tasks whose data this model reads (checked when a task builds it)
+    TASKS = ("attention_prediction",)
+
     def __init__(self, cfg: AttentionPredictorConfig):
         super().__init__()
         self.input_dim = cfg.input_dim

@@ -357,6 +357,10 @@ class LongBARTModel(BARTModel):
     Namespace, no ``output_projection``, a ``<mask>`` row) or a Hugging Face BART directory given
     as the path itself (:meth:`checkpoint_from_directory`)."""
 
+    #: the tasks whose data this model reads (checked when a task builds it): sources whose
+    #: sentences open with BOS
+    TASKS = ("hat_summarization", "document_translation")
+
     # substrings of the parameter names a BART lacks (segments: new also when a dialogue model
     # starts from a CNN/DM-trained one, 004 Table 5)
     new_parts: Tuple[str, ...] = ("encoder.embed_segments.",)
@@ -531,6 +535,10 @@ class HATTransformerModel(HierarchicalBuilders, TransformerModel):
     """fairseq's Transformer (trained from scratch, fairseq's init and sinusoidal positions)
     with hierarchical attention: the document-translation models of 004 Sec. 4.2. Same options
     as fairseq's ``transformer``; every source sentence opens with the BOS symbol."""
+
+    #: the tasks whose data this model reads (checked when a task builds it): sources whose
+    #: sentences open with BOS
+    TASKS = ("hat_summarization", "document_translation")
 
 
 @register_model_architecture("hat_transformer", "hat_transformer_wmt_en_de")

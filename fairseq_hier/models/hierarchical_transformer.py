@@ -280,6 +280,8 @@ class HierarchicalDecoder(FairseqIncrementalDecoder):
 class HierarchicalTransformerModel(FairseqEncoderDecoderModel):
     """Base of PHT and VHT: reads ``B x P x L`` sources (see the task's ``--source-layout``)."""
 
+    #: the tasks whose data this model reads (checked when a task builds it)
+    TASKS = ("hierarchical_summarization",)
     hierarchical_source = True
     pooling = False
 

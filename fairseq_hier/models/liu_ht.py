@@ -361,6 +361,8 @@ def flat_memory(x: Tensor, padding_mask: Tensor, example: Tensor, batch_size: in
 class LiuHTModel(FairseqEncoderDecoderModel):
     """Liu & Lapata's Hierarchical Transformer (002); reads ``B x P x L`` sources."""
 
+    #: the tasks whose data this model reads (checked when a task builds it)
+    TASKS = ("hierarchical_summarization",)
     hierarchical_source = True
 
     @classmethod

@@ -53,3 +53,24 @@ def check_model_options(cfg, lowest: Optional[Dict[str, int]] = None) -> None:
         if w and h and w % h:
             raise HierError(f"{_flag(width)} {w} must be divisible by {_flag(heads)} {h} (each "
                             f"head reads {_flag(width)} / {_flag(heads)} dimensions)")
+
+
+def check_model_fits_task(cfg, task: str, own_models_only: bool = False) -> None:
+    """Refuse an architecture that does not read ``task``'s data, before the model is built (a
+    HAT model on paragraph sources would otherwise fail at its first step, after fairseq wrote
+    ``crash.pt``). Each of our model classes lists the tasks whose data it reads in ``TASKS``;
+    fairseq's own models pass, unless ``own_models_only`` (a task only our models read)."""
+    from fairseq.models import ARCH_MODEL_REGISTRY  # fairseq: imported when a model is built
+
+    arch = getattr(cfg, "arch", None) or getattr(cfg, "_name", None)
+    tasks = getattr(ARCH_MODEL_REGISTRY.get(arch), "TASKS", None)
+    if (tasks is None and not own_models_only) or (tasks is not None and task in tasks):
+        return
+    fitting = sorted(name for name, cls in ARCH_MODEL_REGISTRY.items()
+                     if task in getattr(cls, "TASKS", ()))
+    what = (f"a model of --task {' or '.join(tasks)}" if tasks is not None
+            else "fairseq's own model")
+    raise HierError(f"--arch {arch} does not fit --task {task}: it is {what}; the architectures "
+                    f"of --task {task}: {', '.join(fitting)}"
+                    + ("" if own_models_only else " (and fairseq's own sequence-to-sequence "
+                                                  "models)"))

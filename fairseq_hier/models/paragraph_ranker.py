@@ -68,6 +68,9 @@ class ParagraphRankerConfig(FairseqDataclass):
 class ParagraphRankerModel(BaseFairseqModel):
     """(title, paragraphs) -> one relevance logit per paragraph (Eq. 1-6)."""
 
+    #: the tasks whose data this model reads (checked when a task builds it)
+    TASKS = ("paragraph_ranking",)
+
     def __init__(self, cfg: ParagraphRankerConfig, embed_tokens: nn.Embedding):
         super().__init__()
         self.padding_idx = embed_tokens.padding_idx

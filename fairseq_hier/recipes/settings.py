@@ -19,7 +19,9 @@ and each is said in the log with the numbers it came from:
 
 Every option can be overridden: the user's fairseq arguments replace the setting of the same
 name (the log names each one); a new per-GPU batch keeps the effective batch through
-``--update-freq`` unless that is given too.
+``--update-freq`` unless that is given too. The user's training arguments are parsed with
+fairseq-train's own parser for the task (:func:`check_train_options`) before they are printed:
+an unknown option or a malformed value is an error, as fairseq-train would find it later.
 """
 
 import math
@@ -357,6 +359,62 @@ def generation_settings(arch: str, target_lengths: Optional[Sequence[int]] = Non
     args, overridden = merge(args, yours)
     return args, [f"{arch}: decoding as {p.source}"] + notes + [f"overridden: {n}"
                                                                 for n in overridden]
+
+
+def check_train_options(arch: str, options: Sequence[str], yours: Sequence[str]) -> None:
+    """Parse ``options`` (the train settings with ``yours`` merged) with fairseq-train's parser
+    for the paper's task, as fairseq-train will parse them: :class:`HierError` naming an unknown
+    option or a malformed value (``--max-update x``). (Generation options are checked by
+    :func:`fairseq_hier.inference.record.check_generation`, the check of recorded decoding
+    options.)"""
+    from fairseq import options as fairseq_options  # lazily: only for options you give
+
+    from .. import register
+
+    p = paper(arch)
+
+    def error(message: str):
+        raise HierError(f"fairseq options after --: {message}")
+
+    register()  # our tasks' and models' options, as --user-dir adds them
+    parser = fairseq_options.get_training_parser(default_task=p.task)
+    parser.error = error  # argparse's errors (a bad value or choice) exit the process otherwise
+    _, unknown = fairseq_options.parse_args_and_arch(parser, ["DATA_BIN", *options],
+                                                     parse_known=True)
+    if unknown:
+        given = {name for name, _ in split_options(yours)}
+        ours = [w for w in unknown if w.startswith("-") and w.split("=")[0] not in given]
+        if ours and len(ours) == len([w for w in unknown if w.startswith("-")]):
+            error(f"the paper's {' '.join(ours)} do not apply with your options "
+                  f"({' '.join(yours)}): fairseq-train would refuse them")
+        error(f"unknown option(s) {' '.join(unknown)} (fairseq-train's options, task {p.task}'s "
+              f"and those of the model, optimizer and scheduler named are expected)")
+
+
+#: the arch a run.json gives a system without a model: its name (fairseq_hier.baselines, the
+#: demo's fact baselines of fairseq-hier-demo-facts)
+BASELINES = ("lead", "lexrank", "frequent", "first")
+
+
+def check_arch_and_task(arch: str, task: str) -> None:
+    """Raise :class:`HierError` naming ``--arch`` or ``--task`` unless fairseq knows them: an
+    architecture of ``fairseq-train --arch`` (fairseq-hier's registered) or a baseline
+    (:data:`BASELINES`), a task of ``--task``. Those of :data:`PAPERS` are known without
+    importing fairseq (seconds)."""
+    if (arch in PAPERS or arch in BASELINES) and task in {p.task for p in PAPERS.values()}:
+        return
+    from fairseq.models import ARCH_MODEL_REGISTRY  # lazily: only for names beyond PAPERS'
+    from fairseq.tasks import TASK_REGISTRY
+
+    from .. import register
+
+    register()
+    if arch not in ARCH_MODEL_REGISTRY and arch not in BASELINES:
+        raise HierError(f"--arch {arch}: no such architecture (fairseq-train --arch's choices, "
+                        f"fairseq-hier's included, or a baseline: {', '.join(BASELINES)})")
+    if task not in TASK_REGISTRY:
+        raise HierError(f"--task {task}: no such task (fairseq-train --task's choices, "
+                        f"fairseq-hier's included)")
 
 
 def facts(arch: str) -> List[Tuple[str, str]]:

@@ -10,7 +10,8 @@ optional (what is missing becomes a note in the report):
 - ``run.json``: ``{"name": "PHT", "arch": "pht", "task": "hierarchical_summarization",
   "metric": "rouge"}``; every field optional: name defaults to the folder name, arch to the
   folder name too (the demo's layout is ``checkpoints/<arch>/``); ``metric`` (``rouge`` or
-  ``bleu``) is what the report scores when ``--metric`` is not given.
+  ``bleu``) is what the report scores when ``--metric`` is not given. :func:`write_run_json`
+  writes it (``fairseq-hier-run-json`` checks first that fairseq knows the arch and the task).
 - ``checkpoint_best.pt``, ``checkpoint_last.pt``: fairseq-train's checkpoints (named in the
   command that measures the attention cosine).
 - ``train.log``: fairseq-train's output (:mod:`fairseq_hier.report.logs`).
@@ -54,17 +55,20 @@ the file and the field.
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from numbers import Number
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from fairseq_hier.analysis.generate_log import read_hypotheses
-from fairseq_hier.io import read_lines, write_text
+from fairseq_hier.io import check_output_folder, read_lines, write_text
 
 from ..errors import HierError
 
 METRICS = ("rouge", "bleu")
 DEFAULT_SUBSET = "test"
+#: what makes a folder a trained run: run.json, fairseq-train's log or a checkpoint
+TRAINED_RUN = re.compile(r"run\.json|train\.log|checkpoint.*\.pt")
 
 
 def hyp_files(subset: str) -> Tuple[str, str]:
@@ -268,36 +272,61 @@ def load_runs(paths: List[str], subset: str = DEFAULT_SUBSET) -> List[Run]:
     return runs
 
 
-def write_run_json(run_dir: str, name: str, arch: str, task: str, metric: str) -> str:
+def write_run_json(run_dir: str, name: str, arch: str, task: str, metric: str,
+                   check_names: Optional[Callable[[str, str], None]] = None) -> str:
     """Write ``RUN_DIR/run.json`` (``{"name", "arch", "task", "metric"}``, the schema
-    :func:`load_run` reads) through the one writer (:func:`fairseq_hier.io.write_text`); returns
-    its path. The recipes call it as ``fairseq-hier-run-json``."""
+    :func:`load_run` reads) through the one writer (:func:`fairseq_hier.io.write_text`), once
+    the fields, RUN_DIR and ``check_names(arch, task)`` (which raises for a name fairseq does
+    not know) have passed; returns its path. The recipes call it as ``fairseq-hier-run-json``."""
     if metric not in METRICS:
         raise HierError(f"run.json: metric must be {' or '.join(METRICS)}, got {metric!r:.60}")
     for key, value in (("name", name), ("arch", arch), ("task", task)):
         if not value:
             raise HierError(f"run.json: {key} must not be empty")
-    os.makedirs(run_dir, exist_ok=True)
+    check_output_folder("RUN_DIR", run_dir)
+    if check_names is not None:
+        check_names(arch, task)
     path = os.path.join(run_dir, "run.json")
     write_text(path, json.dumps({"name": name, "arch": arch, "task": task, "metric": metric})
                + "\n")
     return path
 
 
-def inherit_run_json(run_dir: str, trained_dir: str, task: str, metric: str) -> str:
+def inherit_run_json(run_dir: str, trained_dir: str, task: str, metric: str,
+                     check_names: Optional[Callable[[str, str], None]] = None) -> str:
     """Write ``RUN_DIR/run.json`` if it has none: a decoding of a checkpoint of ``trained_dir``
     into a run folder of its own, named after that folder, with the arch (and task) of
-    ``trained_dir``'s run.json, else the trained folder's name (and ``task``). Returns its path.
-    The same folder as ``trained_dir`` keeps the run.json training wrote."""
+    ``trained_dir``'s run.json, else the trained folder's name (and ``task``), which must then
+    hold a trained run (a checkpoint or train.log: :data:`TRAINED_RUN`) and be named after its
+    architecture (``check_names``: :func:`write_run_json`'s). Returns its path. The same folder
+    as ``trained_dir`` keeps the run.json training wrote."""
     path = os.path.join(run_dir, "run.json")
     if os.path.isfile(path):
         return path
+    if not os.path.isdir(trained_dir):
+        raise HierError(f"--inherit {trained_dir}: not a folder (the trained run's folder is "
+                        f"expected)")
+    if not any(TRAINED_RUN.fullmatch(n) for n in os.listdir(trained_dir)):
+        raise HierError(f"--inherit {trained_dir}: holds no trained run (no run.json, "
+                        f"train.log or checkpoint*.pt)")
     trained = os.path.join(trained_dir, "run.json")
     meta = read_json(trained) if os.path.isfile(trained) else {}
     arch = _field(meta, "arch", str, trained, optional=True)
     task = _field(meta, "task", str, trained, optional=True) or task
-    return write_run_json(run_dir, os.path.basename(os.path.normpath(run_dir)),
-                          arch or os.path.basename(os.path.normpath(trained_dir)), task, metric)
+    if arch is None:
+        arch = os.path.basename(os.path.normpath(trained_dir))
+        try:
+            if check_names is not None:
+                check_names(arch, task)
+        except HierError as e:
+            if not str(e).startswith("--arch"):
+                raise
+            raise HierError(f"--inherit {trained_dir}: has no run.json, and its folder's name "
+                            f"{arch!r} is no architecture: write its run.json first "
+                            f"(fairseq-hier-run-json {trained_dir} --name NAME --arch ARCH "
+                            f"--task TASK --metric METRIC)") from None
+    return write_run_json(run_dir, os.path.basename(os.path.normpath(run_dir)), arch, task,
+                          metric, check_names)
 
 
 def run_metric(runs: List[Run], metric: Optional[str] = None) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Union
 
 from ..errors import HierError
-from ..io import staged_outputs
+from ..io import check_outputs, staged_outputs
 
 FILES_DIR = "report_files"
 
@@ -174,6 +174,20 @@ def to_markdown(blocks: Sequence[Block], title: str) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def report_paths(output_dir: str) -> List[str]:
+    """report.html and report.md under ``output_dir``."""
+    return [os.path.join(output_dir, "report.html"), os.path.join(output_dir, "report.md")]
+
+
+def check_report_outputs(output_dir: str, inputs: Iterable[str] = ()) -> None:
+    """:func:`check_outputs` of ``--output-dir`` (report_files/ included), before any score."""
+    check_outputs("--output-dir", output_dir, report_paths(output_dir), inputs)
+    files = os.path.join(output_dir, FILES_DIR)
+    if os.path.lexists(files) and not os.path.isdir(files):
+        raise HierError(f"--output-dir {output_dir}: {files} is a file (the folder of the "
+                        f"report's images is expected)")
+
+
 def write_report(blocks: Sequence[Block], output_dir: str, title: str,
                  inputs: Iterable[str] = ()) -> List[str]:
     """report.html, report.md and report_files/*.png under ``output_dir``, moved into place
@@ -183,7 +197,7 @@ def write_report(blocks: Sequence[Block], output_dir: str, title: str,
     _check_names(blocks)
     files = os.path.join(output_dir, FILES_DIR)
     images = {f"{b.name}.png": b.png for b in blocks if isinstance(b, Image)}
-    paths = [os.path.join(output_dir, "report.html"), os.path.join(output_dir, "report.md")]
+    paths = report_paths(output_dir)
     texts = (to_html(blocks, title), to_markdown(blocks, title))
     with staged_outputs([*paths, *(os.path.join(files, name) for name in images)],
                         inputs) as staged:

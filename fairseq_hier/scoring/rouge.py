@@ -80,7 +80,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from fairseq_hier.data.markup import MARKUP, describe_markup, has_t_tags, markup_counts
 from fairseq_hier.data.readers import ReaderError, json_line, json_type, numbered_lines
-from fairseq_hier.errors import HierError
+from fairseq_hier.errors import HierError, shell_words
 from fairseq_hier.io import check_parallel, read_lines
 
 from .bootstrap import mean_interval
@@ -477,7 +477,7 @@ def rouge_command(config: str, rouge_args: str, stemming: bool) -> List[str]:
     """``perl ROUGE-1.5.5.pl -e DATA <rouge_args> [-m] CONFIG``, as files2rouge/pyrouge build it."""
     home = rouge_home()
     return ["perl", os.path.join(home, "ROUGE-1.5.5.pl"), "-e", os.path.join(home, "data"),
-            *shlex.split(rouge_args), *(["-m"] if stemming else []), config]
+            *shell_words("-a/--args", rouge_args), *(["-m"] if stemming else []), config]
 
 
 def model_id(k: int) -> str:

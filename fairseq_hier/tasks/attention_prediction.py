@@ -23,7 +23,7 @@ from omegaconf import II
 from ..data.attention_labels import META, load_split, read_meta
 from ..data.attention_prediction_dataset import AttentionPredictionDataset
 from ..data.shards import epoch_data_path
-from ..models.option_checks import check_model_options
+from ..models.option_checks import check_model_fits_task, check_model_options
 from ..errors import HierError
 
 logger = logging.getLogger(__name__)
@@ -63,6 +63,7 @@ class AttentionPredictionTask(FairseqTask):
                     f"paragraphs, embed_dim {embed_dim} ({path})")
 
     def build_model(self, cfg, from_checkpoint=False):
+        check_model_fits_task(cfg, "attention_prediction", own_models_only=True)
         check_model_options(cfg, lowest={"encoder_layers": 0})
         self._check_embed_dim(cfg)
         return super().build_model(cfg, from_checkpoint)

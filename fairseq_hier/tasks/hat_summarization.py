@@ -58,7 +58,7 @@ from ..data.sentence_dataset import (SentenceSegmentsDataset, check_sentences, m
                                      read_segments, read_sentence_counts)
 from ..generation.checks import check_generation_options
 from ..generation.sentence_attention import SentenceAttentionSequenceGenerator
-from ..models.option_checks import check_model_options
+from ..models.option_checks import check_model_fits_task, check_model_options
 from ..errors import HierError
 from .checks import (InputLines, check_bpe, check_lengths, check_options,
                      filter_indices_by_size, load_dictionary)
@@ -177,6 +177,7 @@ class HATSummarizationTask(TrainingCuts, TranslationTask):
                         src_path, counts_path)
 
     def build_model(self, cfg, from_checkpoint=False):
+        check_model_fits_task(cfg, self.task_name)
         check_model_options(cfg)
         model = super().build_model(cfg, from_checkpoint)
         embed = getattr(model.encoder, "embed_segments", None)

@@ -52,7 +52,7 @@ from ..generation.alignment import STRATEGIES
 from ..generation.checks import check_generation_options
 from ..generation.options import alignment_generator_kwargs
 from ..generation.sequence_generator import AttentionAlignmentSequenceGenerator
-from ..models.option_checks import check_model_options
+from ..models.option_checks import check_model_fits_task, check_model_options
 from ..errors import HierError
 from .checks import (InputLines, check_lengths, check_options, filter_indices_by_size,
                      load_dictionary, separator_index)
@@ -312,6 +312,7 @@ class HierarchicalSummarizationTask(TrainingCuts, FairseqTask):
         return super().inference_step(generator, models, sample, prefix_tokens, constraints)
 
     def build_model(self, cfg, from_checkpoint=False):
+        check_model_fits_task(cfg, "hierarchical_summarization")
         check_model_options(cfg)
         if self.cfg.paragraph_graph:
             set_option(cfg, "graph_attention", True)  # recorded in the checkpoint

@@ -50,7 +50,7 @@ from omegaconf import II
 
 from ..data.ranking_dataset import ParagraphRankingDataset, read_labels
 from ..data.shards import epoch_data_path
-from ..models.option_checks import check_model_options
+from ..models.option_checks import check_model_fits_task, check_model_options
 from ..errors import HierError
 from .checks import check_options, load_dictionary, separator_index
 from .training_cuts import TrainingCuts
@@ -184,6 +184,7 @@ class ParagraphRankingTask(TrainingCuts, FairseqTask):
                         "fairseq-hier-summarize)")
 
     def build_model(self, cfg, from_checkpoint=False):
+        check_model_fits_task(cfg, "paragraph_ranking", own_models_only=True)
         check_model_options(cfg)
         return super().build_model(cfg, from_checkpoint)
 
