@@ -63,8 +63,9 @@ under ``torchrun`` (``RANK`` / ``WORLD_SIZE`` / ``MASTER_*`` set), fairseq's
 a ``ZeroDivisionError`` without a GPU: :func:`patch_torchrun_on_cpu` uses device 0 there (the
 CPU; no CUDA device is ever selected) and leaves the GPU path alone.
 
-fairseq-interactive's ``--input FILE``: a line that is not UTF-8 was a ``UnicodeDecodeError``
-traceback; :func:`patch_interactive_input` reads the file first and names the file and the line.
+fairseq-interactive's ``--input FILE``: fairseq meets a line that is not UTF-8 with a
+``UnicodeDecodeError`` traceback; :func:`patch_interactive_input` reads the file first and names
+the file and the line.
 
 Pretrained directories (``--finetune-from-model DIR`` / ``--restore-file DIR``, e.g. a Hugging Face
 BART directory): fairseq reads checkpoint *files* only. ``checkpoint_utils.load_checkpoint`` passes
