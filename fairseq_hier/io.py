@@ -118,15 +118,19 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
+def _nearest_existing(path: str) -> str:
+    """``path`` or its nearest ancestor that exists, named as ``path`` names it (relative or
+    not); ``""`` for the current folder."""
+    while path and not os.path.lexists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    return path
+
+
 def _file_in_the_way(folder: str) -> Optional[str]:
     """The nearest existing ancestor of ``folder`` (itself included) when it is not a folder:
-    what stops the folder from being created. Named as ``folder`` names it (relative or not)."""
-    while folder and not os.path.lexists(folder):
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-    return None if not folder or os.path.isdir(folder) else folder
+    what stops the folder from being created."""
+    existing = _nearest_existing(folder)
+    return existing if existing and not os.path.isdir(existing) else None
 
 
 def check_output_folder(option: str, path: str) -> None:
@@ -138,11 +142,9 @@ def check_output_folder(option: str, path: str) -> None:
         where = ("is a file" if os.path.normpath(blocking) == os.path.normpath(path)
                  else f"cannot be made: {blocking} is a file")
         raise HierError(f"{option} {path}: {where} (a folder is expected)")
-    probe = path
-    while probe and not os.path.lexists(probe):
-        probe = os.path.dirname(probe)
-    if not os.access(probe or ".", os.W_OK | os.X_OK):
-        raise HierError(f"{option} {path}: {probe or '.'} is not writable")
+    existing = _nearest_existing(path) or "."
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise HierError(f"{option} {path}: {existing} is not writable")
 
 
 def check_outputs(option: str, folder: str, paths: Iterable[str],
@@ -382,17 +384,24 @@ class StagedWriter:
         """The files a subclass has open on the staged paths (closed before they are removed)."""
         return []
 
-    def close(self) -> None:
-        """Finish and move the files into place (idempotent)."""
-        if self._outputs.done:
-            return
+    @contextmanager
+    def removed_on_failure(self) -> Iterator[None]:
+        """A block that opens, writes or completes the staged files: any exception (a full disk)
+        removes them (:meth:`abort`) and, an ``OSError``, names the outputs."""
         try:
-            self.finish()
-            self._outputs.commit()
+            yield
         except BaseException as e:
             self._outputs.name_outputs(e)
             self.abort()
             raise
+
+    def close(self) -> None:
+        """Finish and move the files into place (idempotent)."""
+        if self._outputs.done:
+            return
+        with self.removed_on_failure():
+            self.finish()
+            self._outputs.commit()
 
     def abort(self) -> None:
         """Remove the unfinished files (idempotent)."""

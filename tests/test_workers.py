@@ -235,3 +235,27 @@ def test_exit_description_names_the_signal():
     assert exit_description(-15) == "killed by SIGTERM"
     assert exit_description(3) == "exited with status 3"
     assert json.dumps(exit_description(None)) == '"ended"'
+
+
+def test_parse_with_workers_writes_what_one_process_writes():
+    """Chunks parsed by two workers, examples numbered across the chunks, equal byte for byte
+    the one-process parse (and the counts sum to its counts)."""
+    import io
+
+    from fairseq_hier.data.dependency import ParseCounts
+    from fairseq_hier.preparation.parse import (DEFAULT_MODEL, load_parser, parse_lines,
+                                                parse_parallel)
+
+    lines = [f"Title {i} <P> The model reads {i} papers. It writes notes. <P>  <P> We agree."
+             for i in range(10)]
+    outputs = []
+    for workers in (1, 2):
+        conllu, tok, counts = io.StringIO(), io.StringIO(), ParseCounts()
+        if workers == 1:
+            parse_lines(lines, load_parser(DEFAULT_MODEL), conllu, tok, counts=counts)
+        else:
+            parse_parallel(lines, DEFAULT_MODEL, conllu, tok, "<P>", 64, workers, counts,
+                           chunk=3)
+        outputs.append((conllu.getvalue(), tok.getvalue(), counts))
+    assert outputs[0] == outputs[1]
+    assert outputs[1][2].lines == 10 and "# newdoc id = 10\n" in outputs[1][0]

@@ -62,15 +62,11 @@ class AttentionLabelWriter(StagedWriter):
                           for ext in (".bin", ".idx")], inputs)
         self.count = 0
         self._builders = {}
-        try:
+        with self.removed_on_failure():
             self._builders[FEATURES] = MMapIndexedDatasetBuilder(
                 self.staged[self.prefixes[FEATURES] + ".bin"], dtype=np.uint16)
             self._builders[LABELS] = MMapIndexedDatasetBuilder(
                 self.staged[self.prefixes[LABELS] + ".bin"], dtype=np.float64)
-        except BaseException as e:
-            self._outputs.name_outputs(e)
-            self.abort()
-            raise
 
     def add(self, phi: torch.Tensor, eta: torch.Tensor):
         """phi: ``P x C``; eta: ``P`` (sums to 1)."""

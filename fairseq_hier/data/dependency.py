@@ -450,12 +450,8 @@ class DependencyWriter(StagedWriter):
         self.files = parse_files(prefix)
         super().__init__(self.files, inputs)
         self.examples = 0
-        try:
+        with self.removed_on_failure():
             self._builder = MMapIndexedDatasetBuilder(self.staged[self.files[0]], dtype=np.int16)
-        except BaseException as e:
-            self._outputs.name_outputs(e)
-            self.abort()
-            raise
 
     def add(self, codes: np.ndarray) -> None:
         """Append the next example's codes (int16, one per binarized source token)."""

@@ -77,13 +77,9 @@ class ParagraphGraphWriter(StagedWriter):
         self._sizes = array("i")
         self._count = 0  # values written
         self._header = _npy_header(np.float16, 0)
-        try:
+        with self.removed_on_failure():
             self._values = open(self.staged[self.files["values"]], "wb")
             self._values.write(self._header)
-        except BaseException as e:
-            self._outputs.name_outputs(e)
-            self.abort()
-            raise
 
     def add(self, matrix: np.ndarray) -> None:
         """Append the next example's graph, a square ``P x P`` matrix (P >= 1)."""

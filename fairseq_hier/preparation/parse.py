@@ -5,6 +5,7 @@ sentence crosses a separator, and the CoNLL-U and tokenised lines of
 errors). The inference pipeline parses new text with the same functions.
 """
 
+import dataclasses
 import functools
 import io
 import logging
@@ -113,8 +114,8 @@ def parse_parallel(lines: Iterable[str], model: str, conllu: TextIO, tok: TextIO
     for conllu_text, tok_text, done in ordered_map(_parse_chunk, jobs(), workers, "parse"):
         conllu.write(conllu_text)
         tok.write(tok_text)
-        for name in ("lines", "segments", "sentences", "tokens", "space_heads"):
-            setattr(counts, name, getattr(counts, name) + getattr(done, name))
+        for f in dataclasses.fields(done):
+            setattr(counts, f.name, getattr(counts, f.name) + getattr(done, f.name))
         if progress is not None:
             progress.update(done.lines)
 
