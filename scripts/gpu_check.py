@@ -49,9 +49,9 @@ RUN_DTYPES = ("fp32", "bf16", "fp16")
 BENCHMARKS = ("efficiency", "efficiency_other_lengths", "max_batch", "decoding_speed",
               "hat_efficiency", "doc_mt_efficiency", "parsing_speed", "torchrun")
 # the order the benchmarks run in, after the matrix: efficiency.py at 3000 tokens first (the
-# hierarchical models' headline length), then the rest from the shortest estimated GPU time
-# (docs/gpu.md), so that a budget that runs out cuts the longest
-BENCHMARK_ORDER = ("efficiency", "torchrun", "parsing_speed", "decoding_speed", "hat_efficiency",
+# hierarchical models' headline length), then the rest from the shortest GPU time measured on
+# an H100 (docs/gpu.md), so that a budget that runs out cuts the longest
+BENCHMARK_ORDER = ("efficiency", "torchrun", "decoding_speed", "parsing_speed", "hat_efficiency",
                    "doc_mt_efficiency", "efficiency_other_lengths", "max_batch")
 # The first update's loss of a bf16 / fp16 run may differ from fp32's by this fraction of it.
 # The loss is a sum of cross-entropies computed in float32 from logits that went through a few
@@ -945,7 +945,14 @@ def plan(args, work, sizes):
     dtype): {column: step id}}, benchmarks {name: step id}, steps)."""
     cells, matrix = matrix_steps(args, work, sizes)
     bench_ids, bench = benchmark_steps(args, sizes, work)
-    steps = data_steps(work, sizes, args.archs) + matrix + bench
+    data = {s.id: s for s in data_steps(work, sizes, args.archs)}
+    needed, todo = set(), [n for s in matrix + bench for n in s.needs]
+    while todo:  # only the data steps that a selected step needs
+        sid = todo.pop()
+        if sid in data and sid not in needed:
+            needed.add(sid)
+            todo.extend(data[sid].needs)
+    steps = [s for sid, s in data.items() if sid in needed] + matrix + bench
     return cells, bench_ids, run_order(steps, cells, bench_ids)
 
 
