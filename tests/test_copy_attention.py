@@ -1,6 +1,7 @@
 """Copy attention (OpenNMT's -copy_attn) of ``transformer_copy`` and ``parsingsum_ft``: the mixture
-against a per-position loop, normalisation, the head it reads, incremental == full decoding,
-the defaults, and a training step through the real fairseq-train CLI."""
+against a per-position loop, normalisation, the head it reads, the defaults (OpenNMT's pre-LN
+form and the copy generator's own projection; the whole model against OpenNMT's code written
+out is in test_opennmt_ft.py), and a training step through the real fairseq-train CLI."""
 
 import argparse
 
@@ -118,30 +119,52 @@ def test_defaults_flags_and_registry():
         args = argparse.Namespace()
         ARCH_CONFIG_REGISTRY[arch](args)
         assert args.copy_attention is True
+        # Fabbri's run_train_transformer.sh: -layers 4 -rnn_size 512 -share_embeddings, OpenNMT's
+        # 8 heads and FFN 2048; 003's dropout 0.1, which OpenNMT also applies to the attention
+        # weights and inside the FFN; OpenNMT's Transformer is pre-LN with final LayerNorms
         assert (args.encoder_layers, args.decoder_layers, args.encoder_embed_dim,
                 args.encoder_attention_heads, args.encoder_ffn_embed_dim, args.dropout,
-                args.share_all_embeddings, args.encoder_normalize_before) == \
-            (4, 4, 512, 8, 2048, 0.1, True, False)
+                args.attention_dropout, args.activation_dropout, args.share_all_embeddings) == \
+            (4, 4, 512, 8, 2048, 0.1, 0.1, 0.1, True)
+        assert (args.ft_form, args.copy_projection) == ("opennmt", "own")
+        assert args.encoder_normalize_before is True and args.decoder_normalize_before is True
+        # today's fairseq form stays an option: post-LN, no attention / ReLU dropout
+        old = argparse.Namespace(ft_form="post-ln", copy_projection="tied")
+        ARCH_CONFIG_REGISTRY[arch](old)
+        assert (old.encoder_normalize_before, old.decoder_normalize_before,
+                old.attention_dropout, old.activation_dropout) == (False, False, 0.0, 0.0)
     for cls in (TransformerCopyModel, ParsingSumFTModel):
         parser = argparse.ArgumentParser()
         cls.add_args(parser)
-        assert parser.parse_args([]).copy_attention is None  # the architecture fills it
+        parsed = parser.parse_args([])
+        # the architecture fills them
+        assert (parsed.copy_attention, parsed.ft_form, parsed.copy_projection) == (None,) * 3
         assert parser.parse_args(["--copy-attention"]).copy_attention is True
         assert parser.parse_args(["--no-copy-attention"]).copy_attention is False
+        assert parser.parse_args(["--ft-form", "post-ln"]).ft_form == "post-ln"
+        assert parser.parse_args(["--copy-projection", "tied"]).copy_projection == "tied"
     assert tiny("parsingsum_ft")[0].decoder.copy_generator is not None
 
 
 def test_no_copy_attention_is_fairseqs_transformer_on_the_same_weights():
-    plain_copy, d = tiny("transformer_copy", copy_attention=False)
+    """--ft-form post-ln --copy-projection tied (the form before OpenNMT's became the default)
+    without copy is fairseq's transformer; with copy it adds the switch only."""
+    old_form = dict(ft_form="post-ln", copy_projection="tied")
+    plain_copy, d = tiny("transformer_copy", copy_attention=False, **old_form)
     assert plain_copy.decoder.copy_generator is None
     base, _ = tiny("transformer", share_all_embeddings=True, encoder_layers=2, decoder_layers=2)
     base.load_state_dict(plain_copy.state_dict())
     g = torch.Generator().manual_seed(2)
     src, prev = flat_source(d, g), random_prev_tokens(d, 2, 4)
     torch.testing.assert_close(plain_copy(src, None, prev)[0], base(src, None, prev)[0])
-    copying, _ = tiny("transformer_copy")
+    copying, _ = tiny("transformer_copy", **old_form)
     assert set(copying.state_dict()) - set(base.state_dict()) == {
         "decoder.copy_generator.switch.weight", "decoder.copy_generator.switch.bias"}
+    # the default (OpenNMT's form) adds the final LayerNorms and the projection's bias
+    assert set(tiny("transformer_copy")[0].state_dict()) - set(base.state_dict()) == {
+        "decoder.copy_generator.switch.weight", "decoder.copy_generator.switch.bias",
+        "encoder.layer_norm.weight", "encoder.layer_norm.bias", "decoder.layer_norm.weight",
+        "decoder.layer_norm.bias", "decoder.output_projection.bias"}
     # weights saved without the copy switch (a checkpoint older than the option) load as the
     # plain model they were trained as
     copying.load_state_dict(plain_copy.state_dict())

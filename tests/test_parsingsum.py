@@ -271,11 +271,18 @@ def hier_batch(d, g):
     return src, words, heads
 
 
-@pytest.mark.parametrize("arch,plain", [("parsingsum_ft", "transformer_copy"),
-                                        ("parsingsum_ht", "liu_ht")])
-def test_alpha_zero_is_the_plain_model_on_the_same_weights(arch, plain):
-    lga, d = build(arch, lga_alpha=0.0)
-    base, _ = build(plain)
+@pytest.mark.parametrize("arch,plain,form", [("parsingsum_ft", "transformer_copy", {}),
+                                             ("parsingsum_ft", "transformer_copy",
+                                              {"ft_form": "post-ln", "copy_projection": "tied"}),
+                                             ("parsingsum_ht", "liu_ht", {})])
+def test_alpha_zero_is_the_plain_model_on_the_same_weights(arch, plain, form):
+    """LGA in either --ft-form of parsingsum_ft: OpenNMT's pre-LN layers (the default) and
+    fairseq's post-LN ones (Eq. 8-9)."""
+    lga, d = build(arch, lga_alpha=0.0, **form)
+    base, _ = build(plain, **form)
+    if arch == "parsingsum_ft":
+        assert lga.encoder.layers[0].normalize_before is (not form)
+        assert (lga.encoder.layer_norm is None) is bool(form)
     base.load_state_dict(lga.state_dict())  # same parameter names: LGA adds none
     g = torch.Generator().manual_seed(2)
     src, words, heads = (flat_batch if arch == "parsingsum_ft" else hier_batch)(d, g)
@@ -354,6 +361,9 @@ def test_papers_settings_and_registry():
     assert (ft.encoder_layers, ft.decoder_layers, ft.dropout, ft.lga_alpha) == (4, 4, 0.1, 2.0)
     assert (ft.encoder_embed_dim, ft.encoder_attention_heads, ft.lga_fusion) == (512, 8, "alpha")
     assert (ft.lga_diagonal, ft.copy_attention) == ("none", True)  # Eq. 1; 003's FT copies
+    # 003 Sec. 3.2 "we follow FT model settings": FT's OpenNMT form (pre-LN, final LayerNorms)
+    assert (ft.ft_form, ft.copy_projection, ft.encoder_normalize_before,
+            ft.decoder_normalize_before) == ("opennmt", "own", True, True)
     ht = argparse.Namespace()
     ARCH_CONFIG_REGISTRY["parsingsum_ht"](ht)
     assert (ht.encoder_layers, ht.global_layers, ht.encoder_attention_heads, ht.lga_alpha) == \

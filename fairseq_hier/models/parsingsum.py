@@ -1,8 +1,9 @@
 """ParsingSum (Ma et al., paper 003): linguistic-guided attention (LGA) in the encoder
 self-attention of a flat Transformer (``parsingsum_ft``) and of Liu & Lapata's Hierarchical
 Transformer's local layers (``parsingsum_ht``); and 003's flat baseline FT (``transformer_copy``:
-Fabbri et al.'s OpenNMT Transformer, whose copy attention ``parsingsum_ft`` keeps; see
-:mod:`fairseq_hier.modules.copy_attention`, ``--copy-attention``, on by default for both).
+Fabbri et al.'s OpenNMT Transformer, whose layers and copy attention ``parsingsum_ft`` keeps: pre-LN
+with final LayerNorms, ``--ft-form opennmt``, and a copy generator with its own vocabulary
+projection, ``--copy-projection own``; see :mod:`fairseq_hier.modules.copy_attention`).
 
 The equations (003 Sec. 2.2), and the readings we chose where the PDF is garbled:
 
@@ -25,8 +26,15 @@ The equations (003 Sec. 2.2), and the readings we chose where the PDF is garbled
   LayerNorm of Eq. 9 absorbs the scale. Renormalising would make ``alpha * M`` a re-weighting
   only, which is not what Eq. 4 writes, and would make Table 6's direct / Gaussian fusions, whose
   added terms do not depend on ``Att`` (or not only), impossible to write the same way.
-- Eq. 8-9: ``k = LayerNorm(x + Context)``, ``x' = LayerNorm(k + FFN(k))``: fairseq's post-LN
-  encoder layer (``--encoder-normalize-before`` off), whose attention we replace.
+- Where LGA sits: in every encoder layer (``parsingsum_ft``) and every local layer
+  (``parsingsum_ht``): Eq. 8-9 map ``x^l`` to ``x^{l+1}``, "the output vector of current encoder
+  layer", so Eq. 2's ``x^l`` ("the output ... of the last encoding layer") is the previous
+  layer's output, the input of the layer whose self-attention LGA replaces.
+- Eq. 8-9: ``k = LayerNorm(x + Context)``, ``x' = LayerNorm(k + FFN(k))`` is post-LN
+  (``--ft-form post-ln`` for ``parsingsum_ft``). The default is the FT it is built on (003 Sec.
+  3.2, "For ParsingSum-FT, we follow FT model settings", footnote 3: Fabbri et al.'s OpenNMT
+  code), pre-LN: ``x' = h + FFN(LN(h))``, ``h = x + Context(LN(x))``, so ``Q, K, V`` (Eq. 2) read
+  ``LN(x^l)``; the encoder ends with a LayerNorm.
 - Table 6 (:func:`lga_term`): direct fusion ``0.25 M + Att`` (Eq. 10, ``--lga-fusion direct
   --lga-sigma 0.25``), Gaussian fusion ``(1 - M (.) Att)^2 / sigma + Att`` (Eq. 11-12,
   ``--lga-fusion gaussian --lga-sigma 0.25 | 8``), taken literally: the added term is non-zero on
@@ -55,10 +63,11 @@ per window. Masks: True = padding.
 """
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Optional
 
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 from fairseq.dataclass import ChoiceEnum, FairseqDataclass
 from fairseq.models import register_model, register_model_architecture
@@ -72,6 +81,7 @@ from torch.utils.checkpoint import checkpoint
 
 from ..modules.copy_attention import CopyGenerator
 from ..modules.masking import masked_fill_scores, masked_softmax
+from ..modules.opennmt_layer_norm import OpenNMTLayerNorm
 from .checkpointing import checkpoint_layer
 from .hierarchical_transformer import config_from_args, fill_defaults
 from .liu_ht import LiuHTConfig, LiuHTEncoder, LiuHTModel
@@ -470,7 +480,8 @@ def _anchored_attention(q: Tensor, k1: Tensor, v1: Tensor, keep: Tensor, ref: Te
 
 
 class LGAEncoderLayer(TransformerEncoderLayerBase):
-    """fairseq's encoder layer (Eq. 8-9 when post-LN) with :class:`LinguisticGuidedAttention`."""
+    """fairseq's encoder layer with :class:`LinguisticGuidedAttention`: Eq. 8-9 when post-LN,
+    OpenNMT's pre-LN layer when ``normalize_before`` (the attention reads ``LN(x)``)."""
 
     def build_self_attention(self, embed_dim, cfg):
         return LinguisticGuidedAttention(embed_dim, cfg.encoder.attention_heads,
@@ -529,9 +540,14 @@ def make_guide(words: Tensor, heads: Tensor, fusion: str, weight: float, diagona
 
 
 # ----------------------------------------------------------------------------- FT with copy
+FT_FORMS = ("opennmt", "post-ln")
+COPY_PROJECTIONS = ("own", "tied")
+
+
 @dataclass
-class CopyConfig(FairseqDataclass):
-    """The copy attention of 003's FT (Fabbri et al.'s OpenNMT ``-copy_attn``)."""
+class FTConfig(FairseqDataclass):
+    """003's FT (Fabbri et al.'s OpenNMT Transformer, footnote 3): its layers and its copy
+    attention (OpenNMT's ``-copy_attn``)."""
 
     copy_attention: bool = field(
         default=True, metadata={"help": "pointer-generator over the source (OpenNMT's "
@@ -539,16 +555,45 @@ class CopyConfig(FairseqDataclass):
                                         "softmax with the last decoder layer's first-head "
                                         "encoder attention; --no-copy-attention: fairseq's "
                                         "plain output layer"})
+    copy_projection: ChoiceEnum(COPY_PROJECTIONS) = field(
+        default="own", metadata={"help": "the vocabulary projection of the copy generator: own = "
+                                         "its own weights and bias, Glorot-initialised "
+                                         "(OpenNMT's CopyGenerator.linear, never tied); tied = "
+                                         "fairseq's output projection (the embeddings under "
+                                         "--share-all-embeddings)"})
+    ft_form: ChoiceEnum(FT_FORMS) = field(
+        default="opennmt", metadata={"help": "the encoder and decoder layers: opennmt = "
+                                             "OpenNMT's Transformer: LayerNorm before each "
+                                             "sub-layer and after the last layer (pre-LN), "
+                                             "OpenNMT's LayerNorm (unbiased std, eps 1e-6 added "
+                                             "to it), attention and ReLU dropout = --dropout "
+                                             "unless given; post-ln = fairseq's post-LN layers "
+                                             "(Eq. 8-9 of 003; torch's LayerNorm, eps 1e-5), "
+                                             "--attention-dropout / --activation-dropout 0 "
+                                             "unless given"})
 
 
-def add_copy_args(parser) -> None:
+def add_ft_args(parser) -> None:
     """``--copy-attention`` / ``--no-copy-attention`` (a real bool; fairseq's dataclass parser
-    turns a True default into a store_false flag). The default is filled by the architecture."""
+    turns a True default into a store_false flag), ``--copy-projection``, ``--ft-form``. Their
+    defaults are filled by the architecture (:func:`ft_shape`)."""
     import argparse
 
-    spec = CopyConfig.__dataclass_fields__["copy_attention"]
+    spec = FTConfig.__dataclass_fields__
     parser.add_argument("--copy-attention", action=argparse.BooleanOptionalAction, default=None,
-                        help=f"{spec.metadata['help']} (default: {spec.default})")
+                        help=f"{spec['copy_attention'].metadata['help']} (default: "
+                             f"{spec['copy_attention'].default})")
+    for name, choices in (("copy_projection", COPY_PROJECTIONS), ("ft_form", FT_FORMS)):
+        parser.add_argument("--" + name.replace("_", "-"), choices=choices, default=None,
+                            help=f"{spec[name].metadata['help']} (default: {spec[name].default})")
+
+
+def predates_ft_form(args) -> bool:
+    """Whether ``args`` are those of a checkpoint trained before ``--ft-form`` existed (then
+    fairseq's post-LN with the tied projection): fairseq stored ``encoder_normalize_before`` as
+    False, which a fresh command line leaves unset unless ``--encoder-normalize-before``."""
+    return (getattr(args, "ft_form", None) is None
+            and getattr(args, "encoder_normalize_before", None) is False)
 
 
 class SourceTokensEncoder(TransformerEncoderBase):
@@ -576,12 +621,20 @@ class CopyTransformerDecoder(TransformerDecoderBase):
         super().__init__(cfg, dictionary, embed_tokens, no_encoder_attn, output_projection)
         self.copy_generator: Optional[CopyGenerator] = None  # set by enable_copy
 
-    def enable_copy(self) -> None:
+    def enable_copy(self, own_projection: bool = True) -> None:
+        """Add the copy generator; ``own_projection``: OpenNMT's, whose vocabulary logits come
+        from a projection of its own, ``Linear(C, V)`` with a bias (``CopyGenerator.linear``),
+        instead of fairseq's (tied); its matrices Glorot-initialised (``-param_init_glorot``)."""
         if self.adaptive_softmax is not None:
             raise HierError("--copy-attention mixes a full vocabulary softmax: it cannot be used "
                             "with --adaptive-softmax-cutoff")
         d = self.dictionary
         self.copy_generator = CopyGenerator(self.output_embed_dim, (d.pad(), d.eos(), d.bos()))
+        if own_projection:
+            self.output_projection = nn.Linear(self.output_embed_dim, len(d))  # C -> V, bias
+            nn.init.xavier_uniform_(self.output_projection.weight)
+            nn.init.xavier_uniform_(self.copy_generator.switch.weight)
+            self.share_input_output_embed = False
 
     def forward(self, prev_output_tokens, encoder_out=None, incremental_state=None,
                 features_only: bool = False, full_context_alignment: bool = False,
@@ -613,10 +666,24 @@ class CopyTransformerDecoder(TransformerDecoderBase):
         return lprobs if log_probs else lprobs.exp()
 
 
+def use_opennmt_layer_norms(model) -> None:
+    """Every LayerNorm of the encoder and decoder stacks (sub-layers and final norms) becomes
+    :class:`~fairseq_hier.modules.opennmt_layer_norm.OpenNMTLayerNorm`; same parameter names,
+    so the optimizer (built later) and checkpoints see fairseq's keys."""
+    names = ("self_attn_layer_norm", "encoder_attn_layer_norm", "final_layer_norm")
+    for stack in (model.encoder, model.decoder):
+        for owner in (stack, *stack.layers):
+            for name in names + ("layer_norm",):
+                norm = getattr(owner, name, None)
+                if isinstance(norm, nn.Module) and not isinstance(norm, OpenNMTLayerNorm):
+                    setattr(owner, name, OpenNMTLayerNorm(norm.weight.numel()))
+
+
 @register_model("transformer_copy")
 class TransformerCopyModel(TransformerModel):
-    """003's FT baseline: fairseq's ``transformer`` with copy attention (Fabbri et al.'s OpenNMT
-    Transformer with ``-copy_attn``); ``--no-copy-attention`` gives the plain Transformer."""
+    """003's FT baseline: Fabbri et al.'s OpenNMT Transformer with ``-copy_attn`` on fairseq's
+    ``transformer`` (``--ft-form``, ``--copy-projection``, ``--copy-attention``; see
+    :func:`ft_shape`)."""
 
     #: the tasks whose data this model reads (checked when a task builds it)
     TASKS = ("hierarchical_summarization",)
@@ -624,17 +691,20 @@ class TransformerCopyModel(TransformerModel):
     @classmethod
     def add_args(cls, parser):
         super().add_args(parser)
-        add_copy_args(parser)
+        add_ft_args(parser)
 
     @classmethod
     def build_model(cls, args, task):
+        # fairseq builds the stacks from a TransformerConfig, which drops our options: the
+        # LayerNorms and the copy generator are set here, before the optimizer sees the
+        # parameters
+        if any(getattr(args, f.name, None) is None for f in fields(FTConfig)):
+            ft_shape(args)  # arguments saved before one of the options existed
         model = super().build_model(args, task)
-        # fairseq builds the decoder from a TransformerConfig, which drops our options: the copy
-        # generator is added here, before the optimizer sees the parameters
-        if getattr(args, "copy_attention", None) is None:
-            fill_defaults(args, CopyConfig)
+        if args.ft_form == "opennmt":
+            use_opennmt_layer_norms(model)
         if args.copy_attention:
-            model.decoder.enable_copy()
+            model.decoder.enable_copy(own_projection=args.copy_projection == "own")
         return model
 
     @classmethod
@@ -645,7 +715,8 @@ class TransformerCopyModel(TransformerModel):
 
     def upgrade_state_dict_named(self, state_dict, name):
         """A checkpoint whose options predate ``--copy-attention`` (the arch then fills it in)
-        has no copy switch: it is decoded as it was trained, without copying."""
+        has no copy switch: it is decoded as it was trained, without copying. A checkpoint of
+        the other ``--ft-form`` / ``--copy-projection`` stops with one line naming the option."""
         super().upgrade_state_dict_named(state_dict, name)
         prefix = f"{name}." if name else ""
         if (self.decoder.copy_generator is not None
@@ -653,6 +724,16 @@ class TransformerCopyModel(TransformerModel):
             logger.warning("the checkpoint has no copy attention parameters: the model runs "
                            "without copy attention, as it was trained")
             self.decoder.copy_generator = None
+        pre_ln = f"{prefix}encoder.layer_norm.weight" in state_dict
+        if pre_ln != (self.encoder.layer_norm is not None):
+            raise HierError(f"the checkpoint's layers are {'pre' if pre_ln else 'post'}-LN and "
+                            f"the model's are not: build it with --ft-form "
+                            f"{'opennmt' if pre_ln else 'post-ln'}")
+        own = f"{prefix}decoder.output_projection.bias" in state_dict
+        if own != (self.decoder.output_projection.bias is not None):
+            raise HierError(f"the checkpoint's output projection is "
+                            f"{'its own' if own else 'tied'} and the model's is not: build it "
+                            f"with --copy-projection {'own' if own else 'tied'}")
 
     @classmethod
     def build_decoder(cls, cfg, tgt_dict, embed_tokens):
@@ -664,13 +745,31 @@ class TransformerCopyModel(TransformerModel):
 
 
 def ft_shape(args):
-    """003 Sec. 3.2 / footnote 3: the FT settings (Fabbri et al.'s OpenNMT Transformer: 4 encoder
-    + 4 decoder layers, d 512, 8 heads, FFN 2048, post-LN, shared embeddings), dropout 0.1."""
+    """003 Sec. 3.2 / footnote 3: the FT settings, Fabbri et al.'s OpenNMT Transformer
+    (``run_train_transformer.sh``: ``-layers 4 -rnn_size 512 -copy_attn -share_embeddings``,
+    8 heads and FFN 2048 by OpenNMT's defaults), dropout 0.1 (003). ``--ft-form opennmt``
+    (default): OpenNMT's pre-LN layers with final LayerNorms, OpenNMT's LayerNorm, its dropout
+    on the attention weights and inside the FFN; ``--copy-projection own`` (default). Arguments
+    of a checkpoint trained before these options (:func:`predates_ft_form`) keep the form it was
+    trained with: ``post-ln`` and ``tied``."""
+    if predates_ft_form(args):
+        args.ft_form = "post-ln"
+        args.copy_projection = getattr(args, "copy_projection", None) or "tied"
     args.encoder_layers = getattr(args, "encoder_layers", 4)
     args.decoder_layers = getattr(args, "decoder_layers", 4)
     args.dropout = getattr(args, "dropout", 0.1)
     args.share_all_embeddings = getattr(args, "share_all_embeddings", True)
-    fill_defaults(args, CopyConfig)
+    fill_defaults(args, FTConfig)
+    if args.ft_form == "opennmt":
+        if False in (getattr(args, "encoder_normalize_before", True),
+                     getattr(args, "decoder_normalize_before", True)):
+            raise HierError("--ft-form opennmt is pre-LN: it cannot be combined with "
+                            "encoder_normalize_before / decoder_normalize_before False "
+                            "(use --ft-form post-ln)")
+        args.encoder_normalize_before = args.decoder_normalize_before = True
+        # OpenNMT's MultiHeadedAttention and PositionwiseFeedForward drop with -dropout
+        args.attention_dropout = getattr(args, "attention_dropout", args.dropout)
+        args.activation_dropout = getattr(args, "activation_dropout", args.dropout)
     base_architecture(args)
 
 
@@ -723,8 +822,9 @@ class ReadsDependencies:
 
 @register_model("parsingsum_ft")
 class ParsingSumFTModel(ReadsDependencies, TransformerCopyModel):
-    """ParsingSum-FT (003): ``transformer_copy`` (003's FT, copy attention on by default) with
-    LGA in every encoder layer; reads flat ``B x S`` sources and their dependency parse."""
+    """ParsingSum-FT (003): ``transformer_copy`` (003's FT: its ``--ft-form``, copy attention
+    and ``--copy-projection``) with LGA in every encoder layer; reads flat ``B x S`` sources and
+    their dependency parse."""
 
     @classmethod
     def add_args(cls, parser):
@@ -754,7 +854,8 @@ class ParsingSumFTModel(ReadsDependencies, TransformerCopyModel):
 
 @register_model_architecture("parsingsum_ft", "parsingsum_ft")
 def parsingsum_ft(args):
-    """003 Sec. 3.2: the FT baseline's settings (:func:`ft_shape`, copy attention on), alpha 2;
+    """003 Sec. 3.2: the FT baseline's settings (:func:`ft_shape`: OpenNMT's pre-LN form, copy
+    attention with its own projection), alpha 2;
     Adam (0.9, 0.998), lr 1e-3, 8000 warm-up updates are optimizer options (see
     examples/multi_news)."""
     fill_defaults(args, LGAConfig)

@@ -6,11 +6,13 @@ At every target step the output distribution mixes generating and copying::
     p(w) = (1 - p_copy) * softmax(logits)_w + p_copy * sum_{i: src_i = w} a_i
     p_copy = sigmoid(w_c . h + b_c)
 
-``h`` is the decoder's output state (what fairseq projects onto the vocabulary), ``a`` the copy
-attention over the source tokens. OpenNMT's ``CopyGenerator`` reads the same ``h`` and the first
-head of the last decoder layer's encoder attention (its ``MultiHeadedAttention`` returns head 0,
-before dropout, as "the" attention); the decoders of :mod:`fairseq_hier.models.parsingsum` pass
-exactly that (fairseq's ``alignment_heads=1`` on the last layer).
+``h`` is the decoder's output state (after its final LayerNorm in OpenNMT's pre-LN form),
+``logits`` its projection onto the vocabulary (OpenNMT's ``CopyGenerator.linear``, a projection
+of its own with a bias; the caller passes the logits), ``a`` the copy attention over the source
+tokens. OpenNMT's ``CopyGenerator`` reads the same ``h`` and the first head of the last decoder
+layer's encoder attention (its ``MultiHeadedAttention`` returns head 0, before dropout, as "the"
+attention); the decoders of :mod:`fairseq_hier.models.parsingsum` pass exactly that (fairseq's
+``alignment_heads=1`` on the last layer).
 
 Where it differs from OpenNMT, and why:
 
