@@ -76,7 +76,7 @@ def test_tracker_keeps_each_hypothesis_statistics_through_reordering():
 
 def test_previous_token_blocking_spares_the_exceptions():
     comma, pad = 7, 1
-    blocker = PreviousTokenBlocker(None, 2, [comma], pad)
+    blocker = PreviousTokenBlocker(None, 2, [comma], pad, count_exceptions=True)
     tokens = torch.tensor([[2, 5, 6, 9], [2, 5, comma, 6]])  # BOS + 3 generated tokens
     out = blocker(tokens, torch.zeros(2, 12), 2, 1, step=3)
     blocked = [sorted(set(torch.nonzero(row.isinf()).view(-1).tolist()) - {pad}) for row in out]

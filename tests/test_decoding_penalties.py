@@ -109,7 +109,10 @@ def teacher_forced(model, d, source, tokens):
     prev = torch.cat([tokens.new_tensor([d.eos()]), tokens[:-1]]).unsqueeze(0)
     out = model(src, lengths, prev)
     lprobs = model.get_normalized_probs(out, log_probs=True)[0]  # T x V
-    return lprobs.gather(1, tokens.unsqueeze(1)).sum(), out[1]["attn"][0][0].sum(0)  # S
+    cov = out[1]["attn"][0][0].sum(0)  # S
+    if src.dim() == 2:  # flat: the EOS column left out, as OpenNMT's sources have none
+        cov = cov[src[0].ne(d.eos())]
+    return lprobs.gather(1, tokens.unsqueeze(1)).sum(), cov
 
 
 CASES = {"transformer_copy": lambda: flat_case("transformer_copy"),

@@ -10,7 +10,8 @@ GENERATION_FLAT=(--beam 5 --min-len "${MIN_LEN:-200}" --max-len-a 0 --max-len-b 
                  --coverage-beta 5 --no-repeat-ngram-size 3)
 # Hierarchical systems (liu_ht = 003's HT, parsingsum_ht): Liu & Lapata's code (hiersumm, which
 # 003 footnote 2 follows): beam 5, Wu's length penalty with alpha 0.4, no coverage penalty, no
-# n-gram blocking; the dataset's lengths.
+# n-gram blocking, the search ended when its top beam ends (predictor_builder.py l. 328-329);
+# the dataset's lengths.
 GENERATION_HIER=(--beam 5 --min-len "${MIN_LEN:-200}" --max-len-a 0 --max-len-b "${MAX_LEN:-300}"
-                 --length-penalty-form wu --lenpen 0.4)
+                 --length-penalty-form wu --lenpen 0.4 --stop-on-top-beam)
 GENERATION=("${GENERATION_FLAT[@]}")

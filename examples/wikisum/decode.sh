@@ -4,8 +4,9 @@
 # The rules come from the data-bin's preprocessing record (fairseq-hier-record --print-generation,
 # written by prepare.sh from generation.sh): PHT/VHT (000, 001): beam 5, average length
 # normalisation, at most 200 tokens, trigram blocking, no repeat of the two previous tokens except
-# the comma; liu_ht and FT (002): beam 5, Wu et al.'s length penalty (alpha 0.4), at most 400
-# tokens, at least 20, no blocking, 24 paragraphs x 500 tokens. Extra args come after them (the last one given wins).
+# the comma ('▁,'); liu_ht and FT (002, hiersumm's evaluation): beam 5, Wu et al.'s length
+# penalty (alpha 0.4), at most 400 tokens, at least 20, the search ends when its top beam ends,
+# no blocking, 24 paragraphs x 500 tokens. Extra args come after them (the last one given wins).
 # The data-bin: the one the architecture reads (liu_ht: WORK_DIR/data-bin-every, the title in
 # every paragraph; the others: WORK_DIR/data-bin); DATA_BIN overrides it.
 # Attention alignment: pass its options as extra args (examples/attention_alignment/README.md).

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Step 3: train PHT with the papers' settings (000 Sec. 4.2, 001 Sec. 5.2): 3+3 layers, d=256,
-# FFN 1024, 4 heads, dropout 0.3, top 30 paragraphs x 100 tokens, batch 16, Adam (0.9, 0.98, 1e-9)
-# with the Noam schedule and 16,000 warm-up steps (Noam's peak lr d^-0.5 * warmup^-0.5 = 4.94e-4
-# with fairseq's inverse_sqrt), ~600k updates, a checkpoint every 20k updates. The batch of 16
+# FFN 1024, 4 heads, dropout 0.3, top 30 paragraphs x 100 tokens, Adam (0.9, 0.98, 1e-9) with the
+# Noam schedule and 16,000 warm-up steps (Noam's peak lr d^-0.5 * warmup^-0.5 = 4.94e-4 with
+# fairseq's inverse_sqrt), ~600k updates, a checkpoint every 20k updates; batch 16, the authors'
+# (not in 000/001: yema2018/wiki_sum's README and main.py default). The batch of 16
 # examples per update holds on any number of GPUs (GPUS: default those torch sees):
 # fairseq-hier-settings --stage batch gives each GPU its share.
 # usage: train_pht.sh DATA_BIN RUN_DIR [extra fairseq-train args, e.g. --arch vht]

@@ -1,5 +1,5 @@
 """From the task's decoding options to the keyword arguments of our generator (attention
-alignment, token blocking, the length-penalty form and the coverage penalty).
+alignment, token blocking, the length-penalty form, the coverage penalty and the stopping rule).
 
 Kept apart from the generator so that the task reads its own config (fairseq's GenerationConfig
 is closed) and every option is validated, with the flag named, before any batch is decoded.
@@ -62,7 +62,7 @@ def alignment_generator_kwargs(task, models, args) -> Optional[Dict]:
     scoring = decoding_penalties(cfg)
     wanted = (cfg.attention_alignment or cfg.align_keep_paragraphs > 0 or cfg.align_live_beams
               or cfg.block_previous_tokens > 0 or (print_alignment and hierarchical)
-              or scoring != NO_PENALTIES)
+              or scoring != NO_PENALTIES or getattr(cfg, "stop_on_top_beam", False))
     # hierarchical models always get our generator: it gives --max-len-a its meaning for
     # B x P x L sources (fairseq's would multiply it by the number of paragraphs)
     if not wanted and not hierarchical:
@@ -96,6 +96,8 @@ def alignment_generator_kwargs(task, models, args) -> Optional[Dict]:
             ranker.check(dataset.num_paragraphs, split)
 
     allowed = []
+    count_exceptions = bool(getattr(cfg, "block_previous_count_exceptions", False))
+    count_eos = bool(getattr(cfg, "coverage_count_eos", False))
     if cfg.block_previous_tokens > 0:
         dictionary = task.target_dictionary
         for symbol in cfg.block_previous_exceptions.split():
@@ -103,15 +105,25 @@ def alignment_generator_kwargs(task, models, args) -> Optional[Dict]:
                 allowed.append(dictionary.index(symbol))
         logger.info(f"--block-previous-tokens {cfg.block_previous_tokens}: exempt symbols in the "
                     f"dictionary: {[dictionary[i] for i in allowed]} (of "
-                    f"{cfg.block_previous_exceptions.split()})")
+                    f"{cfg.block_previous_exceptions.split()}), "
+                    f"{'counted among' if count_exceptions else 'skipped when counting'}"
+                    f" the previous tokens")
     if strategy is not None:
         logger.info(f"attention alignment: strategy {strategy}, beta {cfg.align_beta}, epsilon "
                     f"{cfg.align_epsilon}, live beams {cfg.align_live_beams}")
     if scoring != NO_PENALTIES:
         logger.info(f"decoding penalties: length penalty {scoring['length_penalty_form']}, "
-                    f"coverage beta {scoring['coverage_beta']} (None: no coverage penalty)")
+                    f"coverage beta {scoring['coverage_beta']} (None: no coverage penalty)"
+                    + (", coverage over every key (EOS included)"
+                       if count_eos and scoring["coverage_beta"] is not None else ""))
+    stop = bool(getattr(cfg, "stop_on_top_beam", False))
+    if stop:
+        logger.info("--stop-on-top-beam: a sentence ends at the first step whose best candidate "
+                    "is EOS")
     return dict(**scoring, strategy=strategy, beta=cfg.align_beta, predictor=predictor, ranker_scores=ranker,
                 epsilon=cfg.align_epsilon, live_beams=cfg.align_live_beams,
                 keep_paragraphs=cfg.align_keep_paragraphs,
                 block_previous=cfg.block_previous_tokens, block_allowed=allowed,
+                block_count_exceptions=count_exceptions, coverage_count_eos=count_eos,
+                stop_on_top_beam=stop,
                 print_alignment=print_alignment if hierarchical else None)

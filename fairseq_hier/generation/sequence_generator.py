@@ -23,7 +23,11 @@ lenpen, max-len-a/b, min-len, no-repeat-ngram-size, prefix-size, unnormalized, .
   to vanilla beam search and makes beta=0 trivially identical to it;
 - the n-gram blocker hook also blocks the previous ``--block-previous-tokens`` tokens except a
   configurable list (000 Sec. 4.2 / 001 Sec. 5.2: "block two tokens (except commas) before the
-  current step");
+  current step"), counted as the authors' code counts them: the last N tokens that are not
+  exceptions, among the last 2N (yema2018/wiki_sum ``main.py``, ``eval_by_beam_search``);
+- optionally (``--stop-on-top-beam``), a sentence's search ends at the first step whose best
+  candidate is EOS, as hiersumm's ``_fast_translate_batch`` ends it ("End condition is top beam
+  is finished"), instead of fairseq's ``beam`` finished hypotheses;
 - ``generate`` optionally keeps only the top-s paragraphs by eta_hat before decoding
   (``--align-keep-paragraphs``, 001 Table 6) and fills fairseq's ``alignment`` field with the
   paragraph attention for ``--print-alignment`` (soft: one distribution over paragraphs per
@@ -38,7 +42,9 @@ lenpen, max-len-a/b, min-len, no-repeat-ngram-size, prefix-size, unnormalized, .
 - OpenNMT's "summary" coverage penalty with ``-stepwise_penalty`` (``--coverage-penalty summary
   --coverage-beta BETA``), :class:`CoveragePenalty`: ``cp = beta * (sum_i max(cov_i, 1) - n)``,
   ``cov`` the attention the decoder returns (``extra["attn"]``) summed over the steps so far,
-  ``n`` the number of keys. As OpenNMT's ``GNMTGlobalScorer.update_score`` does, the running
+  ``n`` the number of keys: the source tokens without EOS and padding (OpenNMT's sources have
+  no EOS; the copy distribution leaves the same keys out), or every key with
+  ``--coverage-count-eos``. As OpenNMT's ``GNMTGlobalScorer.update_score`` does, the running
   score of every live hypothesis is ``sum log p - cp(cov through the current step)``: the
   ensemble subtracts this step's increase of ``cp`` from the row's log-probabilities (the same
   for every candidate token of the row), so the search ranks by it and fairseq's finished score
@@ -49,7 +55,7 @@ lenpen, max-len-a/b, min-len, no-repeat-ngram-size, prefix-size, unnormalized, .
   ``liu_ht`` and HAT, and the paragraph attention of PHT / VHT (``cov`` then runs over paragraphs);
 
 Host syncs: nothing that runs at every decoding step (the ensemble's ``forward_decoder`` and
-reorderings, the tracker, :class:`AlignedBeamSearch`, :class:`PreviousTokenBlocker`) reads a
+reorderings, the tracker, the searches, :class:`PreviousTokenBlocker`) reads a
 tensor on the host (no ``.item()``, ``.tolist()``, ``bool(tensor)``, ``nonzero()``): checked by
 ``tests/test_decoding_syncs.py``. Host reads are left to what runs once per batch (the encoder,
 ``--max-len-a``, ``--align-keep-paragraphs``, the alignment lines) and to ``finalize_hypos``, which
@@ -69,6 +75,7 @@ from fairseq import search
 from fairseq.sequence_generator import EnsembleModel, SequenceGenerator
 from torch import Tensor
 
+from ..modules.copy_attention import copyable_tokens
 from ..modules.masking import masked_fill_scores
 from .alignment import AlignmentTracker
 from ..errors import HierError
@@ -89,17 +96,25 @@ def summary_coverage_penalty(coverage: Tensor, beta: float) -> Tensor:
 
 class CoveragePenalty:
     """The stepwise summary coverage penalty of one batch, in the generator's row order:
-    :meth:`step` takes a step's attention and returns each row's increase of the penalty."""
+    :meth:`step` takes a step's attention and returns each row's increase of the penalty.
+
+    ``keys`` (given to :meth:`start`): ``B x S`` bool, the keys that count (True); the
+    attention on the others (a flat source's EOS and padding) is left out, as if their columns
+    were absent. None: every key counts."""
 
     def __init__(self, beta: float):
         self.beta = beta
+        self.keys: Optional[Tensor] = None  # N x S bool, the keys that count
         self.coverage: Optional[Tensor] = None  # N x S, attention summed over the steps so far
         self.penalty: Optional[Tensor] = None  # N, cp(coverage)
 
-    def start(self) -> None:
+    def start(self, keys: Optional[Tensor] = None) -> None:
+        self.keys = keys
         self.coverage = self.penalty = None
 
     def reorder(self, new_order: Tensor) -> None:
+        if self.keys is not None:
+            self.keys = self.keys.index_select(0, new_order)
         if self.coverage is not None:
             self.coverage = self.coverage.index_select(0, new_order)
             self.penalty = self.penalty.index_select(0, new_order)
@@ -110,6 +125,13 @@ class CoveragePenalty:
             raise HierError("--coverage-penalty summary needs a model whose decoder returns its "
                             "encoder attention (extra['attn'])")
         attn = attn.float()
+        if self.keys is not None:
+            if self.keys.shape != attn.shape:
+                raise HierError(f"--coverage-penalty summary: the decoder's attention has "
+                                f"{attn.size(-1)} keys, the source {self.keys.size(-1)} tokens, "
+                                f"so its EOS cannot be left out (--coverage-count-eos counts "
+                                f"every key)")
+            attn = attn * self.keys  # a zero column adds max(0, 1) - 1 = 0: as if absent
         coverage = attn if self.coverage is None else self.coverage + attn
         penalty = summary_coverage_penalty(coverage, self.beta)
         increase = penalty if self.penalty is None else penalty - self.penalty
@@ -127,16 +149,27 @@ class TrackingEnsembleModel(EnsembleModel):
 
     def __init__(self, models, tracker: Optional[AlignmentTracker] = None,
                  target_fn: Optional[Callable] = None,
-                 coverage: Optional[CoveragePenalty] = None):
+                 coverage: Optional[CoveragePenalty] = None,
+                 coverage_ignore: Optional[List[int]] = None):
         super().__init__(models)
         self.tracker = tracker
         self.target_fn = target_fn
         self.coverage = coverage
+        self.coverage_ignore = coverage_ignore  # source ids left out of the coverage
+
+    def coverage_keys(self, src_tokens: Tensor) -> Optional[Tensor]:
+        """``B x S`` bool, the keys that count in the coverage of a flat source (not EOS,
+        padding or BOS: the copy distribution's copyable tokens); None for ``B x P x L``
+        sources, whose attention has no EOS key (paragraphs, or liu_ht's memory of real
+        tokens), or when every key counts."""
+        if self.coverage_ignore is None or src_tokens.dim() != 2:
+            return None
+        return copyable_tokens(src_tokens, self.coverage_ignore)
 
     def forward_encoder(self, net_input: Dict[str, Tensor]):
         encoder_outs = super().forward_encoder(net_input)
         if self.coverage is not None:
-            self.coverage.start()
+            self.coverage.start(self.coverage_keys(net_input["src_tokens"]))
         if self.tracker is not None:
             out = encoder_outs[0]
             present = ~out["paragraph_padding_mask"][0]  # B x P
@@ -159,7 +192,25 @@ class TrackingEnsembleModel(EnsembleModel):
         return lprobs, attn
 
 
-class AlignedBeamSearch(search.BeamSearch):
+class TopCandidateBeamSearch(search.BeamSearch):
+    """fairseq's beam search that also keeps, for the step at hand, whether each sentence's best
+    candidate is EOS (``top_is_eos``, ``B`` bool, on the device): what ``--stop-on-top-beam``
+    reads when fairseq finalizes hypotheses."""
+
+    def __init__(self, tgt_dict):
+        super().__init__(tgt_dict)
+        self.top_is_eos: Optional[Tensor] = None
+
+    def step(self, step, lprobs, scores, prev_output_tokens=None, original_batch_idxs=None,
+             candidate_multiple: int = 2):
+        cand_scores, cand_indices, cand_beams = super().step(
+            step, lprobs, scores, prev_output_tokens, original_batch_idxs, candidate_multiple)
+        # candidates come sorted by score (topk): column 0 is each sentence's best
+        self.top_is_eos = cand_indices[:, 0].eq(self.eos) & cand_scores[:, 0].ne(-math.inf)
+        return cand_scores, cand_indices, cand_beams
+
+
+class AlignedBeamSearch(TopCandidateBeamSearch):
     """Beam search whose candidates are ranked by ``cum log P + |y|^lenpen * beta * bonus`` (the
     length-normalised Eq. 17 times the common length); returned scores stay cumulative log P."""
 
@@ -178,12 +229,18 @@ class AlignedBeamSearch(search.BeamSearch):
 
 
 class PreviousTokenBlocker(nn.Module):
-    """fairseq's n-gram blocker hook, plus: forbid the previous ``n`` generated tokens, except
-    ``allowed`` ones (e.g. the comma). Called as ``blocker(tokens, lprobs, bsz, beam, step)``."""
+    """fairseq's n-gram blocker hook, plus: forbid the previous ``n`` generated tokens that are
+    not ``allowed`` ones (e.g. the comma), found among the last ``2n`` as the authors' code does
+    (yema2018/wiki_sum ``main.py``: the last ``2n`` tokens, the comma removed, the last ``n``
+    kept). ``count_exceptions``: forbid those of the last ``n`` tokens that are not allowed
+    (an exception then takes one of the ``n`` places). Called as
+    ``blocker(tokens, lprobs, bsz, beam, step)``."""
 
-    def __init__(self, inner: Optional[nn.Module], n: int, allowed: List[int], pad: int):
+    def __init__(self, inner: Optional[nn.Module], n: int, allowed: List[int], pad: int,
+                 count_exceptions: bool = False):
         super().__init__()
         self.inner, self.n, self.pad = inner, n, pad
+        self.count_exceptions = count_exceptions
         self.register_buffer("allowed", torch.tensor(sorted(set(allowed)), dtype=torch.long),
                              persistent=False)
 
@@ -192,9 +249,14 @@ class PreviousTokenBlocker(nn.Module):
             lprobs = self.inner(tokens, lprobs, bsz, beam_size, step)
         if step == 0:
             return lprobs
-        # tokens: N x (step + 1), column 0 is BOS; the last n generated tokens, N x n
-        recent = tokens[:, max(1, step + 1 - self.n): step + 1]
-        recent = recent.masked_fill(torch.isin(recent, self.allowed.to(recent.device)), self.pad)
+        window = self.n if self.count_exceptions else 2 * self.n
+        # tokens: N x (step + 1), column 0 is BOS; the last generated tokens, N x w (w <= window)
+        recent = tokens[:, max(1, step + 1 - window): step + 1]
+        counted = ~torch.isin(recent, self.allowed.to(recent.device))  # N x w
+        # rank from the right among the counted tokens: 1 = the most recent one
+        rank = counted.flip(1).long().cumsum(1).flip(1)  # N x w
+        banned = counted & rank.le(self.n)
+        recent = recent.masked_fill(~banned, self.pad)
         # -inf bans a token as fairseq's own generator does: lprobs are float32 (fairseq's
         # log_softmax upcasts), and a row keeps finite entries, so no NaN arises in any precision
         return lprobs.scatter(1, recent, float("-inf"))  # pad is never chosen anyway
@@ -208,24 +270,33 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
                  live_beams: bool = False, keep_paragraphs: int = 0, block_previous: int = 0,
                  block_allowed: Optional[List[int]] = None, print_alignment=None,
                  length_penalty_form: str = "fairseq", coverage_beta: Optional[float] = None,
-                 **kwargs):
+                 coverage_count_eos: bool = False, block_count_exceptions: bool = False,
+                 stop_on_top_beam: bool = False, **kwargs):
         self.tracker = AlignmentTracker()
         # the tracker needs hierarchical models; decoding rules alone work with any model
         coverage = None if coverage_beta is None else CoveragePenalty(coverage_beta)
         ensemble = models
         if strategy is not None or coverage is not None:
+            ignore = None if coverage_count_eos else [tgt_dict.pad(), tgt_dict.eos(),
+                                                      tgt_dict.bos()]
             ensemble = TrackingEnsembleModel(
                 models, self.tracker if strategy is not None else None, self._alignment_target,
-                coverage)
+                coverage, ignore)
+        for flag, wanted in (("--align-live-beams", live_beams),
+                             ("--stop-on-top-beam", stop_on_top_beam)):
+            if wanted and kwargs.get("search_strategy") is not None and \
+                    type(kwargs["search_strategy"]) is not search.BeamSearch:
+                raise HierError(f"{flag} works with beam search only (not with sampling, "
+                                f"diverse or constrained search)")
         if live_beams:
             if strategy is None:
                 raise HierError("--align-live-beams needs --attention-alignment")
-            if kwargs.get("search_strategy") is not None and \
-                    type(kwargs["search_strategy"]) is not search.BeamSearch:
-                raise HierError("--align-live-beams works with beam search only (not with "
-                                "sampling, diverse or constrained search)")
             kwargs["search_strategy"] = AlignedBeamSearch(tgt_dict, self._beam_bias)
+        elif stop_on_top_beam:
+            kwargs["search_strategy"] = TopCandidateBeamSearch(tgt_dict)
         super().__init__(ensemble, tgt_dict, **kwargs)
+        self.stop_on_top_beam = stop_on_top_beam
+        self._top_is_eos: List[bool] = []
         self.strategy, self.beta, self.epsilon = strategy, beta, epsilon
         if length_penalty_form not in ("fairseq", "wu"):
             raise HierError(f"--length-penalty-form must be fairseq or wu, got "
@@ -237,7 +308,8 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
         self._batch_target: Optional[Tensor] = None
         if block_previous > 0:
             self.repeat_ngram_blocker = PreviousTokenBlocker(
-                self.repeat_ngram_blocker, block_previous, block_allowed or [], self.pad)
+                self.repeat_ngram_blocker, block_previous, block_allowed or [], self.pad,
+                block_count_exceptions)
 
     # ------------------------------------------------------------------ targets
     def _alignment_target(self, model, encoder_out) -> Optional[Tensor]:
@@ -286,9 +358,20 @@ class AttentionAlignmentSequenceGenerator(SequenceGenerator):
     # ------------------------------------------------------------------ scoring
     def finalize_hypos(self, step, bbsz_idx, eos_scores, tokens, scores, finalized, finished,
                        beam_size, *args, **kwargs):
+        if self.stop_on_top_beam:  # read on the host only at steps where hypotheses end
+            self._top_is_eos = self.search.top_is_eos.tolist()
         with self._length_exponent(step + 1):
             return self._finalize_hypos(step, bbsz_idx, eos_scores, tokens, scores, finalized,
                                         finished, beam_size, *args, **kwargs)
+
+    def is_finished(self, step: int, unfin_idx: int, max_len: int, finalized_sent_len: int,
+                    beam_size: int) -> bool:
+        """fairseq's rule (``beam`` finished hypotheses, or the longest length), and with
+        ``--stop-on-top-beam`` also a step whose best candidate (``unfin_idx``: the sentence's
+        row among the unfinished ones, the search's row) is EOS."""
+        if self.stop_on_top_beam and self._top_is_eos[unfin_idx]:
+            return True
+        return super().is_finished(step, unfin_idx, max_len, finalized_sent_len, beam_size)
 
     def _finalize_hypos(self, step, bbsz_idx, eos_scores, tokens, scores, finalized, finished,
                         beam_size, *args, **kwargs):

@@ -24,9 +24,11 @@ Which layers are global: ``--global-layers`` lists 0-based layer indices (hiersu
 global attention layers at the top": indices 5 and 6 (hiersumm's README trains 8 layers with 6,7
 global, i.e. 6 local + 2 global).
 
-Decoder: fairseq's ``TransformerDecoder`` (6 layers as in hiersumm's released checkpoint; the
-paper gives none) attending over the *flat* memory of all kept paragraph tokens, padding removed
-and the examples re-padded to their longest total (hiersumm's ``unpadded``), so decoding cost
+Decoder: fairseq's ``TransformerDecoder``, 6 layers (002 gives no depth: its decoder "follows the
+Transformer architecture" of Vaswani et al., whose base model has 6; hiersumm's
+``train_abstractive.py`` defaults to ``-dec_layers 1``, which its README command keeps)
+attending over the *flat* memory of all kept paragraph tokens, padding removed and the examples
+re-padded to their longest total (hiersumm's ``unpadded``), so decoding cost
 depends on real tokens, not on ``P x max L``.
 
 Legend: B batch, P paragraphs, L tokens per paragraph, N present paragraphs (rows of B*P),
@@ -90,8 +92,9 @@ class LiuHTConfig(ActivationCheckpointConfig):
     decoder_embed_dim: int = field(default=256, metadata={"help": "decoder dimension (= encoder)"})
     decoder_ffn_embed_dim: int = field(default=1024, metadata={"help": "decoder FFN hidden size"})
     decoder_layers: int = field(
-        default=6, metadata={"help": "decoder layers (the paper gives none; 6 as in hiersumm's "
-                                     "released checkpoint)"})
+        default=6, metadata={"help": "decoder layers (002 gives none; 6 as Vaswani et al.'s "
+                                     "Transformer, which 002's decoder follows; hiersumm's "
+                                     "code: 1)"})
     decoder_attention_heads: int = field(default=8, metadata={"help": "decoder attention heads"})
     dropout: float = field(default=0.1, metadata={"help": "dropout on every sub-layer output "
                                                           "(002: 0.1 before all linear layers)"})

@@ -69,6 +69,11 @@ class Paper:
     langs: Tuple[str, str] = ("src", "tgt")  # the binarized files' suffixes
 
 
+# PHT/VHT: 000 Sec. 4.2 and 001 Sec. 5.2 (model, optimiser, decoding rules). Not in 000 or 001:
+# the batch of 16 examples is the authors' (yema2018/wiki_sum README.md line 15 "--batch_size
+# 16", main.py line 26 default=16 at fb7d827; earlier commits of main.py default to 28); the
+# comma exempt from blocking is their id 10, '\u2581,' (main.py eval_by_beam_search, "while 10 in
+# bnw_block"), skipped when the two previous tokens are counted (PreviousTokenBlocker)
 PHT = dict(
     source="000 Sec. 4.2, 001 Sec. 5.2", dataset="WikiSum (ranked)", train_examples=1_579_360,
     task="hierarchical_summarization", subword="sentencepiece",
@@ -101,11 +106,12 @@ FT = dict(MDS, source="003 Sec. 3.2, footnote 3", batch=4096, updates=20_000, wa
                       "--coverage-penalty", "summary", "--coverage-beta", "5",
                       "--no-repeat-ngram-size", "3"))
 # HT: Liu & Lapata's code (003 footnote 2): label smoothing 0.1, Wu's length penalty 0.4, no
-# blocking
+# blocking, the search ended when its top beam ends (hiersumm's predictor_builder.py l. 328-329)
 HT = dict(MDS, source="003 Sec. 3.2, footnote 2", batch=13_000, updates=100_000, warmup=8000,
           decay_period=20_000, interval=5000,
           optimisation=MDS["optimisation"] + LABEL_SMOOTHING,
-          generation=("--beam", "5", "--length-penalty-form", "wu", "--lenpen", "0.4"))
+          generation=("--beam", "5", "--length-penalty-form", "wu", "--lenpen", "0.4",
+                      "--stop-on-top-beam"))
 # 004 Sec. 4.1, arXiv/PubMed (examples/hat_common, examples/hat_arxiv)
 HAT = dict(
     source="004 Sec. 4.1", dataset="arXiv", train_examples=203_037, task="hat_summarization",
@@ -130,10 +136,18 @@ PAPERS: Dict[str, Paper] = {p.arch: p for p in (
                         "--warmup-init-lr", "0") + LABEL_SMOOTHING,
           batch_option="--max-tokens", batch=10_500, gpus=1, update_freq=16, updates=500_000,
           warmup=8000, interval=5000,
-          generation=("--beam", "5", "--length-penalty-form", "wu", "--lenpen", "0.4"),
+          # 002 Sec. 4: beam 5, Wu's length penalty alpha 0.4, "until an end-of-sequence token";
+          # hiersumm (nlpyang/hiersumm), the paper's code: README.md line 43, the evaluation
+          # command, "-alpha 0.4 -max_length 400"; src/train_abstractive.py line 376
+          # "-min_length', default=20" (the command keeps it); its predictor ends a search when
+          # the top beam ends (src/abstractive/predictor_builder.py line 328 "End condition is
+          # top beam is finished")
+          generation=("--beam", "5", "--length-penalty-form", "wu", "--lenpen", "0.4",
+                      "--stop-on-top-beam"),
           max_len=400, min_len=20),
     Paper("transformer_copy", model=("--arch", "transformer_copy") + MDS_FLAT, **FT),
-    # fairseq's Transformer with FT's shape and settings: 003's FT without copy attention
+    # fairseq's post-LN Transformer with FT's shape and settings (not OpenNMT's pre-LN form of
+    # transformer_copy): a plain fairseq baseline beside 003's FT
     Paper("transformer", model=("--arch", "transformer", "--encoder-layers", "4",
                                 "--decoder-layers", "4", "--share-all-embeddings") + MDS_FLAT,
           **FT),

@@ -135,9 +135,16 @@ class HierarchicalSummarizationConfig(FairseqDataclass):
         default=0, metadata={"help": "forbid repeating any of the previous N generated tokens "
                                      "(the papers use 2)"})
     block_previous_exceptions: str = field(
-        default=", \u2581,", metadata={"help": "space-separated symbols exempt from "
-                                                "--block-previous-tokens (default: the comma, "
-                                                "plain and sentencepiece)"})
+        default="\u2581,", metadata={"help": "space-separated symbols exempt from "
+                                              "--block-previous-tokens (default: the "
+                                              "sentencepiece comma '\u2581,', the one id the "
+                                              "authors' code exempts)"})
+    block_previous_count_exceptions: bool = field(
+        default=False, metadata={"help": "block those of the previous N tokens that are not "
+                                         "exceptions (an exception takes one of the N places); "
+                                         "default: block the previous N tokens that are not "
+                                         "exceptions, among the last 2N, as the authors' code "
+                                         "does"})
     length_penalty_form: LENGTH_PENALTY_CHOICES = field(
         default="fairseq", metadata={"help": "what a finished hypothesis' log-probability is "
                                              "divided by: fairseq = |y| ** lenpen; wu = Wu et "
@@ -152,6 +159,17 @@ class HierarchicalSummarizationConfig(FairseqDataclass):
                                           "= the decoder's attention summed over the steps"})
     coverage_beta: float = field(
         default=5.0, metadata={"help": "beta of --coverage-penalty summary (003's FT: 5)"})
+    coverage_count_eos: bool = field(
+        default=False, metadata={"help": "our form: --coverage-penalty summary over every key "
+                                         "of a flat source, its EOS (and padding) included; "
+                                         "default: the source tokens only, as OpenNMT's "
+                                         "sources have no EOS (the keys the copy distribution "
+                                         "uses)"})
+    stop_on_top_beam: bool = field(
+        default=False, metadata={"help": "end a sentence's beam search at the first step whose "
+                                         "best candidate is EOS (hiersumm's "
+                                         "_fast_translate_batch); default: fairseq's, after "
+                                         "--beam finished hypotheses"})
 
 
 @register_task("hierarchical_summarization", dataclass=HierarchicalSummarizationConfig)
