@@ -20,8 +20,10 @@ RSCORE_KEYS = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
 
 
 def newline_sentences(text: str, eos: str) -> str:
-    """The summary's sentences one per line, split on `` eos`` (the marker dropped)."""
-    return "\n".join(p.strip() for p in text.split(f" {eos}") if p.strip())
+    """The summary's sentences one per line, split at every ``<q>`` (the separator of reference
+    sentences) and on `` eos`` (the markers dropped)."""
+    return "\n".join(p.strip() for part in text.split("<q>") for p in part.split(f" {eos}")
+                      if p.strip())
 
 
 def rouge_score_oracle(refs: List[str], hyps: List[str], eos: str,

@@ -2,12 +2,19 @@
 benchmarks/decoding_speed.py): each script's ``main`` with command-line arguments, at tiny widths,
 runs end to end on CPU and prints as its last line the JSON summary with every ratio key; each
 ratio is the architecture's raw figure over the baseline's, both read from the same summary, up to
-the script's rounding (so an inverted or wrongly based ratio fails), and its interval holds it.
-Also: the FLOP counter counts CPU's fused attention kernel, the CUDA-only max-batch search and its
-keys (on fake results), and bad options fail with a one-line error.
+the script's rounding (so an inverted or wrongly based ratio fails). The timed rounds themselves
+are recorded here (a spy on the function that returns them): their number is the one asked for,
+each time ratio is the ratio of their medians, and its interval is the exact percentile bootstrap
+of them (:func:`exact_interval`), so a ratio of the wrong rounds, rounds resampled unpaired or the
+wrong percentiles fail. Also: the FLOP counter counts CPU's fused attention kernel, the CUDA-only
+max-batch search and its keys (on fake results), and bad options fail with a one-line error.
 """
 
+import importlib
 import importlib.util
+import itertools
+import math
+import statistics
 import types
 
 import pytest
@@ -38,13 +45,51 @@ def assert_quotient(ratio, num, den, digits, ratio_digits):
     assert low - half_ratio - 1e-9 <= ratio <= high + half_ratio + 1e-9, (ratio, num, den)
 
 
-def assert_interval_holds(summary, key):
-    """The 95% interval ``key_ci95`` holds the point ratio ``key``. With the smoke runs' 2 rounds
-    the bootstrap draws only round 1, round 2 or both, so the interval's ends are the two rounds'
-    own ratios and the point (the ratio of medians, a mediant of the two) lies between them; with
-    more rounds a percentile interval need not hold the point, so the script does not force it."""
-    low, high = summary[f"{key}_ci95"]
-    assert 0 < low <= summary[key] <= high, (key, low, summary[key], high)
+def exact_interval(pairs):
+    """The ratio of medians of timed rounds, ``pairs`` = [(baseline seconds, model seconds)] one
+    per round, and the 2.5% and 97.5% quantiles of its exact bootstrap distribution: all n^n
+    equally likely resamples of the n rounds (a round's two times drawn together), enumerated,
+    not sampled; the q-quantile is the smallest ratio r with P(ratio <= r) >= q. Returns
+    (point, low, high)."""
+    def ratio(sample):
+        return (statistics.median(num for _, num in sample)
+                / statistics.median(den for den, _ in sample))
+
+    n = len(pairs)
+    values = sorted(ratio([pairs[i] for i in idx])
+                    for idx in itertools.product(range(n), repeat=n))  # all n^n resamples
+    return (ratio(pairs), values[math.ceil(0.025 * len(values)) - 1],
+            values[math.ceil(0.975 * len(values)) - 1])
+
+
+def assert_exact_interval(summary, key, den, num, digits):
+    """``summary[key]`` and ``summary[key + "_ci95"]`` (rounded to ``digits``) are the ratio of
+    medians of the recorded rounds ``num`` over ``den`` and its exact bootstrap interval. With the
+    smoke runs' 2 rounds the interval's ends are the two rounds' own ratios (each the value of a
+    resample with probability 1/4: the script's 2000 draws hold ~500 of each, far above the 50
+    beyond a 2.5th percentile, whatever its seed), and a resample that pairs one round's baseline
+    with the other's model time would give another end."""
+    assert len(den) == len(num) == 2, (key, den, num)
+    point, low, high = exact_interval(list(zip(den, num)))
+    half = 0.5 * 10 ** -digits + 1e-9
+    assert summary[key] == pytest.approx(point, abs=half), key
+    assert summary[f"{key}_ci95"] == pytest.approx([low, high], abs=half), key
+    assert (low, high) == pytest.approx(sorted(n / d for d, n in zip(den, num)), abs=1e-12)
+
+
+def spy(monkeypatch, module, name, calls):
+    """Wrap ``benchmarks/MODULE.py``'s ``name`` (as the benchmark imports it, by module name) so
+    that each call's arguments and result are appended to ``calls``."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    owner = importlib.import_module(module)
+    original = getattr(owner, name)
+
+    def recorded(*args, **kwargs):
+        result = original(*args, **kwargs)
+        calls.append((args, result))
+        return result
+
+    monkeypatch.setattr(owner, name, recorded)
 
 
 def test_step_flops_counts_cpu_fused_attention():
@@ -117,11 +162,17 @@ def test_efficiency_bad_options(argv, message, capsys):
 
 def test_efficiency_smoke(monkeypatch, capsys):
     """Every model of efficiency.py at 200 tokens: ratios of all four to the flat transformer
-    (tokens/s with an interval, memory, FLOPs, memory to transformer-S2), none OOM, no max-batch
-    search on CPU."""
+    (tokens/s with its interval from the recorded rounds, memory, FLOPs, memory to
+    transformer-S2), none OOM, no max-batch search on CPU."""
+    calls = []
+    spy(monkeypatch, "efficiency", "alternated_times", calls)
     out, summary = run_benchmark("efficiency", ["--widths", "tiny", "--lengths", "200",
                                                  "--steps", "2", "--one-process"],
                                  monkeypatch, capsys)
+    assert len(calls) == 1  # one length, one dtype: one set of alternated rounds
+    (_, rounds, _), times = calls[0]
+    assert rounds == 2 and set(times) == {"transformer", "transformer-S2", *HIER}
+    assert all(len(t) == 2 and min(t) > 0 for t in times.values())
     archs = {"transformer", "transformer-S2", *HIER}
     for measure in ("tokens_per_s", "peak_mb", "gflops"):
         assert set(summary[measure]["200"]) == archs
@@ -138,7 +189,12 @@ def test_efficiency_smoke(monkeypatch, capsys):
             figures = summary[measure]["200"]
             assert_quotient(summary[key], figures[arch], figures[base], digits[measure],
                             digits["ratio"])
-        assert_interval_holds(summary, f"{arch}_tps_ratio_200")
+        # tokens/s ratio: the flat model's median step over the architecture's
+        assert_exact_interval(summary, f"{arch}_tps_ratio_200", times[arch], times["transformer"],
+                              digits["ratio"])
+    for arch, seconds in times.items():
+        assert summary["step_s"]["200"][arch] == round(statistics.median(seconds),
+                                                       digits["step_s"])
     assert summary["config"]["oom"] == [] and summary["config"]["device"] == "cpu"
     assert not any("max_batch" in key for key in summary)
     assert "tps ratio" in out and "transformer-S2" in out
@@ -146,17 +202,32 @@ def test_efficiency_smoke(monkeypatch, capsys):
 
 def test_decoding_speed_smoke(monkeypatch, capsys):
     """decoding_speed.py on tiny sources (3 paragraphs x 10 tokens, 6 steps, beam 2): every model
-    decodes exactly 6 steps (checked inside; it raises otherwise) and the ratios are positive."""
+    decodes exactly 6 steps (checked inside; it raises otherwise); the time ratios and their
+    intervals are those of the recorded rounds, the memory ratios those of the peaks."""
+    calls = []
+    spy(monkeypatch, "decoding_speed", "measure_dtype", calls)
     out, summary = run_benchmark("decoding_speed", [
         "--widths", "tiny", "--paragraphs", "3", "--paragraph-tokens", "10", "--target-steps", "6",
         "--beam", "2", "--repeats", "2"], monkeypatch, capsys)
     assert set(summary["s_per_example"]["fp32"]) == {"transformer", "pht", "vht"}
     assert all(v > 0 for v in summary["peak_mb"]["fp32"].values())
+    assert len(calls) == 1  # fp32 only on CPU
+    (_, dtype), (peaks, times, _) = calls[0]
+    assert dtype == "fp32" and set(times) == {"transformer", "pht", "vht"}
+    assert all(len(t) == 2 and min(t) > 0 for t in times.values())
     digits = importlib.import_module("decoding_speed").DIGITS
+    batch = summary["config"]["batch_size"]
+    for arch, seconds in times.items():
+        assert summary["s_per_example"]["fp32"][arch] == round(statistics.median(seconds) / batch,
+                                                               digits["s_per_example"])
+        assert summary["peak_mb"]["fp32"][arch] == round(peaks[arch], digits["peak_mb"])
     for arch in ("pht", "vht"):  # the architecture's seconds and MB over the flat model's
         for kind, measure in (("time", "s_per_example"), ("mem", "peak_mb")):
             figures = summary[measure]["fp32"]
             assert_quotient(summary[f"{arch}_decode_{kind}_ratio"], figures[arch],
                             figures["transformer"], digits[measure], digits["ratio"])
-        assert_interval_holds(summary, f"{arch}_decode_time_ratio")
-    assert summary["config"]["target_steps"] == 6
+        assert summary[f"{arch}_decode_mem_ratio"] == pytest.approx(
+            peaks[arch] / peaks["transformer"], abs=0.5e-3 + 1e-9)
+        assert_exact_interval(summary, f"{arch}_decode_time_ratio", times["transformer"],
+                              times[arch], digits["ratio"])
+    assert summary["config"]["target_steps"] == 6 and summary["config"]["repeats"] == 2

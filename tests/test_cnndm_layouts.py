@@ -225,7 +225,7 @@ def test_sentence_bos_writes_references_without_t_tags_and_names_other_markup(tm
     log = sentence_bos(bpe, "--format", "source_target", "--input", tmp_path / "test",
                        "--output-prefix", tmp_path / "bpe" / "test")
     assert (tmp_path / "bpe" / "test.ref").read_text() == (
-        "the model reads <unk> papers . we study <unk> .\n"
+        "the model reads <unk> papers . <q> we study <unk> .\n"
         "The team agrees on the <file_gif> budget.\n")
     # the tagged article keeps its 3 sentences; pysbd splits the untagged one in 2
     assert (tmp_path / "bpe" / "test.sentences").read_text() == "3\n2\n"

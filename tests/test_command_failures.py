@@ -85,12 +85,22 @@ def test_ctrl_c_in_the_middle_of_a_write_leaves_no_file(tmp_path):
     proc = subprocess.Popen([str(BIN / "fairseq-hier-ptb-tokenize"), str(src), str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    # the command prints no progress line; its progress signal is its temporary output: created
+    # empty before the input is read, it grows only once tokenised lines fill the first write
+    # buffer (~120 of the 20000 lines), i.e. the command is past its start-up and inside its loop,
+    # with ~99% of its work left, however fast the machine
     deadline = time.monotonic() + 300
-    # the temporary output appears once the command writes; it then tokenises for seconds
-    while not (out.parent.exists() and leftovers(out.parent)):
+
+    def written():
+        parts = leftovers(out.parent) if out.parent.exists() else []
+        try:
+            return sum(os.path.getsize(out.parent / n) for n in parts if n.endswith(".part"))
+        except FileNotFoundError:  # moved into place: finished (the loop then fails)
+            return 0
+
+    while written() == 0:
         assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
-        time.sleep(0.05)
-    time.sleep(0.5)
+        time.sleep(0.01)
     proc.send_signal(signal.SIGINT)
     printed, _ = proc.communicate(timeout=300)
     assert proc.returncode == 130 and printed.splitlines() == ["fairseq-hier-ptb-tokenize: "

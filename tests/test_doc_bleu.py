@@ -189,3 +189,81 @@ def test_bad_options_and_systems_are_one_line(split):
     proc = doc_bleu(folder, f"={log}", check=False)
     assert proc.returncode == 1 and proc.stdout.strip().splitlines()[-1] == (
         f"fairseq-hier-doc-bleu: error: bad system '={log}': expected NAME=LOG")
+
+
+# ------------------------------------------------------------------- plain-text system outputs
+RAW_REF = [["The cat sat on the mat.", "It wasn't happy, though."],
+           ["We'll meet at noon.", "Bring the blue file.", "Don't be late!"],
+           ["Prices rose by 3% in May.", "Analysts had expected less."]]
+RAW_HYP = [["The cat sat on a mat.", "It wasn't happy."],
+           ["We will meet at noon.", "", "Do not be late!"],  # an empty translation
+           ["Prices rose 3% in May.", "Analysts expected less."]]
+
+
+def write_text_split(folder, ref_docs, hyp_docs, name="online"):
+    """A raw reference split (sentence a line, documents split by an empty line) with its
+    docids, and one plain-text system output: one translated sentence a line, nothing else."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "test.en").write_text("\n\n".join("\n".join(d) for d in ref_docs) + "\n")
+    (folder / "test.docids").write_text("".join(f"doc{i}\n" for i in range(len(ref_docs))))
+    hyp = folder / f"{name}.en"
+    hyp.write_text("".join(s + "\n" for d in hyp_docs for s in d))
+    return hyp
+
+
+def doc_bleu_text(folder, *systems, extra=(), check=True):
+    return run_cli("fairseq-hier-doc-bleu", "--text", *systems, "--ref", folder / "test.en",
+                   "--tgt-lang", "en", *extra, check=check)
+
+
+def test_plain_text_outputs_give_the_sacrebleu_commands_document_bleu_and_chrf(tmp_path):
+    hyp = write_text_split(tmp_path, RAW_REF, RAW_HYP)
+    proc = doc_bleu_text(tmp_path, f"online={hyp}", extra=("--bootstrap", "0"))
+    summary = summary_of(proc)
+    ref_docs = doc_files(tmp_path, RAW_REF, "ref.docs")
+    hyp_docs = doc_files(tmp_path, [[s for s in d if s] for d in RAW_HYP], "hyp.docs")
+    bleu = float(sacrebleu_cli(ref_docs, "-i", hyp_docs, "-m", "bleu", "-b", "-w", "4"))
+    chrf = float(sacrebleu_cli(ref_docs, "-i", hyp_docs, "-m", "chrf", "-b", "-w", "4"))
+    result = summary["systems"]["online"]
+    assert result["doc_bleu"] == pytest.approx(bleu, abs=1e-4)
+    assert result["chrf"] == pytest.approx(chrf, abs=1e-4)
+    # the sentence column: each hypothesis line against its reference sentence
+    ref_lines = doc_files(tmp_path, [[s] for d in RAW_REF for s in d], "ref.lines")
+    sentence = float(sacrebleu_cli(ref_lines, "-i", hyp, "-m", "bleu", "-b", "-w", "4"))
+    assert result["chunk_bleu"] == pytest.approx(sentence, abs=1e-4)
+    assert (summary["documents"], summary["chunks"], summary["segments"]) == (3, 7, "sentences")
+    assert summary["postprocessing"]["hypotheses"]["online"] == (
+        f"as given in {hyp}; a document = its sentences joined by a space")
+    assert "sentence BLEU" in proc.stdout and "3 documents, 7 sentences" in proc.stdout
+
+
+def test_plain_text_outputs_are_checked_in_one_line(tmp_path):
+    hyp = write_text_split(tmp_path, RAW_REF, [d[:-1] for d in RAW_HYP])
+    proc = doc_bleu_text(tmp_path, f"online={hyp}", check=False)
+    assert proc.returncode == 1 and proc.stdout.strip().splitlines()[-1] == (
+        f"fairseq-hier-doc-bleu: error: {hyp} has 4 lines but {tmp_path / 'test.en'} has 7 "
+        f"sentences (one translated sentence a line, in the reference's order, no line between "
+        f"documents)")
+    proc = doc_bleu_text(tmp_path, f"online={hyp}", extra=("--chunks", "x.chunks"), check=False)
+    assert proc.returncode == 2 and proc.stdout.strip().splitlines()[-1] == (
+        "fairseq-hier-doc-bleu: error: --chunks applies to fairseq-generate logs, not to --text "
+        "outputs (scored as given)")
+    proc = run_cli("fairseq-hier-doc-bleu", f"online={hyp}", "--ref", tmp_path / "test.en",
+                   "--tgt-lang", "en", check=False)
+    assert proc.returncode == 2 and proc.stdout.strip().splitlines()[-1] == (
+        "fairseq-hier-doc-bleu: error: give --chunks (the chunk map of fairseq-generate logs) or "
+        "--text (plain-text outputs)")
+
+
+def test_sacrebleus_tokenised_input_warning_is_logged_once_per_run(tmp_path):
+    """Tokenised text on both sides with --tokenize none: sacreBLEU warns at every corpus score
+    of 100+ lines ending in " ." (here two systems x document, sentence and bootstrap scores);
+    the run's log holds each of its lines once."""
+    docs = [[f"sentence {k} of document {d} ." for k in range(2)] for d in range(110)]
+    hyp = write_text_split(tmp_path, docs, docs, "a")
+    other = tmp_path / "b.en"
+    other.write_text(hyp.read_text().replace("document 1", "text 1"))
+    proc = doc_bleu_text(tmp_path, f"a={hyp}", f"b={other}",
+                         extra=("--tokenize", "none", "--bootstrap", "20"))
+    assert proc.stdout.count("It looks like you forgot to detokenize your test data") == 1
+    assert proc.stdout.count("That's 100 lines that end in a tokenized period") == 1

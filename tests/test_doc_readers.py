@@ -1053,3 +1053,91 @@ def test_ted_extract_requires_tst2017_and_logs_a_missing_tst2016(tmp_path):
             f"{x}.tst2016.zh-en.en.xml not found), not tested") in out.splitlines()
     assert docids_on_disk(work / "raw" / "test") == ["1922", "1930"]
     assert docids_on_disk(work / "raw" / "train") == ["101", "202"]
+
+
+# ------------------------------------------------------------------ doc-split folders by direction
+def test_folder_names_name_a_direction_between_non_letters():
+    from fairseq_hier.data.doc_readers import named_direction
+
+    for name, direction in (("en-cs", True), ("doc3.en-cs", True), ("newstest2020-encs", True),
+                            ("EN_CS", True), ("cs-en", False), ("csen_audit", False),
+                            ("audit", None), ("encsv", None), ("mencs", None),
+                            ("en-cs+cs-en", None), ("en-de", None)):
+        assert named_direction(name, "en", "cs") is direction, name
+
+
+def write_two_way_suite(suite):
+    """A test suite holding both directions: folders named for en-cs (English sources), for
+    cs-en (Czech sources) and one named for neither."""
+    for doc, src, ref in (("en-cs_audit", "The audit starts.", "Audit začíná."),
+                          ("cs-en_audit", "Audit začíná.", "The audit starts."),
+                          ("lease", "The lease ends.", "Nájem končí.")):
+        (suite / doc).mkdir(parents=True)
+        (suite / doc / "src.txt").write_text(src + "\n", encoding="utf-8")
+        (suite / doc / "ref.txt").write_text(ref + "\n", encoding="utf-8")
+    return suite
+
+
+def doc_extract_en_cs(tmp_path, *inputs):
+    prefix = tmp_path / "raw" / "suite"
+    proc = run_cli("fairseq-hier-doc-extract", "--format", "doc-split", "--src-lang", "en",
+                   "--tgt-lang", "cs", "--output", prefix, *inputs, check=False)
+    return proc, prefix
+
+
+def test_doc_extract_folder_skips_the_other_directions_folders_with_a_count(tmp_path):
+    suite = write_two_way_suite(tmp_path / "elitr")
+    proc, prefix = doc_extract_en_cs(tmp_path, "--folder", suite)
+    assert proc.returncode == 0, proc.stdout
+    assert (f"{suite}: 1 document folders of the other direction (cs-en) not read (first: "
+            f"cs-en_audit)") in proc.stdout
+    assert read_documents(str(prefix), "en", "cs") == [
+        Document("en-cs_audit", ["The audit starts."], ["Audit začíná."]),
+        Document("lease", ["The lease ends."], ["Nájem končí."])]
+
+
+def test_doc_extract_refuses_a_folder_or_pair_of_the_other_direction_in_one_line(tmp_path):
+    suite = tmp_path / "elitr" / "cs-en"  # the suite's own name says cs-en
+    for doc in ("audit", "lease"):
+        (suite / doc).mkdir(parents=True)
+        (suite / doc / "src.txt").write_text("Audit začíná.\n", encoding="utf-8")
+        (suite / doc / "ref.txt").write_text("The audit starts.\n", encoding="utf-8")
+    proc, prefix = doc_extract_en_cs(tmp_path, "--folder", suite)
+    assert proc.returncode == 1 and "Traceback" not in proc.stdout
+    assert proc.stdout.splitlines()[-1] == (
+        f"fairseq-hier-doc-extract: error: {suite}: every document folder is named for cs-en "
+        f"(first: audit, lease), the other direction of --src-lang en --tgt-lang cs")
+    assert not list(prefix.parent.glob("suite.*"))
+    doc = write_two_way_suite(tmp_path / "two-way") / "cs-en_audit"
+    proc, _ = doc_extract_en_cs(tmp_path, "--pair", doc / "src.txt", doc / "ref.txt")
+    assert proc.returncode == 1 and "Traceback" not in proc.stdout
+    assert proc.stdout.splitlines()[-1] == (
+        f"fairseq-hier-doc-extract: error: {doc / 'src.txt'}: its folder is named for cs-en, "
+        f"the other direction of --src-lang en --tgt-lang cs")
+
+
+def test_mteval_files_must_hold_the_languages_asked_for(tmp_path):
+    """The set lines' languages (``<refset trglang>``; ``<srcset srclang>`` unless ``any``, as
+    WMT20 states it) against the direction asked for: a swapped or other-direction file is one
+    error line naming it; either direction of the IWSLT zh-en files is read."""
+    src, ref = mteval_pair(tmp_path)
+    assert len(read_mteval(src, ref, "en", "de")) == 2  # srclang="any": not checked
+    named = write(tmp_path / "named.sgm", WMT_REF.replace('trglang="de"', 'trglang="German"'))
+    assert len(read_mteval(src, named, "en", "xx")) == 2  # a language name: not checked
+    with pytest.raises(ReaderError, match=exact(
+            f"{ref}:1: <refset> trglang='de' but this file should hold 'en' (the file of the "
+            f"other side or of the other direction?)")):
+        read_mteval(src, ref, "de", "en")
+    zh = write(tmp_path / "IWSLT17.TED.tst2015.zh-en.zh.xml", TED_SRC)
+    en = write(tmp_path / "IWSLT17.TED.tst2015.zh-en.en.xml", TED_REF)
+    assert len(read_mteval(zh, en, "zh", "en")) == len(read_mteval(en, zh, "en", "zh-cn")) == 2
+    with pytest.raises(ReaderError, match=exact(
+            f"{zh}:3: <srcset> srclang='zh' but this file should hold 'en' (the file of the "
+            f"other side or of the other direction?)")):
+        read_mteval(zh, en, "en", "zh")
+    proc = run_cli("fairseq-hier-doc-extract", "--format", "ted-xml", "--src-lang", "en",
+                   "--tgt-lang", "zh", "--output", tmp_path / "out" / "t", "--pair", zh, en,
+                   check=False)
+    assert proc.returncode == 1 and proc.stdout.splitlines()[-1] == (
+        f"fairseq-hier-doc-extract: error: {zh}:3: <srcset> srclang='zh' but this file should "
+        f"hold 'en' (the file of the other side or of the other direction?)")

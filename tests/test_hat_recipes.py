@@ -110,7 +110,8 @@ def test_arxiv_prepare_marks_every_sentence_and_cuts_at_boundaries(arxiv, tiny_b
         (work / "bpe" / "train.sentences").read_text()
     refs = (work / "bpe" / "test.ref").read_text().splitlines()
     first = json.loads((arxiv["data"] / "test.txt").read_text().splitlines()[0])
-    assert refs[0] == " ".join(s[4:-5] for s in first["abstract_text"])  # <S> ... </S> removed
+    # <S> ... </S> removed, the sentences kept apart for ROUGE
+    assert refs[0] == " <q> ".join(s[4:-5].strip() for s in first["abstract_text"])
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@
   hypotheses on the binarized split (tokens equal, scores within 1e-4), also with ``--bpe gpt2``
   on text lines with literal ``<s>`` markers (BPE applied per sentence); a tiny model of each task
   is trained a few updates through ``fairseq-train`` on data made by the real prepare commands;
-- bad interactive lines (no leading BOS, too long) and speaker-segment models are one-line errors
-  naming the input line, before any decoding;
+- bad interactive lines (no leading BOS, an empty sentence, too long) and speaker-segment models
+  are one-line errors naming the input line, before any decoding;
 - ``HierSummarizer`` on those checkpoints (the data-bins' records went into them): raw documents
   -> the same hypotheses -> the pipeline's ``decode``;
 - the ``sentence_bos`` / ``doc_chunks`` pipelines: ``encode`` of a raw document equals what the
@@ -138,6 +138,8 @@ def runs(tmp_path_factory, tiny_bart_dir):
     (hat / "test.text").write_text("\n".join(text) + "\n")
     bad = [lines[0], lines[1].replace("<s> ", "", 1), lines[2]]
     (hat / "bad.source").write_text("\n".join(bad) + "\n")
+    # text line 2 ends in a BOS marker followed by nothing: an empty sentence
+    (hat / "empty.text").write_text("\n".join([text[0], text[1] + " <s> ", text[2]]) + "\n")
 
     jobs = []
 
@@ -183,11 +185,16 @@ def runs(tmp_path_factory, tiny_bart_dir):
     job("hat-interactive-bad", "fairseq-interactive", [
         hat / "data-bin", *common["hat"], "--path", hat / "ckpt" / "checkpoint_last.pt",
         "--input", hat / "bad.source", "--buffer-size", "3", *DECODE], ["hat-train"])
+    job("hat-interactive-empty", "fairseq-interactive", [
+        hat / "data-bin", *common["hat"], "--path", hat / "ckpt" / "checkpoint_last.pt",
+        "--input", hat / "empty.text", "--buffer-size", "3", "--bpe", "gpt2",
+        "--gpt2-encoder-json", bart / "encoder.json", "--gpt2-vocab-bpe", bart / "vocab.bpe",
+        *DECODE], ["hat-train"])
     results = run_jobs(jobs)
     logs = {}
     for name, result in results.items():
         log = (hat.parent / f"{name}.log").read_text()
-        if name != "hat-interactive-bad":
+        if name not in ("hat-interactive-bad", "hat-interactive-empty"):
             assert result["rc"] == 0, f"{name} failed ({result['rc']}):\n{log[-3000:]}"
         logs[name] = (result["rc"], log)
     return {"hat": hat, "mt": mt, "bart": bart, "logs": logs, "lines": lines, "docs": docs}
@@ -233,6 +240,45 @@ def test_a_line_without_leading_bos_stops_interactive_before_decoding(runs):
     assert log.strip().splitlines()[-1] == (
         "fairseq-interactive: error: input line 2: the source does not start with the BOS "
         "symbol <s> (every sentence must open with <s>, as fairseq-hier-sentence-bos writes)")
+
+
+def test_an_empty_bos_sentence_stops_interactive_before_decoding(runs):
+    """``... <s> `` (a marker followed by nothing) on text line 2, with --bpe gpt2."""
+    rc, log = runs["logs"]["hat-interactive-empty"]
+    assert rc == 1 and "H-" not in log and "Traceback" not in log
+    n = runs["lines"][1].count("<s>") + 1  # the appended marker opens the last sentence
+    assert log.strip().splitlines()[-1] == (
+        f"fairseq-interactive: error: input line 2: sentence {n} is empty (<s> with nothing "
+        f"before the next <s> or the end of the line)")
+
+
+def test_empty_sentences_are_found_between_markers_and_at_the_end(runs):
+    """Every place an empty sentence can take in a line (binarized format and text), counted
+    over the whole input; a line whose sentences all hold a token passes."""
+    import torch
+
+    from fairseq_hier.tasks.hat_summarization import empty_sentence
+
+    hat = interactive_task(runs["hat"] / "data-bin", "--task", "hat_summarization",
+                           "--source-lang", "source", "--target-lang", "target")
+    d = hat.source_dictionary
+
+    def line(*ids):
+        return torch.tensor([*ids, d.eos()])
+
+    assert empty_sentence(line(d.bos(), 7, d.bos(), 8), d.bos(), d.eos()) == 0
+    assert empty_sentence(line(d.bos(), d.bos(), 8), d.bos(), d.eos()) == 1
+    assert empty_sentence(line(d.bos(), 7, d.bos(), 8, d.bos()), d.bos(), d.eos()) == 3
+    assert empty_sentence(line(d.bos()), d.bos(), d.eos()) == 1
+    tokens, lengths = hat.get_interactive_tokens_and_lengths(["<s> 4 <s> 5", "<s> 6"],
+                                                             lambda x: x)
+    assert hat.build_dataset_for_inference(tokens, lengths) is not None
+    tokens, lengths = hat.get_interactive_tokens_and_lengths(
+        ["<s> 4 <s>   <s> 5", "<s> 6 <s> ", "<s>"], lambda x: x)
+    with pytest.raises(ValueError) as e:  # lines 3-5 of the whole input
+        hat.build_dataset_for_inference(tokens, lengths)
+    assert str(e.value) == ("input line 3: sentence 2 is empty (<s> with nothing before the "
+                            "next <s> or the end of the line) (and 2 more bad line(s))")
 
 
 def interactive_task(data_bin, *args):

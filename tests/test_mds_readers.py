@@ -427,3 +427,15 @@ def test_wcep_tagged_summary(tmp_path):
     (example,) = read_wcep(path, stats=stats, skipped=[])
     assert example.summary == "A ferry sank . All were rescued ."
     assert stats["t_tagged_summaries"] == 1 and "t_tagged_documents" not in stats
+
+
+def test_wcep_tagged_summary_sentence_without_a_period_is_counted(tmp_path):
+    """The target line is the training target (no separator): `rouge -e .` finds a sentence's
+    end at its '.', so a tagged sentence (not the last) without one is counted."""
+    path = wcep_file(tmp_path / "val.jsonl", [cluster(
+        "<t> A ferry sank </t> <t> All were rescued . </t> <t> Talks go on </t>",
+        [article("Ferry", "A ferry sank on Saturday.")])])
+    stats = collections.Counter()
+    (example,) = read_wcep(path, stats=stats, skipped=[])
+    assert example.summary == "A ferry sank All were rescued . Talks go on"
+    assert stats["t_summary_boundaries_unmarked"] == 1

@@ -176,11 +176,11 @@ def test_paragraph_modes_files_and_counts(tmp_path):
             f"[train] data/train.jsonl -> {mode}/train.src, {mode}/train.tgt, {mode}/train.ids: "
             f"examples=2 documents=3 blank_lines_skipped=1 empty_documents=3 paragraphs={n} "
             f"separators_escaped=1 skipped_no_paragraph=1 summaries=2 titles=1 "
-            f"word_markers_replaced=1",
+            f"whitespace_chars_collapsed=3 word_markers_replaced=1",  # "A  summary." 2, "s\none" 1
             "[train] 1 examples skipped (no non-empty paragraph): line 4",
             f"[valid] data/val.jsonl -> {mode}/valid.src, {mode}/valid.tgt, {mode}/valid.ids: "
             f"examples=2 documents=3 empty_documents=1 paragraphs={n} separators_escaped=1 "
-            f"summaries=2 titles=1 word_markers_replaced=1"]
+            f"summaries=2 titles=1 whitespace_chars_collapsed=3 word_markers_replaced=1"]
         assert log_messages(out, "fairseq_hier.data.own_data") == [
             "data/train.jsonl: unknown key(s) ignored: 'url' (2 examples)",
             "data/val.jsonl: unknown key(s) ignored: 'url' (2 examples)"]
@@ -205,7 +205,8 @@ def test_several_summaries_give_refs_jsonl_and_a_stale_one_goes(tmp_path):
         ["first one", "second one", "third . more ."], ["only < P > one"]]
     assert log_messages(out)[0].endswith(
         "examples=2 documents=2 examples_with_several_summaries=1 paragraphs=2 "
-        "separators_escaped=1 summaries=4 t_tagged_summaries=1")
+        "separators_escaped=1 summaries=4 t_tagged_summaries=1 "
+        "whitespace_chars_collapsed=3")  # "first  one" 2, "second\tone" 1
     # the same split with one summary each: the earlier refs.jsonl would no longer match it
     write_jsonl(tmp_path / "test.jsonl", [json.dumps({"documents": ["d1"], "summary": "s"})])
     code, out = convert(tmp_path, "--test", "test.jsonl", "--output-dir", "raw")

@@ -12,7 +12,8 @@ import sys
 import pytest
 from conftest import ROOT
 
-from fairseq_hier.data.readers import (AMI_FILLERS, READERS, Record, ReaderError, filter_fillers,
+from fairseq_hier.data.readers import (AMI_FILLERS, READERS, Record, ReaderError, collapse,
+                                       filter_fillers,
                                        format_stats, load_filler_words, read_cohan,
                                        read_presumm, read_qmsum, read_samsum, read_source_target)
 
@@ -51,8 +52,9 @@ def test_cohan_sentences_and_abstract_spans(tmp_path):
     assert records[1].id == "art-2" and records[1].where == f"{path}:2"
     assert records[1].summary == "a summary here ."
     assert records[1].summary_sentences == ["a summary here ."]
+    # whitespace made one space, counted: "  it   was\nwarm .  " 2 + 3 + 1 + 2, "   " 3
     assert stats == {"records": 2, "empty_sentences_dropped": 2,
-                     "empty_summary_sentences_dropped": 1}
+                     "empty_summary_sentences_dropped": 1, "whitespace_chars_collapsed": 11}
     assert skipped == []
 
 
@@ -148,8 +150,18 @@ def test_source_target_records_and_crlf(tmp_path):
         summary="A bridge opened. Traffic flows.",
         summary_sentences=["A bridge opened. Traffic flows."])
     assert [r.id for r in records] == ["val.source:1", "val.source:2"]
-    assert stats == {"records": 2, "skipped_empty_summary": 1}
+    # whitespace made one space, counted: "made-up  article" 2, "Traffic\tflows" 1, " " 1
+    assert stats == {"records": 2, "skipped_empty_summary": 1, "whitespace_chars_collapsed": 4}
     assert skipped == [f"{prefix}.source:3: empty summary"]
+
+
+@pytest.mark.parametrize("text, out, changed", [
+    ("a b", "a b", 0), ("a  b", "a b", 2), (" a\nb ", "a b", 3), ("a\u2009b", "a b", 1),
+    ("   ", "", 3), ("a \n b", "a b", 3), ("a b\r", "a b", 1)])
+def test_collapse_counts_the_characters_it_changes(text, out, changed):
+    stats = collections.Counter()
+    assert collapse(text, stats) == out
+    assert stats["whitespace_chars_collapsed"] == changed
 
 
 def test_source_target_skips_empty_source(tmp_path):
@@ -206,7 +218,8 @@ def test_samsum_turns_speakers_and_crlf(tmp_path):
         summary_sentences=["Kim will bring the cake."])
     assert second.speakers == ["Lee", "Ana"]
     assert second.sentences == ["Lee: running late sorry bus broke down", "Ana: no worries"]
-    assert stats == {"records": 2, "continuation_lines": 3}
+    # the summary's "\r\n" made one space: 2 characters changed
+    assert stats == {"records": 2, "continuation_lines": 3, "whitespace_chars_collapsed": 2}
 
 
 def test_samsum_first_line_without_colon_gets_unknown_speaker(tmp_path):

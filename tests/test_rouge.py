@@ -125,6 +125,14 @@ def test_split_sentences_is_files2rouges():
     assert rouge.split_sentences("a b <q> c", "<q>") == ["a b <q>", " c"]
 
 
+def test_split_sentences_cuts_at_every_q_separator_whatever_eos():
+    # PreSumm writes "s1<q>s2" (no spaces) and splits on "<q>"; ours write " <q> "
+    assert rouge.split_sentences("a b<q>c d", "<q>") == ["a b <q>", " c d"]
+    assert rouge.split_sentences("a b <q> c d . e <q> ", ".") == ["a b", "c d .", " e"]
+    assert rouge.split_sentences("a b<q>c d") == ["a b", "c d"]
+    assert rouge.split_sentences("<q> a b . <q>") == ["a b .", ""]
+
+
 @needs_official
 def test_stemming_is_on_by_default(tmp_path, capsys):
     assert rouge.rouge_scores(["the cats sat ."], ["the cat sat ."])["rouge-1"]["r"] == 1.0
@@ -394,8 +402,10 @@ def test_t_tagged_text_is_refused_because_rouge_reads_it_as_empty(tmp_path, caps
     assert code == 1 and out == ""
     assert err.strip().splitlines() == [
         f"fairseq-hier-rouge: error: {refs} line 2 holds <t> ... </t> sentence tags: ROUGE-1.5.5 reads a "
-        f"sentence only up to its first '<', so it would score this reference as empty; strip "
-        f"the tags and keep the sentences ('<t> a b . </t> <t> c . </t>' -> 'a b . c .')"]
+        f"sentence only up to its first '<', so it would score this reference as empty; keep its "
+        f"sentences apart, separated by <q> ('<t> a b . </t> <t> c . </t>' -> 'a b . <q> c .'), "
+        f"and score with -e \"<q>\" (one sentence a line, as the official scores read them); "
+        f"stripping the tags joins the sentences and lowers ROUGE-L"]
     code, _, err = run_rouge(capsys, hyps, refs)  # the same text as a summary
     assert code == 1 and f"{refs} line 2 holds <t> ... </t> sentence tags" in err
     assert "score this summary as empty" in err
@@ -465,3 +475,31 @@ def test_also_rouge_score_with_several_references_and_a_tag_marker(tmp_path, cap
     assert rouge.parse_rouge_score(out) == scorer_means(pairs)
     assert rouge.rouge_score_text("a b <q> c d <q>", "<q>") == "a b\nc d"
     assert rouge.rouge_score_text("a b . c d .", ".") == "a b .\nc d ."
+
+
+@needs_official
+def test_per_document_lines_follow_eval_order_and_the_average_is_the_bootstrap_mean():
+    """``-a "... -d"``: ROUGE-1.5.5 prints EVAL k for line eval_order(lines)[k - 1] (the text
+    order of s.<line>.txt), and its Average_F is the mean of its bootstrap resamples' means,
+    which differs from the plain per-document mean (docs/evaluation.md)."""
+    import random
+    import re
+
+    rng = random.Random(0)
+    words = "the a cat dog sat ran on under mat house red blue big small".split()
+    refs = [" ".join(rng.choice(words) for _ in range(rng.randint(12, 20))) + " ."
+            for _ in range(40)]
+    hyps = [" ".join(rng.choice(words) for _ in range(rng.randint(3, 8))) + " ."
+            for _ in range(40)]  # shorter than any reference: recall below 1
+    hyps[10] = "zz " + refs[10]  # the one summary with recall 1
+    pairs, _ = rouge.select_pairs(refs, hyps)
+    report = rouge.run_official(pairs, ".", rouge.default_rouge_args() + " -d")
+    evals = {int(m.group(1)): float(m.group(2)) for m in re.finditer(
+        r"^1 ROUGE-1 Eval (\d+)\.1 R:([\d.]+)", report, re.MULTILINE)}
+    order = rouge.eval_order(range(40))
+    assert order[:4] == [0, 1, 10, 11] and sorted(order) == list(range(40))
+    assert [order[k - 1] for k, r in evals.items() if r == 1.0] == [10]
+    f = [float(x) for x in re.findall(r"^1 ROUGE-1 Eval \d+\.1 .* F:([\d.]+)", report,
+                                      re.MULTILINE)]
+    printed = rouge.parse_report(report)["rouge-1"]["f"]
+    assert len(f) == 40 and 0 < abs(printed - sum(f) / 40) < 2e-3

@@ -96,6 +96,31 @@ def test_text_without_segmentation_is_split_by_pysbd(bpe_dir):
     assert out.sentences == 3 and out.stats["split_by_pysbd"] == 1
 
 
+def test_whitespace_changes_count_every_gap_that_is_not_one_space():
+    from fairseq_hier.data.sentence_bos import whitespace_changes
+
+    assert whitespace_changes("A b. C d.", ["A b.", "C d."]) == 0
+    assert whitespace_changes("A b.  C d.\nE.", ["A b.", "C d.", "E."]) == 2 + 1
+    assert whitespace_changes(" \tA b.C d. ", ["A b.", "C d."]) == 2 + 1 + 1  # around, none
+    assert whitespace_changes("A b. C d.", ["A b.", "X."]) == len(" C d.")  # not found
+
+
+def test_whitespace_made_one_space_is_counted_and_logged(bpe_dir):
+    """Documents one a line (JSON-lines examples) and a double space between two sentences: the
+    source line holds the sentences one space apart, and the change is counted."""
+    from fairseq_hier.data.sentence_bos import format_totals
+
+    text = "The team agrees on the price.  We study the budget!\nTests are due."
+    out = encoder(bpe_dir)(record(text=text))
+    assert out.sentences == 3
+    assert out.stats["whitespace_changed_examples"] == 1
+    assert out.stats["whitespace_chars_changed"] == 2 + 1
+    assert format_totals(out.stats, 64, 16).endswith(
+        "; whitespace between sentences made one space: 1 examples (3 characters changed)")
+    plain = encoder(bpe_dir)(record(text="The team agrees on the price. We study the budget!"))
+    assert plain.stats["whitespace_changed_examples"] == plain.stats["whitespace_chars_changed"] == 0
+
+
 def test_speakers_give_indices_in_order_of_first_turn(bpe_dir):
     assert speaker_indices(["Ben", "Anna", "Ben", "Carla", "Anna"]) == [0, 1, 0, 2, 1]
     turns = ["Ben: the price .", "Anna: the colour .", "Ben: the team ."]

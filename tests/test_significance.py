@@ -11,7 +11,9 @@
 - the command line on tiny files (both subcommands) and its one-line errors.
 """
 
+import itertools
 import json
+import math
 import random
 import statistics
 
@@ -48,6 +50,41 @@ def test_paired_bootstrap_matches_literal_loop():
         for key in oracle:
             assert ours[key] == pytest.approx(oracle[key], abs=1e-12), key
     assert 0 < ours["p_value"] < 1  # B is better on some documents, worse on others
+
+
+def exact_bootstrap(a, b):
+    """The bootstrap distribution itself, not a sample of it: every one of the N^N equally
+    likely resamples of the N documents, each one's delta (mean of b - a over its documents)."""
+    n = len(a)
+    return sorted(sum(b[i] - a[i] for i in idx) / n
+                  for idx in itertools.product(range(n), repeat=n))
+
+
+def exact_quantile(values, q):
+    """The q-quantile of the equally weighted sorted ``values``: the smallest v with
+    P(delta <= v) >= q."""
+    return values[max(math.ceil(q * len(values)) - 1, 0)]
+
+
+def test_paired_bootstrap_estimates_the_exact_bootstrap():
+    """Whatever the draw order, the bootstrap's defining property: its p-value estimates
+    P(delta* <= 0) under resampling and its interval the 2.5% / 97.5% quantiles of delta*,
+    here against the exact distribution over all 5^5 resamples (20,000 draws: the p-value's
+    standard error is at most 0.0035; every seed)."""
+    a, b = [3, 5, 2, 8, 6], [4, 4, 1, 9, 7]
+    exact = exact_bootstrap(a, b)
+    p_exact = sum(d <= 0 for d in exact) / len(exact)
+    assert 0.1 < p_exact < 0.5  # neither extreme: an error in the draw would show
+    for seed in (0, 5):
+        ours = sig.paired_bootstrap(a, b, samples=20000, seed=seed)
+        assert ours["p_value"] == pytest.approx(p_exact, abs=0.02), seed
+        eps = 1e-12  # ours sums floats in another order
+        low, high = ours["low"], ours["high"]
+        assert exact_quantile(exact, 0.015) - eps <= low <= exact_quantile(exact, 0.035) + eps
+        assert exact_quantile(exact, 0.965) - eps <= high <= exact_quantile(exact, 0.985) + eps
+        # the mean of delta* over all resamples is delta
+        assert ours["delta"] == pytest.approx(sum(exact) / len(exact), abs=eps)
+        assert ours["delta"] == pytest.approx(0.2, abs=eps)
 
 
 def test_paired_bootstrap_extremes():
@@ -161,8 +198,11 @@ def test_rouge_significance_is_the_paired_bootstrap(rouge_result):
     for metric in sig.METRICS:
         a = result["systems"]["A"][metric]["per_document"]
         b = result["systems"]["B"][metric]
-        expected = sig.paired_bootstrap(a, b["per_document"], samples=500, seed=1)
-        for key in ("delta", "low", "high", "p_value"):
+        assert result["systems"]["A"][metric]["f"] == pytest.approx(sum(a) / 12, abs=1e-12)
+        assert b["f"] == pytest.approx(sum(b["per_document"]) / 12, abs=1e-12)
+        # the paired bootstrap written out (one resample at a time), on the per-document F
+        expected = literal_paired_bootstrap(a, b["per_document"], samples=500, seed=1)
+        for key in ("delta", "low", "high", "p_value", "samples"):
             assert b[key] == pytest.approx(expected[key], abs=1e-12), (metric, key)
         assert b["delta"] > 0 and b["p_value"] < 0.05  # B keeps more of every reference
 
@@ -244,14 +284,19 @@ def test_cli_rouge_with_several_reference_files(files, capsys):
     assert cli_main(["rouge", str(files / "ref"), str(second), f"A={files / 'a'}",
                      f"B={files / 'b'}", "--fallback", "--samples", "100"]) == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    expected = sig.rouge_significance(
-        [[r, a] for r, a in zip(refs, sys_a)], {"A": sys_a, "B": sys_b}, "A", 100,
-        fallback=True)
+    # the scorer's per-document F with both references per summary, then the paired bootstrap
+    # written out (the command's seed, ROUGE_SEED)
+    both = [[r, a] for r, a in zip(refs, sys_a)]
+    per_a = sig.rouge_per_document(both, sys_a, fallback=True)
+    per_b = sig.rouge_per_document(both, sys_b, fallback=True)
     for metric in sig.METRICS:
-        for key in ("f", "delta", "low", "high", "p_value"):
-            assert summary["systems"]["B"][metric][key] == expected["systems"]["B"][metric][key]
-    single = sig.rouge_significance(refs, {"A": sys_a, "B": sys_b}, "A", 100, fallback=True)
-    assert summary["systems"]["A"]["rouge-1"]["f"] > single["systems"]["A"]["rouge-1"]["f"]
+        expected = literal_paired_bootstrap(per_a[metric], per_b[metric], 100, sig.ROUGE_SEED)
+        got = summary["systems"]["B"][metric]
+        assert got["f"] == pytest.approx(sum(per_b[metric]) / 6, abs=1e-12)
+        for key in ("delta", "low", "high", "p_value"):
+            assert got[key] == pytest.approx(expected[key], abs=1e-12), (metric, key)
+    single = sig.rouge_per_document(refs, sys_a, fallback=True)["rouge-1"]
+    assert summary["systems"]["A"]["rouge-1"]["f"] > sum(single) / 6
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -260,7 +305,8 @@ def test_cli_rouge_with_several_reference_files(files, capsys):
     (["bleu", "{ref}", "A={a}", "B{b}"], "bad system 'B{b}': expected NAME=PATH"),
     (["bleu", "{ref}", "A={a}", "B={empty}"], "{empty} is empty"),
     (["bleu", "{ref}", "A={a}"], "give at least two systems"),
-    (["bleu", "{ref}", "{b}", "A={a}", "B={b}"], "one reference file for bleu (got 2: {ref}, {b})"),
+    (["bleu", "{ref}", "{short}", "A={a}", "B={b}"],
+     "line counts differ: {ref} has 6 lines, {short} has 4 lines"),
     (["rouge", "A={a}", "B={b}"], "give the reference file(s) first, then the systems"),
     (["rouge", "{ref}", "{short}", "A={a}", "B={b}"],
      "line counts differ: {ref} has 6 lines, {short} has 4 lines"),

@@ -13,7 +13,9 @@
 #   RUN_DIR: the run folder (recipe.sh: the checkpoint's, WORK/checkpoints/KIND); writes there
 #   generate-SUBSET.txt (fairseq-generate's output, kept: a rerun rescores it), SUBSET.hyp.raw
 #   (the detokenised hypotheses in example order), SUBSET.hyp and SUBSET.ref (PTB-tokenised
-#   hypotheses and references: what ROUGE scores; SUBSET.refs.jsonl too when WORK/bpe has one,
+#   hypotheses and references: what ROUGE scores, the references' sentences separated by " <q> "
+#   where the dataset marks them, which fairseq-hier-rouge splits at whatever -e; SUBSET.refs.jsonl
+#   too when WORK/bpe has one,
 #   several references per example), SUBSET.rouge.txt (ROUGE-1.5.5's report); run.json when the
 #   folder has none (the checkpoint's run's arch)
 # env: SUBSET (test) BEAM LENPEN MIN_LEN MAX_LEN (generation.sh; the paper's per dataset: its

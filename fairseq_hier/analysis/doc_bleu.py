@@ -4,6 +4,13 @@ documents in the chunk map's order, and scored against the reference documents, 
 bootstrap intervals and the paired test against the first system
 (``fairseq-hier-doc-bleu`` documents the inputs, the scores and the files written).
 
+Plain-text outputs (``text=True``): each system is a file of translated sentences, one a line in
+the reference's sentence order (as many lines as the reference has sentences, no line between
+documents), scored as given; the documents are the reference's (its blank-line blocks and
+docids): :func:`sentence_rows` makes the chunk map of one chunk per sentence, so a document is
+its hypothesis sentences joined by a space, as the reference's are, and the chunk scores are
+sentence scores.
+
 The hypotheses are detokenised with the inverse of the target side's tokenizer choice: the one
 given, else the ``tgt_tokenizer`` of the preprocessing record beside the chunk map (the
 data-bin's ``hier_preprocess.json``, pipeline ``doc_chunks``, same target language), else
@@ -23,9 +30,10 @@ from typing import Dict, List, Optional, Tuple
 
 from fairseq_hier.analysis.generate_log import read_hypotheses
 from fairseq_hier.data.doc_chunks import ChunkRow, base_language, read_chunk_map, reassemble
+from fairseq_hier.data.documents import read_sentence_blocks
 from fairseq_hier.data.preprocessing_record import RECORD_FILE, read_record
 from fairseq_hier.errors import HierError
-from fairseq_hier.io import atomic_outputs
+from fairseq_hier.io import atomic_outputs, read_lines
 from fairseq_hier.scoring import bleu as doc_bleu
 from fairseq_hier.scoring.significance import bleu_significance
 
@@ -72,6 +80,29 @@ def read_system(spec: str, rows, lines: str) -> Tuple[str, str, List[str]]:
     """``NAME=LOG`` -> (name, log, the chunk hypotheses in map order)."""
     name, log = system_name(spec)
     return name, log, read_hypotheses(log, len(rows), lines)
+
+
+def sentence_rows(ref: str, docids_path: str) -> List[ChunkRow]:
+    """The chunk map of plain-text outputs: one chunk per sentence of the reference ``ref``
+    (one sentence a line, documents separated by an empty line), its documents named by
+    ``docids_path``."""
+    blocks, docids = read_sentence_blocks(ref), read_lines(docids_path)
+    if len(blocks) != len(docids):
+        raise HierError(f"{ref} has {len(blocks)} documents but {docids_path} names {len(docids)}")
+    return [ChunkRow(docid, i, i, i) for docid, block in zip(docids, blocks)
+            for i in range(len(block))]
+
+
+def read_text_system(spec: str, rows: List[ChunkRow], ref: str) -> Tuple[str, str, List[str]]:
+    """``NAME=FILE`` of plain-text outputs -> (name, file, its lines): one translated sentence
+    a line, as many as the reference ``ref`` has sentences (``rows``: :func:`sentence_rows`)."""
+    name, path = system_name(spec)
+    lines = read_lines(path)
+    if len(lines) != len(rows):
+        raise HierError(f"{path} has {len(lines)} lines but {ref} has {len(rows)} sentences (one "
+                        f"translated sentence a line, in the reference's order, no line between "
+                        f"documents)")
+    return name, path, lines
 
 
 def reference_language(ref: str, tgt_lang: str, chunks: str) -> Optional[str]:
@@ -146,27 +177,36 @@ def recorded_tgt_tokenizer(chunks: str, tgt_lang: str) -> Tuple[Optional[str], O
 def evaluate(specs: List[str], chunks: str, ref: str, docids: Optional[str], tgt_lang: str,
              tokenize: str, lines: str = "H", detokenize: bool = True, bootstrap: int = 1000,
              seed: int = 0, warn=None, tgt_tokenizer: Optional[str] = None,
-             force: bool = False) -> DocBleu:
+             force: bool = False, text: bool = False) -> DocBleu:
     """Score the systems ``NAME=LOG`` (the first is the baseline) on the documents of the chunk
     map ``chunks`` and the reference file ``ref`` (its docids: ``docids``, by default REF
     without its language suffix + ``.docids``). A reference in another language than
     ``tgt_lang`` and sides that do not look alike are refused (:func:`check_inputs`,
     :func:`check_sides`), or with ``force`` told to ``warn(message)``. ``tgt_tokenizer``: the
-    target side's tokenizer choice (default: the record's, module docstring)."""
-    warnings = check_inputs(specs, chunks, ref, tgt_lang, force, warn)
-    rows = read_chunk_map(chunks)
+    target side's tokenizer choice (default: the record's, module docstring). ``text``: the
+    systems are plain-text outputs (module docstring; ``chunks``, ``lines``, ``detokenize`` and
+    ``tgt_tokenizer`` unused)."""
+    warnings = check_inputs(specs, chunks or ref, ref, tgt_lang, force, warn)
+    docids_path = docids or os.path.splitext(ref)[0] + ".docids"
+    rows = sentence_rows(ref, docids_path) if text else read_chunk_map(chunks)
     origin = ""
-    if tgt_tokenizer is None:
+    if text:
+        detokenize, tgt_tokenizer = False, "auto"  # scored as given; the sides' check below
+    elif tgt_tokenizer is None:
         tgt_tokenizer, recorded = recorded_tgt_tokenizer(chunks, tgt_lang)
         tgt_tokenizer, origin = tgt_tokenizer or "auto", recorded or ""
-    docids_path = docids or os.path.splitext(ref)[0] + ".docids"
     doc_refs, chunk_refs, ref_sentences = doc_bleu.load_references(ref, docids_path, rows)
     systems: Dict[str, Tuple[List[str], List[str]]] = {}
     hyp_steps: Dict[str, str] = {}
     for spec in specs:
-        name, log, raw = read_system(spec, rows, lines)
-        chunk_hyps, steps = doc_bleu.postprocess_hypotheses(raw, tgt_lang, detokenize, log,
-                                                            tgt_tokenizer, origin)
+        if text:
+            name, log, chunk_hyps = read_text_system(spec, rows, ref)
+            steps = doc_bleu.Postprocessing([f"as given in {log}",
+                                             "a document = its sentences joined by a space"])
+        else:
+            name, log, raw = read_system(spec, rows, lines)
+            chunk_hyps, steps = doc_bleu.postprocess_hypotheses(raw, tgt_lang, detokenize, log,
+                                                                tgt_tokenizer, origin)
         if not systems:  # the baseline: are the two sides alike, before the others are read
             warnings += check_sides(ref, ref_sentences, chunk_hyps, tgt_lang, detokenize,
                                     tgt_tokenizer, force, warn)
@@ -188,16 +228,20 @@ def evaluate(specs: List[str], chunks: str, ref: str, docids: Optional[str], tgt
                 results[name].pop("p_value", None)
     summary = {"signature": signatures["bleu"], "chrf_signature": signatures["chrf"],
                "documents": len(doc_refs), "chunks": len(rows), "baseline": baseline,
+               "segments": "sentences" if text else "chunks",
                "postprocessing": {"hypotheses": hyp_steps,
                                   "references": doc_bleu.reference_postprocessing(ref).describe()},
                "warnings": warnings, "systems": results}
     return DocBleu(summary, rows, systems, input_paths(specs, chunks, ref, docids), doc_refs)
 
 
-def input_paths(specs: List[str], chunks: str, ref: str, docids: Optional[str]) -> List[str]:
-    """Every file the command reads (no output may be one of them)."""
+def input_paths(specs: List[str], chunks: Optional[str], ref: str,
+                docids: Optional[str]) -> List[str]:
+    """Every file the command reads (no output may be one of them; ``chunks`` None: plain-text
+    outputs)."""
     docids_path = docids or os.path.splitext(ref)[0] + ".docids"
-    return [chunks, ref, docids_path, *(system_name(spec)[1] for spec in specs)]
+    return [*([chunks] if chunks else []), ref, docids_path,
+            *(system_name(spec)[1] for spec in specs)]
 
 
 def output_paths(folder: str, names: List[str]) -> List[str]:

@@ -12,6 +12,9 @@ concatenate the translated chunks to compute the BLEU score for the entire docum
     fairseq-hier-doc-bleu hat=work/checkpoints/hat/generate-test.txt \\
         --chunks work/data-bin/test.chunks --ref work/raw/test.de --tgt-lang de \\
         --run-dir work/checkpoints/hat
+    # plain-text outputs, one translated sentence a line in the reference's sentence order:
+    fairseq-hier-doc-bleu --text online=online-b.de sent=sentence-mt.de --ref work/raw/test.de \\
+        --tgt-lang de
 
 Per system (``NAME=LOG``, LOG: ``fairseq-generate`` output; its ``H-`` lines, or ``D-`` with
 ``--lines D``; a bare LOG is named after its run folder when it is fairseq-generate's
@@ -50,6 +53,14 @@ system's run directory receives ``SUBSET.docs`` (its documents as scored), ``SUB
 reference documents, one a line, as scored) and ``SUBSET.bleu.txt`` (what the command prints),
 together or not at all; SUBSET is ``--subset``, by default the chunk map's name (``test`` for
 ``test.chunks``). Last line: JSON.
+
+Plain-text outputs (``--text``, instead of ``--chunks``; any system, sentence-level ones
+included): each ``NAME=FILE`` holds one translated sentence a line, as many lines as REF has
+sentences and in its order (no line between documents; an empty line is an empty translation);
+they are scored as given (no BPE removal, no detokenisation: the two sides' check still runs).
+The documents are REF's (its blank-line blocks and ``.docids``), each its sentences joined by a
+space on both sides, so document BLEU and chrF are sacreBLEU's on those joined files; the chunk
+column scores sentences.
 """
 
 import json
@@ -70,9 +81,10 @@ logger = logging.getLogger("fairseq_hier.doc_bleu")
 PROG = "fairseq-hier-doc-bleu"
 
 
-def format_table(results: Dict[str, dict], baseline: str) -> str:
+def format_table(results: Dict[str, dict], baseline: str, segments: str = "chunks") -> str:
+    unit = "sentence" if segments == "sentences" else "chunk"
     rows = [("system", "doc BLEU", "95% CI", "doc chrF", f"delta vs {baseline} [95% interval]",
-             "p", "chunk BLEU")]
+             "p", f"{unit} BLEU")]
     for name, r in results.items():
         ci = (f"{r['sacrebleu_mean']:.2f} ± {r['sacrebleu_ci95']:.2f}" if "sacrebleu_ci95" in r
               else "-")
@@ -92,8 +104,8 @@ def report_text(result, args) -> str:
     note = (f"; {args.bootstrap} paired resamples (seed {args.seed}); p: one-sided, share of "
             f"resamples in which the system does not beat {summary['baseline']}; * p < {ALPHA}"
             if args.bootstrap > 0 and len(result.systems) > 1 else "")
-    lines = [format_table(summary["systems"], summary["baseline"]),
-             f"{summary['documents']} documents, {summary['chunks']} chunks{note}",
+    lines = [format_table(summary["systems"], summary["baseline"], summary["segments"]),
+             f"{summary['documents']} documents, {summary['chunks']} {summary['segments']}{note}",
              f"BLEU signature: {summary['signature']}",
              f"chrF signature: {summary['chrf_signature']}"]
     tokenizer_note = tokenize_note(args.tgt_lang, args.tokenize)
@@ -108,7 +120,7 @@ def report_text(result, args) -> str:
 def run(args) -> dict:
     names = [system_name(spec)[0] for spec in args.systems]
     inputs = input_paths(args.systems, args.chunks, args.ref, args.docids)
-    subset = args.subset or default_subset(args.chunks)
+    subset = args.subset or default_subset(args.chunks or args.ref)
     if args.run_dir:
         check_outputs("--run-dir", args.run_dir, run_dir_paths(args.run_dir, subset), inputs)
     if args.output_dir:
@@ -117,7 +129,7 @@ def run(args) -> dict:
     result = evaluate(args.systems, args.chunks, args.ref, args.docids, args.tgt_lang,
                       args.tokenize, args.lines, not args.no_detokenize, args.bootstrap,
                       args.seed, warn=logger.warning, tgt_tokenizer=args.tgt_tokenizer,
-                      force=args.force)
+                      force=args.force, text=args.text)
     text = report_text(result, args)
     if args.run_dir:
         write_run_dir(args.run_dir, subset, result, text)
@@ -134,15 +146,20 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("systems", nargs="+", metavar="NAME=LOG",
                    help="fairseq-generate output of each system (the first is the baseline); a "
                         "bare LOG is named after its run folder when it is generate-SUBSET.txt, "
-                        "else after its file name without the extension")
-    p.add_argument("--chunks", required=True, help="the split's chunk map (DATA_BIN/test.chunks)")
+                        "else after its file name without the extension; with --text, a "
+                        "plain-text file of translated sentences")
+    p.add_argument("--chunks", default=None,
+                   help="the split's chunk map (DATA_BIN/test.chunks); required unless --text")
+    p.add_argument("--text", action="store_true",
+                   help="the systems are plain-text files, one translated sentence a line in "
+                        "REF's sentence order, scored as given; the documents are REF's")
     p.add_argument("--ref", required=True,
                    help="raw target file of the split (one sentence a line, documents separated "
                         "by an empty line), scored as given")
     p.add_argument("--docids", default=None, help="its docids (default: REF without its "
                                                   "language suffix + .docids)")
     p.add_argument("--tgt-lang", required=True, help="target language (detokenisation)")
-    p.add_argument("--lines", choices=("H", "D"), default="H",
+    p.add_argument("--lines", choices=("H", "D"), default=None,
                    help="read fairseq-generate's H- lines (default) or its D- lines")
     p.add_argument("--no-detokenize", action="store_true",
                    help="score the hypotheses as they are (BPE removed, no detokenisation): "
@@ -171,6 +188,17 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                    help="SUBSET of --run-dir's files (default: the chunk map's name without "
                         ".chunks, e.g. test)")
     args = p.parse_args(argv)
+    if args.text:
+        given = [flag for flag, value in (("--chunks", args.chunks), ("--lines", args.lines),
+                                          ("--no-detokenize", args.no_detokenize),
+                                          ("--tgt-tokenizer", args.tgt_tokenizer)) if value]
+        if given:
+            p.error(f"{given[0]} applies to fairseq-generate logs, not to --text outputs "
+                    f"(scored as given)")
+    elif args.chunks is None:
+        p.error("give --chunks (the chunk map of fairseq-generate logs) or --text (plain-text "
+                "outputs)")
+    args.lines = args.lines or "H"
     if args.subset is not None and not args.run_dir:
         p.error("--subset names the files of --run-dir: give --run-dir too")
     if args.run_dir and len(args.systems) != 1:

@@ -18,7 +18,9 @@
         --file mine/train.jsonl
 
 Formats (:mod:`fairseq_hier.data.doc_readers`): ``wmt-sgml`` and ``ted-xml`` (mteval source /
-reference files, ``--pair``), ``wmt-xml`` (WMT21+ XML, ``--file``; ``--translator`` picks the
+reference files, ``--pair``; the language code each file states, ``<srcset srclang>`` or ``<refset
+trglang>``, must be ``--src-lang`` for SRC and ``--tgt-lang`` for REF; ``any`` and language
+names are not checked), ``wmt-xml`` (WMT21+ XML, ``--file``; ``--translator`` picks the
 reference), ``doc-split`` (see below; ``--skip-bad`` drops bad pairs, counted), ``ted-tags``
 (IWSLT ``train.tags`` pair, ``--pair``), ``jsonl`` (``--file``, repeatable: one document per
 line, ``{"id": "doc7", "src": [sentences], "tgt": [sentences]}``, ``id`` optional, ``src`` and
@@ -41,7 +43,12 @@ have none, so their ids come from their paths, relative to the common parent of 
   DIR/src.txt DIR/ref.txt``; ``--src-name``/``--ref-name`` give other file names. Each folder
   is one document, its id the folder's relative path (``--folder suites/elitr`` with
   subfolders ``doc1``, ``doc2`` -> ``doc1``, ``doc2``; ``--pair docs/e1/src.txt docs/e1/ref.txt
-  --pair docs/e2/src.txt docs/e2/ref.txt`` -> ``e1``, ``e2``).
+  --pair docs/e2/src.txt docs/e2/ref.txt`` -> ``e1``, ``e2``). A test suite may hold both
+  directions: a document folder whose name (or, failing that, the ``--folder``'s name) names the
+  other direction of ``--src-lang``/``--tgt-lang`` (``cs-en``, ``cs_en`` or ``csen`` between
+  non-letters, for ``--src-lang en --tgt-lang cs``) is not read, and counted in the log; a
+  ``--folder`` with nothing left, or a ``--pair`` in such a folder, is an error. Folders named
+  for neither direction are read.
 
 Docids must be unique across the inputs: two inputs with the same id (e.g. one TED talk in two
 test sets) stop the run with one line naming both. Every input must exist before anything is

@@ -49,7 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
                                              f"first and -m (stemming) last unless -nm")
     parser.add_argument("-s", "--saveto", help="also write the report to this file")
     parser.add_argument("-e", "--eos", default=".",
-                        help='end-of-sentence token that splits summaries (default ".")')
+                        help='end-of-sentence token that splits summaries (default "."); a line '
+                             'is cut at every <q> (the sentence separator of our reference '
+                             'files, and PreSumm\'s) first, and -e "<q>" splits there only')
     parser.add_argument("-m", "--stemming", action="store_true",
                         help="accepted for compatibility: stemming is on by default")
     parser.add_argument("-nm", "--no_stemming", action="store_true", help="switch stemming off")

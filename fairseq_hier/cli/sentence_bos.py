@@ -23,9 +23,10 @@ summary is the target). ``<t> ... </t>`` tags are read as sentence boundaries in
 Writes ``PREFIX.{source,target,sentences,ref,ids}``, with ``--speakers`` ``PREFIX.segments``,
 and, for ``jsonl`` where an example has several summaries, ``PREFIX.refs.jsonl`` (all of them,
 one JSON list per line; see :mod:`fairseq_hier.data.sentence_bos`). Bad
-records are reported by file and line (exit 1, one line); skipped empty records and every
-truncation are counted in the log, and markup left in the references (``<unk>``,
-``<file_gif>``: ROUGE-1.5.5 reads a sentence only up to its first ``<``) is counted and named.
+records are reported by file and line (exit 1, one line); skipped empty records, every
+truncation and the whitespace made one space between pysbd's sentences are counted in the log,
+and markup left in the references (``<unk>``, ``<file_gif>``: ROUGE-1.5.5 reads a sentence only
+up to its first ``<``) is counted and named.
 """
 
 import argparse
@@ -36,6 +37,7 @@ from typing import List, Optional
 
 from fairseq_hier.cli.common import (add_shard_argument, command_parser, positive_int, ranged,
                                      run_command)
+from fairseq_hier.data.readers import MAX_SPAN_WORDS
 from fairseq_hier.data.sentence_bos import FORMATS, SPEAKER_IDS
 from fairseq_hier.preparation.sentence_bos import encode_split, gpt2_files
 
@@ -74,6 +76,10 @@ def get_parser() -> argparse.ArgumentParser:
                         "Default: roles for --format qmsum, appearance otherwise")
     p.add_argument("--filler-words", default=None,
                    help="qmsum: file of meaningless words to drop (one per line, # comments)")
+    p.add_argument("--max-span-words", type=ranged(int, 0), default=MAX_SPAN_WORDS,
+                   help="a source sentence given by <t> tags with more whitespace words than "
+                        "this is a whole text wrapped as one span (REALSumm's src.txt): pysbd "
+                        f"splits it, counted in the log (0: never; default {MAX_SPAN_WORDS})")
     p.add_argument("--workers", type=positive_int, default=1, help="worker processes")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
     add_shard_argument(p)
@@ -87,7 +93,8 @@ def run(args) -> Counter:
                             args.max_source_positions, args.max_target_positions,
                             speakers=args.speakers, filler_words=args.filler_words,
                             workers=args.workers, progress_bar=not args.no_progress_bar,
-                            speaker_ids=args.speaker_ids, shard=args.shard)
+                            speaker_ids=args.speaker_ids, shard=args.shard,
+                            max_span_words=args.max_span_words)
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:

@@ -10,6 +10,7 @@ the paired resamples).
     fairseq-hier-significance rouge test.ref liu_ht=liu_ht/best/      # every best/*.hyp, alone
     fairseq-hier-significance bleu test.docs.de transformer=transformer.docs hat=hat.docs \\
         [--tgt-lang de] [--samples 1000] [--seed 12345] [--json OUT]
+    fairseq-hier-significance bleu ref.A.de ref.B.de transformer=transformer.docs hat=hat.docs
 
 Files: one document (summary / reference) per line, line i of every file the same document; the
 first ``NAME=PATH`` is the baseline. ``rouge``: references and hypotheses as ``rouge`` reads them
@@ -17,7 +18,9 @@ first ``NAME=PATH`` is the baseline. ``rouge``: references and hypotheses as ``r
 files give every summary several references, scored as ``rouge REF1 REF2 ... HYPS`` scores
 them. ``bleu``: detokenised
 documents (``fairseq-hier-doc-bleu --output-dir``'s ``NAME.docs``) against the reference
-documents.
+documents; several reference files give every document several references, scored as
+``sacrebleu REF1 REF2 -i SYS`` and its ``--paired-bs`` score them (every reference file must
+have the systems' line count).
 
 A system given as several files (``NAME=A,B,...``, or ``NAME=DIR`` for every ``*.hyp`` in DIR)
 is a set, ROUGE only: the decodings of one system's checkpoints (e.g. its 5 best on validation).
@@ -156,8 +159,10 @@ def build_parser() -> argparse.ArgumentParser:
             ("rouge", "the reference summaries, one per line (several files: several references "
                       "per summary, line i of each), then each system's summaries as NAME=PATH, "
                       "the first the baseline", "0"),
-            ("bleu", "the reference documents, one per line, then each system's documents as "
-                     "NAME=PATH, the first the baseline", "12345 (sacreBLEU's; not 0)")):
+            ("bleu", "the reference documents, one per line (several files: several "
+                     "references per document, line i of each, as sacrebleu REF1 REF2), then "
+                     "each system's documents as NAME=PATH, the first the baseline",
+             "12345 (sacreBLEU's; not 0)")):
         s = sub.add_parser(metric, help=f"paired bootstrap on {metric.upper()}")
         s.add_argument("inputs", nargs="+", metavar="REFS [...] NAME=PATH", help=inputs_help)
         s.add_argument("--samples", type=positive_int, default=1000,

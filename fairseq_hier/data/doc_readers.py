@@ -20,6 +20,9 @@ Layouts, exactly as their publishers ship them (see ``shared/formats/README.md``
   every run of whitespace, Unicode spaces such as U+00A0 included, becomes one space; entities
   such as ``&amp;`` are left as they are), so our references equal sacreBLEU's. Source and
   reference documents are paired by docid, in source order. Docid: the ``docid`` attribute.
+  Given the languages asked for, each file's stated language code (``<srcset srclang>``,
+  ``<refset trglang>``; ``any`` and language names are not checked) must be its side's: a file
+  of the other side or direction is an error naming it.
 - :func:`read_wmt_xml` -- the WMT21+ XML (``<dataset>`` > ``<collection>`` >
   ``<doc id origlang [domain] [testsuite]>`` > ``<src lang>`` / ``<ref lang translator>`` /
   ``<hyp system>`` > ``<p>`` > ``<seg id>``). The text of a segment is what sacreBLEU's reader
@@ -46,7 +49,9 @@ Layouts, exactly as their publishers ship them (see ``shared/formats/README.md``
   read. The folder is one document, whatever its files hold; lines empty on both sides are
   dropped (counted). Docid: the folder's name as given by the caller (``fairseq-hier-doc-extract``:
   its path relative to the common parent of its inputs). :func:`find_document_folders` lists
-  the document folders of a folder of them.
+  the document folders of a folder of them; a suite may hold both directions, so a folder named
+  for the other direction of the requested pair (``cs-en``, ``csen`` in its name, or in the
+  suite's, for ``en`` -> ``cs``) is not read (counted), see :func:`folder_direction`.
 - :func:`read_doc_jsonl` -- JSON lines, the layout of any corpus of one's own: one document
   per line, a JSON object ``{"id": "doc7", "src": ["sentence", ...], "tgt": ["sentence",
   ...]}``, ``src`` and ``tgt`` lists of strings of the same length, aligned sentence by
@@ -169,6 +174,8 @@ _SET_LINE = re.compile(r"<\?xml\b.*\?>|</?(?:mteval|srcset|refset|tstset)\b[^>]*
 _BLOCK_LINE = re.compile(r"</?(?:p|hl)>")
 _METADATA_LINE = re.compile(r"<([A-Za-z][\w-]*)\b[^>]*>.*</\1>")
 _SEG_ID = re.compile(r"[0-9]+")
+# a language code in an mteval set line (en, zh-cn, pt_BR), not a language name
+_LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?")
 
 
 def _attributes(text: str) -> Dict[str, str]:
@@ -182,8 +189,10 @@ class _MtevalDoc(NamedTuple):
     segments: List[str]
 
 
-def _read_mteval_file(path: str, counts: collections.Counter) -> List[_MtevalDoc]:
-    """The documents of one mteval file, in file order (checks in the module docstring)."""
+def _read_mteval_file(path: str, counts: collections.Counter,
+                      lang: Optional[str] = None) -> List[_MtevalDoc]:
+    """The documents of one mteval file, in file order (checks in the module docstring); with
+    ``lang``, the file's language must be ``lang`` (:func:`_check_set_language`)."""
     docs: List[_MtevalDoc] = []
     first_line: Dict[str, int] = {}
     doc: Optional[_MtevalDoc] = None
@@ -218,6 +227,8 @@ def _read_mteval_file(path: str, counts: collections.Counter) -> List[_MtevalDoc
             doc = None
         elif doc is not None and _SET_LINE.fullmatch(s):
             raise _unclosed_doc(path, doc, n, s)
+        elif lang is not None and s.startswith(("<srcset", "<refset")):
+            _check_set_language(s, f"{path}:{n}", lang)
         elif not _mteval_structure_line(s, inside=doc is not None):
             inside = "inside" if doc is not None else "outside"
             raise ReaderError(f"{where}: unexpected line {s[:60]!r} {inside} a <doc> (expected "
@@ -228,6 +239,20 @@ def _read_mteval_file(path: str, counts: collections.Counter) -> List[_MtevalDoc
     if not docs:
         raise ReaderError(f"{path}: no <doc> in the file")
     return docs
+
+
+def _check_set_language(s: str, where: str, lang: str) -> None:
+    """An mteval set line's language (``<srcset srclang>``, ``<refset trglang>``) must be
+    ``lang`` (as base languages: ``zh`` matches ``zh-cn``), else one error line: the file of
+    the other side or direction. Only a language code is checked: ``any`` (WMT20's source files)
+    and names (``chinese``, ``English``: mteval allows them) are not."""
+    kind, attr = ("srcset", "srclang") if s.startswith("<srcset") else ("refset", "trglang")
+    stated = _attributes(s[len(kind) + 1:]).get(attr, "")
+    if not _LANGUAGE_CODE.fullmatch(stated) or stated.lower() == "any":
+        return
+    if re.split(r"[-_]", stated.lower())[0] != re.split(r"[-_]", lang.lower())[0]:
+        raise ReaderError(f"{where}: <{kind}> {attr}={stated!r} but this file should hold "
+                          f"{lang!r} (the file of the other side or of the other direction?)")
 
 
 def _unclosed_doc(path: str, doc: _MtevalDoc, n: int, s: str) -> ReaderError:
@@ -260,12 +285,15 @@ def _mteval_segment(s: str, where: str, expected_id: int, counts: collections.Co
     return text
 
 
-def read_mteval(src_path: str, ref_path: str) -> List[Document]:
+def read_mteval(src_path: str, ref_path: str, src_lang: Optional[str] = None,
+                tgt_lang: Optional[str] = None) -> List[Document]:
     """Documents of an mteval source/reference pair (WMT fake SGML or IWSLT XML), paired by
-    docid in source order. Documents without any segment on either side are dropped (counted)."""
+    docid in source order. Documents without any segment on either side are dropped (counted).
+    ``src_lang``/``tgt_lang``, when given, must be the languages the files' set lines state
+    (:func:`_check_set_language`)."""
     skipped = collections.Counter()
-    sources = _read_mteval_file(src_path, skipped)
-    references = _read_mteval_file(ref_path, skipped)
+    sources = _read_mteval_file(src_path, skipped, src_lang)
+    references = _read_mteval_file(ref_path, skipped, tgt_lang)
     by_docid = {d.docid: d for d in references}
     source_ids = {d.docid for d in sources}
     for doc in sources:
@@ -664,11 +692,51 @@ def is_document_folder_pair(src_path: str, ref_path: str, src_name: str = DOC_FO
             == os.path.dirname(os.path.abspath(ref_path)))
 
 
+def named_direction(name: str, src_lang: str, tgt_lang: str) -> Optional[bool]:
+    """True if the folder name ``name`` names the direction ``src_lang`` -> ``tgt_lang``
+    (``en-cs``, ``en_cs`` or ``encs`` between non-letters, any case: ``doc3.en-cs``,
+    ``newstest2020-encs``), False if it names the other direction (``cs-en``), None if neither
+    or both."""
+    found = set()
+    for first, second, forward in ((src_lang, tgt_lang, True), (tgt_lang, src_lang, False)):
+        pattern = rf"(?<![a-z]){re.escape(first.lower())}[-_]?{re.escape(second.lower())}(?![a-z])"
+        if re.search(pattern, name.lower()):
+            found.add(forward)
+    return found.pop() if len(found) == 1 else None
+
+
+def folder_direction(folder: str, root: str, src_lang: str, tgt_lang: str) -> Optional[bool]:
+    """:func:`named_direction` of the innermost folder name, from ``folder`` up to ``root``
+    (included), that names one direction of the pair; None if none does."""
+    path = os.path.abspath(folder)
+    top = os.path.dirname(os.path.abspath(root))
+    while path != top and os.path.dirname(path) != path:
+        direction = named_direction(os.path.basename(path), src_lang, tgt_lang)
+        if direction is not None:
+            return direction
+        path = os.path.dirname(path)
+    return None
+
+
+def _other_direction(folders: Sequence[str], root: str, langs: Optional[Tuple[str, str]]
+                     ) -> List[str]:
+    """The folders of ``folders`` whose names (up to ``root``) name the direction opposite to
+    ``langs`` (source, target); [] without ``langs``."""
+    if langs is None:
+        return []
+    return [f for f in folders if folder_direction(f, root, *langs) is False]
+
+
 def find_document_folders(path: str, src_name: str = DOC_FOLDER_SRC,
-                          ref_name: str = DOC_FOLDER_REF) -> List[str]:
+                          ref_name: str = DOC_FOLDER_REF,
+                          langs: Optional[Tuple[str, str]] = None) -> List[str]:
     """``path`` itself if it is a document folder (it holds ``src_name``), else its immediate
     subfolders that hold ``src_name``, in name order; the subfolders without it are logged (a
-    test suite folder may hold other things). Every document folder must hold ``ref_name``."""
+    test suite folder may hold other things). Every document folder must hold ``ref_name``.
+    With ``langs`` (source, target language), a folder whose name, or the name of ``path``,
+    names the other direction (``cs-en`` for ``("en", "cs")``, :func:`folder_direction`) is
+    not read (counted in the log; a test suite may hold both directions); when no folder is
+    left, one error line says so."""
     if not os.path.isdir(path):
         raise ReaderError(f"{path}: not a folder (expected a document folder holding "
                           f"{src_name} and {ref_name}, or a folder of such folders)")
@@ -686,6 +754,17 @@ def find_document_folders(path: str, src_name: str = DOC_FOLDER_SRC,
             raise ReaderError(f"{path}: no {src_name} in it or in any of its subfolders "
                               f"(expected a document folder holding {src_name} and {ref_name}, "
                               f"or a folder of such folders)")
+    other = _other_direction(folders, path, langs)
+    if other:
+        src_lang, tgt_lang = langs
+        names = ", ".join(relative_names(other)[:LOGGED_LOCATIONS])
+        if len(other) == len(folders):
+            raise ReaderError(f"{path}: every document folder is named for {tgt_lang}-{src_lang} "
+                              f"(first: {names}), the other direction of --src-lang {src_lang} "
+                              f"--tgt-lang {tgt_lang}")
+        logger.info(f"{path}: {len(other)} document folders of the other direction "
+                    f"({tgt_lang}-{src_lang}) not read (first: {names})")
+        folders = [f for f in folders if f not in other]
     for folder in folders:
         if not os.path.isfile(os.path.join(folder, ref_name)):
             raise ReaderError(f"{os.path.join(folder, ref_name)}: not found (a document folder "

@@ -1,5 +1,5 @@
-"""Markup in summary text: ``<t> ... </t>`` sentence tags and any other ``<...>`` that would reach
-a ROUGE reference.
+"""Markup in summary text: ``<t> ... </t>`` sentence tags, the ``<q>`` sentence separator of our
+reference lines, and any other ``<...>`` that would reach a ROUGE reference.
 
 ROUGE-1.5.5 reads a sentence only up to its first ``<``, so markup left in a reference or a
 summary silently shortens what is scored. Two kinds are handled here, one definition for the
@@ -9,8 +9,12 @@ scoring):
 - ``<t> ... </t>`` wraps each sentence in many CNN/DailyMail dumps, REALSumm and hiersumm's
   ``tgt_str``: ``<t> a b c . </t> <t> d e . </t>``. The tags mark sentence boundaries and are not
   text: :func:`t_sentences` returns the sentences with the tags dropped.
+- ``<q>`` (:data:`SENTENCE_SEPARATOR`) separates the sentences of a reference written on one line
+  (PreSumm's own form: ``'<q>'.join(...)`` of its ``tgt`` sentences, which its ROUGE step splits
+  on): :func:`join_sentences` writes it, :func:`separated_sentences` reads it, and ``rouge``
+  always splits there (:func:`fairseq_hier.scoring.rouge.split_sentences`).
 - Any other tag-like token, ``<`` + up to 40 characters without space or angle bracket + ``>``
-  (``<unk>``, ``<file_gif>``, ``</S>``, ``<q>``): :func:`markup_counts` counts each, and
+  (``<unk>``, ``<file_gif>``, ``</S>``): :func:`markup_counts` counts each, and
   :func:`describe_markup` names the most frequent for a one-line log or warning.
 
 Standard library only.
@@ -22,6 +26,8 @@ from typing import Iterable, List, Optional
 
 T_OPEN, T_CLOSE = "<t>", "</t>"
 _T_TAG = re.compile(r"</?t>")
+#: the separator of a reference's sentences on its one line (PreSumm's ``<q>``)
+SENTENCE_SEPARATOR = "<q>"
 MARKUP = re.compile(r"<[^<>\s]{1,40}>")
 
 
@@ -41,12 +47,29 @@ def t_sentences(text: str) -> Optional[List[str]]:
     return [p for p in pieces if p]
 
 
+def join_sentences(sentences: Iterable[str]) -> str:
+    """A reference's sentences on one line, separated by `` <q> ``: ``["a b .", "c"]`` ->
+    ``"a b . <q> c"`` (one sentence: itself)."""
+    return f" {SENTENCE_SEPARATOR} ".join(sentences)
+
+
+def separated_sentences(text: str) -> Optional[List[str]]:
+    """The sentences of a line holding the ``<q>`` separator, whitespace collapsed, empty pieces
+    left out (PreSumm's split on ``<q>``, spaces around it or not); None when it holds none."""
+    if SENTENCE_SEPARATOR not in text:
+        return None
+    pieces = (" ".join(p.split()) for p in text.split(SENTENCE_SEPARATOR))
+    return [p for p in pieces if p]
+
+
 def markup_counts(texts: Iterable[str]) -> Counter:
-    """How often each tag-like token (:data:`MARKUP`) occurs in ``texts``."""
+    """How often each tag-like token (:data:`MARKUP`) occurs in ``texts``; the sentence separator
+    ``<q>`` is not counted (``rouge`` splits there: no sentence is cut by it)."""
     counts: Counter = Counter()
     for text in texts:
         if "<" in text:
             counts.update(MARKUP.findall(text))
+    counts.pop(SENTENCE_SEPARATOR, None)
     return counts
 
 

@@ -42,8 +42,11 @@ Policies (nothing is dropped silently: every reader adds to ``stats``, a
   as ``<t> sentence </t>``) are not text: they are dropped from every summary and document, its
   sentences joined with " " (:func:`fairseq_hier.data.markup.t_sentences`; counted in
   ``t_tagged_summaries``, ``t_tagged_documents``). Our raw format keeps no sentence boundary
-  (a summary is one line, a document one paragraph that the parse step splits), so none is
-  lost that the format could hold; a target line never holds ``<t>``. Other markup is the
+  (a summary is one line, a document one paragraph that the parse step splits), and the
+  target line is what the model learns, so it holds no separator: the recipes score the
+  tokenised target with ``rouge -e .``, which sees a summary sentence's end at its ``.``; a
+  tagged summary sentence (not the last) that does not end in ``.`` is counted in
+  ``t_summary_boundaries_unmarked``. A target line never holds ``<t>``. Other markup is the
   dataset's text and stays (``fairseq-hier-mds-to-raw`` counts and names what reaches a
   target).
 - Empty documents are dropped (``empty_documents``); an example left with no document, or with
@@ -224,11 +227,17 @@ def _nullable_text(obj: dict, key: str, where: str, what: str) -> str:
 
 def _untag(text: str, stats: collections.Counter, key: str) -> str:
     """``text`` without its ``<t>``/``</t>`` sentence tags (its sentences joined with " ",
-    counted in ``key``), else ``text``."""
+    counted in ``key``), else ``text``. For a summary, a sentence before the last that does not
+    end in ``.`` is counted in ``t_summary_boundaries_unmarked`` (``rouge -e .`` on the
+    tokenised target cannot see its end)."""
     sentences = t_sentences(text)
     if sentences is None:
         return text
     stats[key] += 1
+    if key == "t_tagged_summaries":
+        unmarked = sum(1 for s in sentences[:-1] if not s.endswith("."))
+        if unmarked:
+            stats["t_summary_boundaries_unmarked"] += unmarked
     return " ".join(sentences)
 
 

@@ -54,7 +54,9 @@ Policies (nothing is dropped silently; every reader takes ``stats``, a
   the published arXiv, PubMed and SAMSum releases contain a few. ``records`` counts the yielded
   records.
 - Whitespace inside a sentence, speaker or summary (newlines included) is collapsed to single
-  spaces, so every sentence and summary fits on one line. Empty sentences inside
+  spaces, so every sentence and summary fits on one line; the characters this changes in
+  articles and summaries are counted (``whitespace_chars_collapsed``; a dialogue's line breaks
+  are its turns' structure, not counted). Empty sentences inside
   ``article_text`` or PreSumm's ``src`` are dropped (``empty_sentences_dropped``), as are empty
   ``<S> </S>`` spans and empty ``tgt`` sentences (``empty_summary_sentences_dropped``). Blank
   lines between JSON lines are skipped (``blank_lines_skipped``). PreSumm shards read are
@@ -92,9 +94,20 @@ Policies (nothing is dropped silently; every reader takes ``stats``, a
   ``t_tagged_sources`` and ``t_tagged_summaries``. Other markup (``<unk>``, ``<file_gif>``) is
   the dataset's text and is kept: ``fairseq-hier-sentence-bos`` counts and names what reaches a
   reference.
+- A tagged source sentence of more than ``max_span_words`` whitespace words (default
+  :data:`MAX_SPAN_WORDS`; REALSumm's ``src.txt`` wraps a whole article as one ``<t>`` span) is a
+  text, not a sentence: pysbd splits it (:func:`split_long_spans`), counted in
+  ``long_spans_split`` and ``long_span_sentences`` (``long_spans_kept_whole`` when pysbd finds
+  no boundary). Summaries are never split.
+- Reference sentences reach ROUGE: ``Record.reference``, the line written for scoring, holds
+  the ``summary_sentences`` separated by `` <q> `` (PreSumm's separator, which ``rouge`` splits
+  at), so every layout that marks its summary's sentences (``<S>`` spans, PreSumm's ``tgt``,
+  ``<t>`` tags) keeps them through to summary-level ROUGE-L; ``summary`` (the training target)
+  joins them with " ".
 """
 
 import collections
+import functools
 import json
 import os
 import re
@@ -102,10 +115,16 @@ from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Tuple
 
 from fairseq_hier.errors import HierError
-from fairseq_hier.data.markup import t_sentences
+from fairseq_hier.data.markup import join_sentences, t_sentences
 from fairseq_hier.io import check_parallel, read_lines, strip_bom
 
 GZIP_MAGIC = b"\x1f\x8b"
+#: the default of ``max_span_words`` (``fairseq-hier-sentence-bos --max-span-words``): a source
+#: sentence given by ``<t>`` tags with more whitespace words than this is a text, not a sentence,
+#: and pysbd splits it (:func:`split_long_spans`); 0 splits none
+MAX_SPAN_WORDS = 150
+#: the readers that take ``max_span_words`` (their sources may hold ``<t>`` spans)
+SPAN_READERS = ("cohan", "source_target", "presumm")
 
 # The braces markup of QMSum's AMI transcripts and the commonest fillers (lowercase).
 AMI_FILLERS: FrozenSet[str] = frozenset({
@@ -146,7 +165,10 @@ class Record:
     dataset marks them (``<S>`` spans, PreSumm's ``tgt``, ``<t>`` tags), else ``[summary]``.
     ``summaries``: every reference of the example, each on one line as ``summary`` is, where
     the layout has several (the JSON-lines schema of :mod:`fairseq_hier.data.own_data`), else
-    None (``summary`` is the one reference).
+    None (``summary`` is the one reference). ``reference``: the line ROUGE scores, the
+    ``summary_sentences`` separated by `` <q> `` (:func:`~fairseq_hier.data.markup.
+    join_sentences`), so that the dataset's sentences reach summary-level ROUGE-L; ``summary``,
+    the sentences joined with " ", is what the model learns.
     """
 
     id: str
@@ -158,6 +180,10 @@ class Record:
     summary_sentences: List[str]
     summaries: Optional[List[str]] = None
 
+    @property
+    def reference(self) -> str:
+        return join_sentences(self.summary_sentences) if self.summary_sentences else self.summary
+
 
 def format_stats(stats: Dict[str, int]) -> str:
     """The counters on one line for logs: ``records=N`` first, then the others by name."""
@@ -165,20 +191,33 @@ def format_stats(stats: Dict[str, int]) -> str:
     return " ".join(f"{k}={stats[k]}" for k in keys) if keys else "records=0"
 
 
-def collapse(text: str) -> str:
+def collapse(text: str, stats: Optional[collections.Counter] = None) -> str:
     """``text`` with every whitespace run (newlines and Unicode separators included) turned
-    into one space and no leading/trailing space."""
-    return " ".join(text.split())
+    into one space and no leading/trailing space. ``stats``: the characters this changes are
+    added to ``whitespace_chars_collapsed`` (a run inside the text counts its length unless it
+    is one plain space; a leading or trailing run counts its length)."""
+    out = " ".join(text.split())
+    if stats is not None and out != text:
+        kept = sum(run == " " for run in _WHITESPACE_RUN.findall(text.strip()))
+        _add(stats, "whitespace_chars_collapsed",
+             sum(map(len, _WHITESPACE_RUN.findall(text))) - kept)
+    return out
+
+
+_WHITESPACE_RUN = re.compile(r"\s+")
 
 
 # ---------------------------------------------------------------------------------------------
 # <t> ... </t> sentence tags (every reader)
 # ---------------------------------------------------------------------------------------------
 
-def split_t_tagged(sentences: Iterable[str]) -> Tuple[List[str], bool]:
+def split_t_tagged(sentences: Iterable[str], max_words: int = 0,
+                   stats: Optional[collections.Counter] = None) -> Tuple[List[str], bool]:
     """(sentences, whether any held a tag): every sentence holding ``<t>``/``</t>`` replaced by
     the sentences its tags delimit (:func:`~fairseq_hier.data.markup.t_sentences`: tags
-    dropped, empty pieces left out), the others kept as they are."""
+    dropped, empty pieces left out), the others kept as they are. ``max_words`` > 0 (sources):
+    a tagged sentence longer than that is split by pysbd (:func:`split_long_spans`, counted in
+    ``stats``, then required)."""
     out, tagged = [], False
     for sentence in sentences:
         pieces = t_sentences(sentence)
@@ -186,20 +225,57 @@ def split_t_tagged(sentences: Iterable[str]) -> Tuple[List[str], bool]:
             out.append(sentence)
         else:
             tagged = True
-            out.extend(pieces)
+            out.extend(split_long_spans(pieces, max_words, stats))
     return out, tagged
 
 
-def article_fields(text: str, stats: collections.Counter) -> Tuple[Optional[List[str]],
-                                                                     Optional[str]]:
+def split_long_spans(sentences: List[str], max_words: int,
+                     stats: collections.Counter) -> List[str]:
+    """``sentences`` with each one of more than ``max_words`` whitespace words (a whole text
+    wrapped as one ``<t>`` span, a one-line article) replaced by pysbd's sentences of it; 0
+    splits none. Counted in ``stats``: ``long_spans_split`` and the ``long_span_sentences``
+    they became; ``long_spans_kept_whole`` when pysbd finds no boundary in one."""
+    if not max_words or all(len(s.split()) <= max_words for s in sentences):
+        return sentences
+    out = []
+    for sentence in sentences:
+        pieces = _pysbd_sentences(sentence) if len(sentence.split()) > max_words else None
+        if pieces is None or len(pieces) < 2:
+            _add(stats, "long_spans_kept_whole", int(pieces is not None))
+            out.append(sentence)
+            continue
+        stats["long_spans_split"] += 1
+        stats["long_span_sentences"] += len(pieces)
+        out.extend(pieces)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def pysbd_segmenter():
+    """pysbd's English segmenter, ``clean=False`` (the text kept as it is): the one sentence
+    splitter of the readers, sentence-BOS and the PTB tokenizer; built once per process."""
+    import pysbd  # lazy: only a long span needs it (this module imports the standard library)
+
+    return pysbd.Segmenter(language="en", clean=False)
+
+
+def _pysbd_sentences(text: str) -> List[str]:
+    """pysbd's English sentences of one line (``clean=False``: the text is kept as it is),
+    whitespace collapsed, empty ones left out."""
+    return [collapse(s) for s in pysbd_segmenter().segment(text) if s.strip()]
+
+
+def article_fields(text: str, stats: collections.Counter, max_words: int = MAX_SPAN_WORDS
+                   ) -> Tuple[Optional[List[str]], Optional[str]]:
     """(``sentences``, ``text``) of an unsegmented source: its ``<t>`` sentences and None when
-    it holds ``<t>`` tags (counted in ``t_tagged_sources``), else None and the text, whitespace
-    collapsed (a sentence splitter segments it downstream)."""
+    it holds ``<t>`` tags (counted in ``t_tagged_sources``; a tagged sentence longer than
+    ``max_words`` is split by pysbd, :func:`split_long_spans`), else None and the text,
+    whitespace collapsed (a sentence splitter segments it downstream)."""
     sentences = t_sentences(text)
     if sentences is None:
-        return None, collapse(text)
+        return None, collapse(text, stats)
     stats["t_tagged_sources"] += 1
-    return sentences, None
+    return split_long_spans(sentences, max_words, stats), None
 
 
 def summary_fields(text: str, stats: collections.Counter) -> Tuple[str, List[str]]:
@@ -208,7 +284,7 @@ def summary_fields(text: str, stats: collections.Counter) -> Tuple[str, List[str
     its one sentence."""
     sentences = t_sentences(text)
     if sentences is None:
-        summary = collapse(text)
+        summary = collapse(text, stats)
         return summary, [summary]
     stats["t_tagged_summaries"] += 1
     return " ".join(sentences), sentences
@@ -226,7 +302,8 @@ def drop_t_tags(text: str) -> Tuple[str, bool]:
 # ---------------------------------------------------------------------------------------------
 
 def read_cohan(path: str, *, stats: Optional[collections.Counter] = None,
-               skipped: Optional[List[str]] = None) -> Iterator[Record]:
+               skipped: Optional[List[str]] = None,
+               max_span_words: int = MAX_SPAN_WORDS) -> Iterator[Record]:
     """Records of an arXiv/PubMed ``{train,val,test}.txt`` (one JSON object per line)."""
     stats = collections.Counter() if stats is None else stats
     for lineno, obj in _json_lines(path, COHAN_KEYS, stats):
@@ -235,10 +312,10 @@ def read_cohan(path: str, *, stats: Optional[collections.Counter] = None,
         article = str_list(obj, "article_text", where, "a list of sentences (str)")
         abstract = str_list(obj, "abstract_text", where,
                              "a list of '<S> ... </S>' strings")
-        sentences = [collapse(s) for s in article]
+        sentences = [collapse(s, stats) for s in article]
         _add(stats, "empty_sentences_dropped", sum(1 for s in sentences if not s))
-        sentences = _count_tagged(split_t_tagged(s for s in sentences if s), stats,
-                                  "t_tagged_sources")
+        sentences = _count_tagged(split_t_tagged((s for s in sentences if s), max_span_words,
+                                                 stats), stats, "t_tagged_sources")
         summary_sentences = _count_tagged(split_t_tagged(_abstract_sentences(abstract, stats)),
                                           stats, "t_tagged_summaries")
         summary = " ".join(summary_sentences)
@@ -272,7 +349,8 @@ def _abstract_sentences(abstract: List[str], stats: collections.Counter) -> List
 # ---------------------------------------------------------------------------------------------
 
 def read_source_target(prefix: str, *, stats: Optional[collections.Counter] = None,
-                       skipped: Optional[List[str]] = None) -> Iterator[Record]:
+                       skipped: Optional[List[str]] = None,
+                       max_span_words: int = MAX_SPAN_WORDS) -> Iterator[Record]:
     """Records of ``{prefix}.source`` / ``{prefix}.target`` (one example per line, same line
     numbers). Both files are read and their line counts compared before the first record."""
     stats = collections.Counter() if stats is None else stats
@@ -285,7 +363,7 @@ def read_source_target(prefix: str, *, stats: Optional[collections.Counter] = No
     name = os.path.basename(source_path)
     for lineno, (source, target) in enumerate(zip(sources, targets), start=1):
         where = f"{source_path}:{lineno}"
-        sentences, text = article_fields(source, stats)
+        sentences, text = article_fields(source, stats, max_span_words)
         summary, summary_sentences = summary_fields(target, stats)
         if _skip_empty(where, text if sentences is None else sentences, summary, stats, skipped):
             continue
@@ -299,7 +377,8 @@ def read_source_target(prefix: str, *, stats: Optional[collections.Counter] = No
 # ---------------------------------------------------------------------------------------------
 
 def read_presumm(prefix: str, *, stats: Optional[collections.Counter] = None,
-                 skipped: Optional[List[str]] = None) -> Iterator[Record]:
+                 skipped: Optional[List[str]] = None,
+                 max_span_words: int = MAX_SPAN_WORDS) -> Iterator[Record]:
     """Records of PreSumm's json shards ``{prefix}.0.json``, ``{prefix}.1.json``, ... in
     numeric shard order (:func:`presumm_shards`; ``prefix`` may also name one shard file).
     ``where`` is ``"path:item N"``, N the 0-based index into the shard's list (``jq '.[N]'``)."""
@@ -315,8 +394,8 @@ def read_presumm(prefix: str, *, stats: Optional[collections.Counter] = None,
             where = f"{path}:item {index}"
             _check_object(item, PRESUMM_KEYS, where, "a JSON object")
             sentences = _count_tagged(split_t_tagged(
-                _token_sentences(item, "src", where, stats, "empty_sentences_dropped")),
-                stats, "t_tagged_sources")
+                _token_sentences(item, "src", where, stats, "empty_sentences_dropped"),
+                max_span_words, stats), stats, "t_tagged_sources")
             summary_sentences = _count_tagged(split_t_tagged(
                 _token_sentences(item, "tgt", where, stats, "empty_summary_sentences_dropped")),
                 stats, "t_tagged_summaries")

@@ -36,7 +36,8 @@ order of the input records:
       roles, such as QMSum's ICSI meetings): 0 for the first speaker to talk in the dialogue, 1
       for the second, ...
 ``PREFIX.ref``
-    the reference summary as the dataset writes it, one line (for scoring; never truncated).
+    the reference summary as the dataset writes it, one line (for scoring; never truncated), its
+    sentences separated by `` <q> `` where the dataset marks them (``Record.reference``).
     ``<t>`` sentence tags never reach it (the readers drop them); any other tag-like markup
     (``<unk>``, ``<file_gif>``) is the dataset's text and stays, counted by :func:`write_split`
     and named in the command's log, since ROUGE-1.5.5 reads a sentence only up to its first
@@ -54,6 +55,12 @@ sentences are kept while they fit, so the cut falls at a sentence boundary and e
 sentence keeps its BOS; only when not even the first sentence fits is that sentence cut inside
 (its BOS kept). Sentences past the cut are not encoded (speed: arXiv sources are ~3x longer than
 3072 tokens): they are counted in sentences and whitespace words. Every cut is counted and logged.
+
+Whitespace (source text split by pysbd): the sentences are written one space apart, so a line
+break (between the documents of a JSON-lines example), a run of whitespace or no space between
+two sentences becomes one space, and whitespace around the text is dropped; the examples so
+changed and the characters changed are counted (``whitespace_changed_examples``,
+``whitespace_chars_changed``, :func:`whitespace_changes`) and logged with the cuts.
 """
 
 import json
@@ -69,7 +76,7 @@ from ..errors import HierError
 from ..workers import ordered_map
 from .bart_files import check_gpt2_files, gpt2_encoder
 from .own_data import read_sentence_records
-from .readers import READERS
+from .readers import READERS, pysbd_segmenter
 
 logger = logging.getLogger(__name__)
 
@@ -140,18 +147,37 @@ def speaker_ids_of(speakers: Sequence[str], numbering: str, where: str) -> List[
 
 
 class SentenceSplitter:
-    """pysbd's English segmenter (``clean=False``: the text is kept as it is)."""
+    """pysbd's English segmenter (:func:`~fairseq_hier.data.readers.pysbd_segmenter`) over each
+    line of a text."""
 
     def __init__(self):
-        import pysbd
-
-        self._segmenter = pysbd.Segmenter(language="en", clean=False)
+        self._segmenter = pysbd_segmenter()
 
     def __call__(self, text: str) -> List[str]:
         # a line break ends a sentence: the documents of a JSON-lines example come one a line
         # (the other layouts' texts are collapsed onto one line)
         return [s.strip() for line in text.split("\n") if line.strip()
                 for s in self._segmenter.segment(line) if s.strip()]
+
+
+def whitespace_changes(text: str, sentences: Sequence[str]) -> int:
+    """How many characters of ``text`` are changed when its ``sentences`` (cut from it in
+    order, as :class:`SentenceSplitter` cuts them) are written one space apart: each gap between
+    two sentences that is not exactly one space counts its length (1 for no space at all), the
+    whitespace before the first sentence and after the last counts whole. A sentence not found
+    in ``text`` (the splitter changed more than whitespace) counts the rest of the text."""
+    changed, pos = 0, 0
+    for i, sentence in enumerate(sentences):
+        start = text.find(sentence, pos)
+        if start < 0:
+            return changed + len(text) - pos
+        gap = text[pos:start]
+        if i == 0:
+            changed += len(gap)
+        elif gap != " ":
+            changed += max(len(gap), 1)
+        pos = start + len(sentence)
+    return changed + len(text) - pos
 
 
 def fit_sentences(lengths: Sequence[int], budget: int) -> Tuple[int, int]:
@@ -260,8 +286,8 @@ class SentenceBOSEncoder:
         segments = (speaker_ids_of(speakers, self.speaker_ids, record.where)[:kept]
                     if self.speakers else None)
         return Encoded(source=source, target=" ".join(target_ids), sentences=kept,
-                       segments=segments, ref=record.summary, id=str(record.id), stats=stats,
-                       refs=record.summaries or [record.summary])
+                       segments=segments, ref=record.reference, id=str(record.id), stats=stats,
+                       refs=record.summaries or [record.reference])
 
     def _sentences(self, record, stats: Counter) -> Tuple[List[str], Optional[List[str]]]:
         """The record's own segmentation, else pysbd's; speakers checked for dialogues."""
@@ -271,6 +297,10 @@ class SentenceBOSEncoder:
         else:
             sentences = self.split(record.text or "")
             stats["split_by_pysbd"] += 1
+            changed = whitespace_changes(record.text or "", sentences)
+            if changed:
+                stats["whitespace_changed_examples"] += 1
+                stats["whitespace_chars_changed"] += changed
         if not sentences:
             raise HierError(f"{record.where}: the source has no sentence")
         if self.speakers:
@@ -355,4 +385,7 @@ def format_totals(totals: Counter, max_source_positions: int, max_target_positio
             f"BPE ids encoded + {totals['words_dropped_unencoded']} words not encoded), "
             f"{totals['cut_inside_first_sentence']} first sentences cut inside "
             f"({totals['source_ids_cut']} ids); target cut to {max_target_positions} tokens: "
-            f"{totals['target_truncated']} examples truncated ({totals['target_ids_cut']} ids)")
+            f"{totals['target_truncated']} examples truncated ({totals['target_ids_cut']} ids); "
+            f"whitespace between sentences made one space: "
+            f"{totals['whitespace_changed_examples']} examples "
+            f"({totals['whitespace_chars_changed']} characters changed)")

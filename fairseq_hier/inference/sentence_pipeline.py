@@ -15,7 +15,9 @@ sentences, per ``format`` (the rules of :mod:`fairseq_hier.data.readers`, by the
 functions):
 
 - ``cohan`` (arXiv, PubMed): every non-blank line is a sentence (the dataset's segmentation),
-  whitespace collapsed;
+  whitespace collapsed; a line of more than :data:`~fairseq_hier.data.readers.MAX_SPAN_WORDS`
+  words (a one-line article) is split by pysbd and counted
+  (:func:`~fairseq_hier.data.readers.split_long_spans`);
 - ``presumm`` (CNN/DM as PreSumm's json shards): as ``cohan``, one sentence a line, and the
   document is lowercased whatever ``lowercase`` says (PreSumm's tokens are lowercased; give the
   sentences PTB-tokenised, as its ``src`` sentences are);
@@ -31,7 +33,8 @@ functions):
   --format jsonl``).
 
 In every format, ``<t> ... </t>`` tags are read as the readers read them: a tagged text or line
-gives its tagged sentences (tags dropped, no pysbd), a tagged dialogue turn loses its tags.
+gives its tagged sentences (tags dropped; pysbd only splits a tagged span longer than
+:data:`~fairseq_hier.data.readers.MAX_SPAN_WORDS` words), a tagged dialogue turn loses its tags.
 
 Then :class:`~fairseq_hier.data.sentence_bos.SentenceBOSEncoder` (BPE, BOS markers and the cut)
 makes the line. ``lowercase`` lowercases the document first: the arXiv/PubMed recipe records it
@@ -138,6 +141,8 @@ class SentenceBOSPipeline(Pipeline):
         if fmt in ("cohan", "presumm"):
             lines = (readers.collapse(line) for line in _LINE_END.split(text))
             sentences, tagged = readers.split_t_tagged(line for line in lines if line)
+            # a line of more than MAX_SPAN_WORDS words is a one-line article: pysbd splits it
+            sentences = readers.split_long_spans(sentences, readers.MAX_SPAN_WORDS, stats)
             stats["t_tagged_sources"] += int(tagged)
         elif fmt == "source_target":
             sentences, source = readers.article_fields(text, stats)

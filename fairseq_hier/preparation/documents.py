@@ -8,7 +8,8 @@ import os
 from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from fairseq_hier.data.doc_readers import (DOC_FOLDER_REF, DOC_FOLDER_SRC, FORMATS,
-                                           find_document_folders, is_document_folder_pair,
+                                           find_document_folders, folder_direction,
+                                           is_document_folder_pair,
                                            read_doc_folders, read_doc_split, relative_names)
 from fairseq_hier.data.documents import Document, split_paths, write_documents
 from fairseq_hier.data.shards import Shard, mark_outputs, select
@@ -52,18 +53,26 @@ def check_inputs_exist(inputs: Sequence[Input], layout: str, output: str) -> Non
 
 
 def document_folders(inputs: Sequence[Input], layout: str, src_name: str,
-                     ref_name: str) -> List[List[str]]:
+                     ref_name: str, langs: Optional[Tuple[str, str]] = None
+                     ) -> List[List[str]]:
     """The document folders of each input (``--folder``, or a ``--pair`` of one folder's
-    ``--src-name`` and ``--ref-name``); [] for a corpus or another format."""
+    ``--src-name`` and ``--ref-name``); [] for a corpus or another format. With ``langs``
+    (source, target), a ``--folder``'s folders named for the other direction are skipped
+    (counted), and a ``--pair`` in such a folder is refused."""
     out = []
     for item in inputs:
         if layout != "doc-split":
             out.append([])
         elif item.kind == "folder":
-            out.append(find_document_folders(item.paths[0], src_name, ref_name))
+            out.append(find_document_folders(item.paths[0], src_name, ref_name, langs))
         elif item.kind == "pair" and is_document_folder_pair(*item.paths, src_name,
                                                               ref_name):
-            out.append([os.path.dirname(item.paths[0]) or "."])
+            folder = os.path.dirname(item.paths[0]) or "."
+            if langs is not None and folder_direction(folder, folder, *langs) is False:
+                raise HierError(f"{item.paths[0]}: its folder is named for {langs[1]}-{langs[0]}, "
+                                f"the other direction of --src-lang {langs[0]} --tgt-lang "
+                                f"{langs[1]}")
+            out.append([folder])
         else:
             out.append([])
     return out
@@ -75,7 +84,7 @@ def read_inputs(inputs: Sequence[Input], layout: str, src_lang: str, tgt_lang: s
                 skip_bad: bool = False) -> Iterator[Tuple[Input, list]]:
     """(input, its documents: a list of :class:`~fairseq_hier.data.documents.Document`) of
     every input, in command-line order, each read when asked for."""
-    folders = document_folders(inputs, layout, src_name, ref_name)
+    folders = document_folders(inputs, layout, src_name, ref_name, (src_lang, tgt_lang))
     # doc-split and jsonl docids: the relative path of each input's location (its TSV, source
     # or JSON-lines file, each of its document folders)
     locations = [p for item, f in zip(inputs, folders) for p in (f or item.paths[:1])]
@@ -94,6 +103,8 @@ def read_inputs(inputs: Sequence[Input], layout: str, src_lang: str, tgt_lang: s
             docs = FORMATS["jsonl"](item.paths[0], name=next(names))
         elif layout == "wmt-xml":
             docs = FORMATS["wmt-xml"](item.paths[0], src_lang, tgt_lang, translator)
+        elif layout in ("wmt-sgml", "ted-xml"):
+            docs = FORMATS[layout](*item.paths, src_lang, tgt_lang)
         else:
             docs = FORMATS[layout](*item.paths)
         yield item, docs

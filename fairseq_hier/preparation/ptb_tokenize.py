@@ -1,11 +1,15 @@
 """The PTB-style tokenisation step before ROUGE that fairseq's BART summarisation recipe runs
 (Stanford CoreNLP's ``PTBTokenizer -preserveLines``), with Python libraries instead of Java:
 pysbd sentences, NLTK's Penn Treebank word tokenizer, the sentences joined again on their line
-(``fairseq-hier-ptb-tokenize`` says why these libraries and what the output looks like).
+(``fairseq-hier-ptb-tokenize`` says why these libraries and what the output looks like). A line
+holding the sentence separator ``<q>`` (a reference's sentences,
+:func:`fairseq_hier.data.markup.join_sentences`) keeps it: each sentence is tokenised alone.
 """
 
 from typing import List
 
+from fairseq_hier.data.markup import SENTENCE_SEPARATOR, join_sentences, separated_sentences
+from fairseq_hier.data.readers import pysbd_segmenter
 from fairseq_hier.io import atomic_outputs, read_lines
 
 
@@ -14,14 +18,15 @@ class PTBTokenizer:
 
     def __init__(self, lower: bool = False):
         # imported here, not at the top: keeps startup light
-        import pysbd
         from nltk.tokenize import TreebankWordTokenizer
 
-        self._sentences = pysbd.Segmenter(language="en", clean=False)
+        self._sentences = pysbd_segmenter()
         self._words = TreebankWordTokenizer()
         self.lower = lower
 
     def __call__(self, line: str) -> str:
+        if SENTENCE_SEPARATOR in line:  # the Treebank tokenizer would split "<q>" up
+            return join_sentences(self(s) for s in separated_sentences(line))
         tokens: List[str] = []
         for sentence in self._sentences.segment(line) if line.strip() else []:
             tokens += self._words.tokenize(sentence.strip())

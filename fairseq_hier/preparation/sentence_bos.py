@@ -44,14 +44,19 @@ def encode_split(layout: str, input_path: str, output_prefix: str, encoder_json:
                  vocab_bpe: str, max_source_positions: int, max_target_positions: int,
                  speakers: bool = False, filler_words: Optional[str] = None, workers: int = 1,
                  progress_bar: bool = True, speaker_ids: Optional[str] = None,
-                 shard: Optional[Shard] = None) -> Counter:
+                 shard: Optional[Shard] = None,
+                 max_span_words: int = readers.MAX_SPAN_WORDS) -> Counter:
     """Read the split ``input_path`` in the published ``layout`` (``--format``) and write its
     BOS-marked GPT-2 BPE files ``output_prefix.*`` (``fairseq-hier-sentence-bos`` documents
     them); logs the counts and returns the totals. ``speaker_ids``: the numbering of the
     speakers (None: the layout's default, AMI's roles for ``qmsum``). ``shard``: only that block
-    of the records the reader yields (:mod:`fairseq_hier.data.shards`)."""
+    of the records the reader yields (:mod:`fairseq_hier.data.shards`). ``max_span_words``: the
+    readers' limit on a ``<t>``-tagged source sentence (:func:`~fairseq_hier.data.readers.
+    split_long_spans`; layouts with ``<t>`` spans only)."""
     stats, skipped = Counter(), []
     kwargs = dict(stats=stats, skipped=skipped)
+    if layout in readers.SPAN_READERS:
+        kwargs["max_span_words"] = max_span_words
     if layout == "qmsum" and filler_words:
         kwargs["filler_words"] = readers.load_filler_words(filler_words)
     elif filler_words:
@@ -83,6 +88,11 @@ def encode_split(layout: str, input_path: str, output_prefix: str, encoder_json:
         logger.info(f"removed {stale}: no example of {input_path} has several summaries")
     mark_outputs([f"{output_prefix}.{s}" for s in SUFFIXES], selection)
     logger.info(f"read {input_path}: {readers.format_stats(stats)}")
+    if stats["long_spans_split"] or stats["long_spans_kept_whole"]:
+        logger.warning(f"{input_path}: {stats['long_spans_split']} <t> spans longer than "
+                       f"{max_span_words} words split by pysbd into "
+                       f"{stats['long_span_sentences']} sentences, "
+                       f"{stats['long_spans_kept_whole']} kept whole (no boundary found)")
     for line in skipped[:20]:
         logger.info(f"skipped {line}")
     if len(skipped) > 20:

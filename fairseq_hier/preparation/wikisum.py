@@ -23,6 +23,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from tqdm import tqdm
 
+from fairseq_hier.data.markup import join_sentences
 from fairseq_hier.data.rouge_ngrams import rouge_n_recall, split_source
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
@@ -236,7 +237,7 @@ class Converter:
         `` <q> `` (``rouge -e "<q>"``). Whitespace is normalised, empty sentences dropped."""
         text = tgt_str.lower().replace("<t>", " ")
         sentences = [" ".join(s.split()) for s in re.split(r"</t>|<q>", text)]
-        return " <q> ".join(s for s in sentences if s)
+        return join_sentences(s for s in sentences if s)
 
     def convert_split(self, prefix, split, out_dir, shard: Optional[Shard] = None):
         """Convert one split (with ``shard``, that block of its examples across the ``.pt``

@@ -34,6 +34,12 @@ segments are whole documents: the paper's), **document chrF** (sacreBLEU's defau
 segments = documents), and for reference **chunk BLEU** (segments are chunks, each against its
 reference sentences joined), each metric with sacreBLEU's signature. Bootstrap intervals and the
 paired significance test are :func:`fairseq_hier.scoring.significance.bleu_significance`'s.
+
+sacreBLEU's warnings: its BLEU warns (three lines on its ``sacrebleu`` logger) at every corpus
+score of 100 or more hypotheses ending in a tokenised period, which tokenised text scored with
+``--tokenize none`` always does, once per system, chunk score and bootstrap; every metric made
+here (:func:`bleu_metric`) lets each of sacreBLEU's messages through once per run
+(:class:`OncePerRun`), the check itself left to sacreBLEU.
 """
 
 import logging
@@ -153,11 +159,44 @@ def check_sides_alike(reference_sentences: Sequence[str], hypotheses: Sequence[s
     return warnings
 
 
+class OncePerRun(logging.Filter):
+    """A filter that lets each distinct message through once (for the life of the process: one
+    run of a command)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message in self.seen:
+            return False
+        self.seen.add(message)
+        return True
+
+
+def sacrebleu_messages_once() -> None:
+    """Each message of sacreBLEU's logger once per run (module docstring); idempotent."""
+    sacrelogger = logging.getLogger("sacrebleu")
+    if not any(isinstance(f, OncePerRun) for f in sacrelogger.filters):
+        sacrelogger.addFilter(OncePerRun())
+
+
+def bleu_metric(tokenize: str, references: Optional[Sequence[Sequence[str]]] = None):
+    """sacreBLEU's BLEU with the tokenizer ``tokenize`` (and the reference streams
+    ``references``, tokenised once, as sacreBLEU's command passes them), its messages once per
+    run."""
+    from sacrebleu.metrics import BLEU  # lazy: only the BLEU paths load sacreBLEU
+
+    sacrebleu_messages_once()
+    return BLEU(tokenize=tokenize, references=references)
+
+
 def metrics(tokenize: str):
     """sacreBLEU's BLEU (``tokenize``) and chrF (its defaults: chrF2, character 6-grams)."""
-    from sacrebleu.metrics import BLEU, CHRF  # lazy: only the BLEU paths load sacreBLEU
+    from sacrebleu.metrics import CHRF  # lazy: only the BLEU paths load sacreBLEU
 
-    return BLEU(tokenize=tokenize), CHRF()
+    return bleu_metric(tokenize), CHRF()
 
 
 def corpus_scores(doc_hyps: Sequence[str], doc_refs: Sequence[str], chunk_hyps: Sequence[str],

