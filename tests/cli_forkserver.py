@@ -11,11 +11,13 @@ most ``--workers`` run at once. CPU only (see :func:`run_jobs`).
 
 One server per test process (each pytest-xdist worker), started at the first request and stopped
 when the process ends (:func:`run_jobs`), serves every test file: ``conftest.run_cli`` sends it
-the fairseq commands the tests run one at a time, and the test files that run many commands at
-once send it their whole list.
+the fairseq commands the tests run one at a time, the test files that run many commands at
+once send it their whole list, and the recipes' scripts send it theirs through shims
+(:func:`gateway`).
 
 Protocol: one request per line on stdin, ``{"jobs": [...], "workers": N, "stall": S}``, each job
-``{"id", "script", "args", "log", "needs": [ids], "cwd", "env"}`` (``cwd`` and ``env`` optional); a
+``{"id", "script", "args", "log", "needs": [ids], "cwd", "env", "err"}`` (``cwd``, ``env`` and
+``err``, a separate stderr file, optional); a
 job starts once the jobs it needs succeeded (skipped, with ``rc`` null, when one failed). One JSON
 line on stdout per request once all its jobs ended: ``{id: {"rc", "seconds", "cpu"}}`` (wall and
 CPU seconds).
@@ -23,6 +25,7 @@ CPU seconds).
 Usage: ``python tests/cli_forkserver.py`` (see :func:`run_jobs`).
 """
 
+import contextlib
 import json
 import logging
 import os
@@ -35,12 +38,13 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 
-def _child(entry, script: str, args, log: str, cwd=None, env=None) -> int:
+def _child(entry, script: str, args, log: str, cwd=None, env=None, err=None) -> int:
     """In the forked child: run ``entry`` as ``script args`` with output to ``log``, in ``cwd``
-    with the environment ``env`` (the server's when None) and nothing on stdin."""
+    with the environment ``env`` (the server's when None) and nothing on stdin. ``err``: stderr
+    goes there instead, and the log lines go where the command's own process sends them."""
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(fd, 1)
-    os.dup2(fd, 2)
+    os.dup2(fd if err is None else os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)  # the server's stdin carries its requests
     if cwd is not None:
         os.chdir(cwd)
@@ -51,9 +55,15 @@ def _child(entry, script: str, args, log: str, cwd=None, env=None) -> int:
     # the logging fairseq_cli's modules set up when a command imports them (the server's
     # imports may have configured it otherwise): same format, level and stream
     logging.root.handlers.clear()
-    logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
-                        datefmt="%Y-%m-%d %H:%M:%S", stream=sys.stdout,
-                        level=os.environ.get("LOGLEVEL", "INFO").upper())
+    if err is not None and script != "fairseq-train":
+        # in a process of its own, fairseq's imports give the root logger Python's default
+        # handler (stderr, DEBUG) before the command's own logging set-up, which then does
+        # nothing; only fairseq_cli.train configures the root logger first (stdout)
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
+    else:
+        logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
+                            datefmt="%Y-%m-%d %H:%M:%S", stream=sys.stdout,
+                            level=os.environ.get("LOGLEVEL", "INFO").upper())
     try:
         rc = entry()  # our commands' cli_main returns the exit status; fairseq's return None
         return rc if isinstance(rc, int) else 0
@@ -85,10 +95,13 @@ def _warm_up():
 
 
 def _log_size(job) -> int:
-    try:
-        return os.path.getsize(job["log"])
-    except OSError:
-        return 0
+    size = 0
+    for path in (job["log"], job.get("err")):
+        try:
+            size += os.path.getsize(path) if path else 0
+        except OSError:
+            pass
+    return size
 
 
 _ENTRIES = {}
@@ -118,7 +131,7 @@ def serve(jobs, workers: int, stall: float = 600.0):
                 pid = os.fork()
                 if pid == 0:
                     os._exit(_child(entries[job["script"]], job["script"], job["args"],
-                                    job["log"], job.get("cwd"), job.get("env")))
+                                    job["log"], job.get("cwd"), job.get("env"), job.get("err")))
                 now = time.perf_counter()
                 running[pid] = [job, now, 0, now]  # job, start, log size, when it last grew
                 pending.remove(job)
@@ -217,3 +230,95 @@ def main():
 
 if __name__ == "__main__":
     main()
+
+
+# ------------------------------------------------------------------ the recipes' commands
+# A recipe's shell script runs its commands by name; :func:`gateway` puts a folder of shims first
+# on its PATH, one per warm command, so that those commands run in this process's warm server
+# too. A shim (the code below, written as a script) sends its command to a UNIX socket that a
+# thread of the test process serves: the job runs in the warm server, and the shim prints the
+# job's stderr and stdout once it ends and exits with its status. A command the shim
+# cannot send (not warm: a fairseq command without --user-dir) runs as its own process.
+SHIM = '''#!{python}
+import json, os, socket, sys
+name, args = os.path.basename(sys.argv[0]), sys.argv[1:]
+real = os.path.join({bin!r}, name)
+if not (name.startswith("fairseq-hier-") or name == "fairseq-preprocess" or "--user-dir" in args):
+    os.execv(real, [real, *args])
+conn = socket.socket(socket.AF_UNIX)
+conn.connect({socket!r})
+conn.sendall((json.dumps({{"script": name, "args": args, "cwd": os.getcwd(),
+                          "env": dict(os.environ)}}) + "\\n").encode())
+reply = json.loads(conn.makefile().readline())
+for key, stream in (("err", sys.stderr), ("log", sys.stdout)):
+    with open(reply[key], "rb") as f:
+        stream.buffer.write(f.read())
+    stream.flush()
+    os.unlink(reply[key])
+sys.exit(reply["rc"] if reply["rc"] >= 0 else 128 - reply["rc"])
+'''
+# the recipes' commands sent to the warm server: none reads its stdin (the forks get none)
+SHIMMED = ("fairseq-train", "fairseq-generate", "fairseq-validate", "fairseq-preprocess",
+           "fairseq-hier-record", "fairseq-hier-extract-attention", "fairseq-hier-rank")
+
+
+def _serve_gateway(listener, shims: str):
+    import socket
+    import tempfile
+
+    def handle(conn):
+        with conn:
+            request = json.loads(conn.makefile().readline())
+            env = dict(request["env"])  # the shims off PATH: a command's own commands run plain
+            env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
+                                          if p != shims)
+            logs = []
+            for suffix in (".out", ".err"):
+                fd, name = tempfile.mkstemp(prefix=f"{request['script']}.", suffix=suffix)
+                os.close(fd)
+                logs.append(name)
+            log, err = logs
+            job = {"id": "recipe", "script": request["script"], "args": request["args"],
+                   "log": log, "err": err, "cwd": request["cwd"], "env": env}
+            try:
+                rc = run_jobs([job], workers=1)["recipe"]["rc"]
+            except AssertionError as e:  # the server itself failed: say so in the log
+                with open(log, "a") as f:
+                    f.write(str(e))
+                rc = 1
+            conn.sendall((json.dumps({"rc": rc, "log": log, "err": err}) + "\n").encode())
+
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except OSError:  # closed: the recipe ended
+            return
+        threading.Thread(target=handle, args=(conn,), daemon=True).start()
+
+
+@contextlib.contextmanager
+def gateway(bin_dir):
+    """A folder of shims for :data:`SHIMMED` (put it first on a recipe's PATH), served by a
+    thread of this process while the context lasts."""
+    import shutil
+    import socket
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="shims.")
+    path = os.path.join(folder, "gateway.sock")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    listener.listen(8)
+    script = os.path.join(folder, "shim")
+    with open(script, "w") as f:
+        f.write(SHIM.format(python=sys.executable, bin=str(bin_dir), socket=path))
+    os.chmod(script, 0o755)
+    for name in SHIMMED:
+        os.symlink(script, os.path.join(folder, name))
+    thread = threading.Thread(target=_serve_gateway, args=(listener, folder), daemon=True)
+    thread.start()
+    try:
+        yield folder
+    finally:
+        listener.close()
+        shutil.rmtree(folder, ignore_errors=True)

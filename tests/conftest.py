@@ -4,7 +4,8 @@ Commands run through the console scripts of this virtualenv (:func:`run_cli`): a
 their own, or, for those that import torch and fairseq first (:data:`WARM_COMMANDS`), as forks of
 one warm process per test process that runs the console script's entry point with the command's
 arguments, working directory and environment (tests/cli_forkserver.py). The recipes' shell
-scripts run every command as its own process.
+scripts (:func:`run_recipe`) send their warm commands there too, through shims first on their
+PATH (``cli_forkserver.gateway``); their other commands run as processes of their own.
 """
 
 import contextlib
@@ -21,7 +22,7 @@ from typing import Tuple
 
 import pytest
 
-from cli_forkserver import run_jobs, stop_server
+from cli_forkserver import gateway, run_jobs, stop_server
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -37,13 +38,14 @@ SMALL_MODEL = ["--encoder-layers", "1", "--decoder-layers", "1", "--encoder-embe
 # longest first. They start first, so that the two workers of `make test` finish together instead
 # of one running a long file alone at the end (xdist's loadfile schedules files in this order with
 # --no-loadscope-reorder; by default it orders them by their number of tests).
-LONGEST_FILES = ("test_hat_recipes.py", "test_own_data_recipe.py", "test_distributed.py",
-                 "test_doc_mt.py", "test_own_data_mt.py",
-                 "test_wikisum_recipe.py", "test_five_best.py", "test_gpu_check.py",
-                 "test_hf_bart.py", "test_parsingsum_e2e.py", "test_precision.py",
-                 "test_attention_alignment.py", "test_workers.py", "test_safe_loading.py",
-                 "test_startup.py", "test_command_failures.py", "test_dependency_parse.py",
-                 "test_checkpoint_activations.py", "test_front_command.py")
+LONGEST_FILES = ("test_hat_recipes.py", "test_distributed.py", "test_wikisum_recipe.py",
+                 "test_gpu_check.py", "test_five_best.py", "test_parsingsum_e2e.py",
+                 "test_own_data_recipe.py", "test_precision.py", "test_workers.py",
+                 "test_doc_mt.py", "test_attention_alignment.py", "test_safe_loading.py",
+                 "test_own_data_mt.py", "test_command_failures.py", "test_interactive.py",
+                 "test_reliability_scoring.py", "test_startup.py", "test_report.py",
+                 "test_checkpoint_activations.py", "test_reliability_recipes.py",
+                 "test_mds_decode_recipe.py", "test_reliability_commands.py")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -126,12 +128,15 @@ def small_disk(folder: Path, size: str = "16k"):
 
 
 def run_recipe(script, *args, env=None):
-    """Run a recipe script with this virtualenv's commands first on PATH."""
-    full_env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}", OMP_NUM_THREADS="1",
-                    PYTHONWARNINGS="ignore", WORKERS="1", PRECISION="", GPUS="1")
-    full_env.update(env or {})
-    proc = subprocess.run(["bash", str(script), *map(str, args)], env=full_env, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    """Run a recipe script with this virtualenv's commands first on PATH, its warm commands
+    through this process's warm server (cli_forkserver.gateway)."""
+    with gateway(BIN) as shims:
+        full_env = dict(os.environ, PATH=os.pathsep.join([shims, str(BIN), os.environ["PATH"]]),
+                        OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore", WORKERS="1", PRECISION="",
+                        GPUS="1")
+        full_env.update(env or {})
+        proc = subprocess.run(["bash", str(script), *map(str, args)], env=full_env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if proc.returncode != 0:
         raise AssertionError(f"{script} failed ({proc.returncode}):\n{proc.stdout[-5000:]}")
     return proc.stdout

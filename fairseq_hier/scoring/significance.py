@@ -150,7 +150,7 @@ def parse_per_document(report: str, n: int) -> Dict[str, List[float]]:
     written by :func:`fairseq_hier.scoring.rouge.write_rouge_inputs`: its EVAL ``k`` (1-based) is
     the k-th document in pyrouge's lexicographic file-name order (``s.0.txt``, ``s.1.txt``,
     ``s.10.txt``, ``s.11.txt``, ``s.2.txt``, ...), mapped back to document order here."""
-    order = sorted(range(n), key=lambda i: f"s.{i}.txt")  # EVAL k+1 -> document order[k]
+    order = rouge.eval_order(range(n))  # EVAL k+1 -> document order[k]
     scores = {m: [None] * n for m in METRICS}
     for line in report.splitlines():
         match = EVAL_LINE.match(line.strip())
