@@ -279,8 +279,8 @@ class HATSummarizationTask(TrainingCuts, TranslationTask):
             elif int(tokens[0]) != bos:
                 why = (f"the source does not start with the BOS symbol {bos_word} (every "
                        f"sentence must open with {bos_word}, as {self.cut_by.split()[0]} writes)")
-            elif empty_sentence(tokens, bos, eos):
-                why = (f"sentence {empty_sentence(tokens, bos, eos)} is empty ({bos_word} with "
+            elif (empty := empty_sentence(tokens, bos, eos)):
+                why = (f"sentence {empty} is empty ({bos_word} with "
                        f"nothing before the next {bos_word} or the end of the line)")
             elif n > limit:
                 why = (f"{n} tokens (EOS included) > {limit_name} {limit} (cut the document at "
