@@ -263,7 +263,6 @@ SHIMMED = ("fairseq-train", "fairseq-generate", "fairseq-validate", "fairseq-pre
 
 
 def _serve_gateway(listener, shims: str):
-    import socket
     import tempfile
 
     def handle(conn):
