@@ -54,7 +54,7 @@ from efficiency import (DTYPES, HIERARCHICAL, WIDTHS, bootstrap, build_model, ma
 ARCHS = ("transformer", "pht", "vht", "liu_ht", "hat")
 DEFAULT_ARCHS = ("transformer", "pht", "vht")
 # decimals of the JSON summary's figures; each ratio is the quotient of two of these figures
-# (s_per_example, peak_mb) up to their rounding (tests/test_benchmarks.py checks it)
+# (s_per_example, peak_mb) up to their rounding (tests/bench/test_benchmarks.py checks it)
 DIGITS = {"ratio": 3, "s_per_example": 5, "peak_mb": 3}
 
 

@@ -97,7 +97,7 @@ RATIO_ARCHS = ("pht", "vht", "liu_ht", "hat")  # JSON ratios to the fused flat t
 MAX_BATCH_ARCHS = ("transformer", "transformer-S2", "pht", "vht")
 MAX_BATCH_TOKENS, S2_CPU_MAX_TOKENS = 1600, 3000
 # decimals of the JSON summary's figures; every ratio is the quotient of two of these figures
-# (tokens_per_s, peak_mb, gflops) up to their rounding (tests/test_benchmarks.py checks it)
+# (tokens_per_s, peak_mb, gflops) up to their rounding (tests/bench/test_benchmarks.py checks it)
 DIGITS = {"ratio": 3, "tokens_per_s": 1, "step_s": 4, "peak_mb": 3, "gflops": 4}
 # CPU cost model (2 cores of this machine, batch 1, --widths same, fp32): seconds per training
 # step ~ A * S/1000 + B * (S/1000)^2 for models with self-attention over all S source tokens,

@@ -3,7 +3,7 @@
 Commands run through the console scripts of this virtualenv (:func:`run_cli`): as processes of
 their own, or, for those that import torch and fairseq first (:data:`WARM_COMMANDS`), as forks of
 one warm process per test process that runs the console script's entry point with the command's
-arguments, working directory and environment (tests/cli_forkserver.py). The recipes' shell
+arguments, working directory and environment (tests/support/cli_forkserver.py). The recipes' shell
 scripts (:func:`run_recipe`) send their warm commands there too, through shims first on their
 PATH (``cli_forkserver.gateway``); their other commands run as processes of their own.
 """
@@ -22,9 +22,12 @@ from typing import Tuple
 
 import pytest
 
-from cli_forkserver import gateway, run_jobs, stop_server
-
 ROOT = Path(__file__).resolve().parents[1]
+# the helpers every folder's tests share (tests/support/) import by their bare names
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+
+from cli_forkserver import gateway, run_jobs, stop_server  # noqa: E402
+
 BIN = Path(sys.executable).parent
 USER_DIR = str(ROOT / "fairseq_hier")
 # small model: fast on 2 CPU cores, same widths for every architecture
@@ -65,7 +68,7 @@ def free_port() -> int:
 
 
 # The commands that import torch and fairseq before they do anything (~4 s each here): run_cli
-# sends them to this test process's warm server (tests/cli_forkserver.py: a fork of one process
+# sends them to this test process's warm server (tests/support/cli_forkserver.py: a fork of one process
 # that imported them once runs the command's entry point with its arguments, working directory
 # and environment). fairseq's own commands go there only with --user-dir (the server has this
 # plugin registered, as --user-dir would) or when they take no plugin (fairseq-preprocess).

@@ -22,7 +22,7 @@ files compose to exactly that map:
     drops the first and the last line of the file).
 
 So ``text -> fairseq index`` equals the Hugging Face tokenizer's ``text -> id`` for every text
-(tests/test_hf_bart.py checks it against Hugging Face's ``tokenizers``). What cannot be mapped is
+(tests/models/test_hf_bart.py checks it against Hugging Face's ``tokenizers``). What cannot be mapped is
 an error of one line naming the file and the entry: specials away from rows 0-3, ``<mask>`` not
 last, two tokens on one row, ids outside ``config.json``'s ``vocab_size``, a byte symbol missing
 (GPT-2's BPE needs all 256), a merge whose parts or result ``vocab.json`` lacks.

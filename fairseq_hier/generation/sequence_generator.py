@@ -57,7 +57,7 @@ lenpen, max-len-a/b, min-len, no-repeat-ngram-size, prefix-size, unnormalized, .
 Host syncs: nothing that runs at every decoding step (the ensemble's ``forward_decoder`` and
 reorderings, the tracker, the searches, :class:`PreviousTokenBlocker`) reads a
 tensor on the host (no ``.item()``, ``.tolist()``, ``bool(tensor)``, ``nonzero()``): checked by
-``tests/test_decoding_syncs.py``. Host reads are left to what runs once per batch (the encoder,
+``tests/generation/test_decoding_syncs.py``. Host reads are left to what runs once per batch (the encoder,
 ``--max-len-a``, ``--align-keep-paragraphs``, the alignment lines) and to ``finalize_hypos``, which
 fairseq itself runs on the host, only at the steps where hypotheses end.
 

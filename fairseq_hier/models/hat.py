@@ -38,7 +38,7 @@ Added source positions (004 Sec. 4.1: "the additional positional embedding ... r
 initialize"): ``--position-init random`` (the default) keeps this model's own fresh rows beyond
 the checkpoint's; ``tile`` repeats the checkpoint's rows (:func:`extend_positions`).
 
-Parameter count (checked in tests/test_hat.py): with BART's dictionary (50265 symbols) and 3072
+Parameter count (checked in tests/models/test_hat.py): with BART's dictionary (50265 symbols) and 3072
 source positions, ``bart_large`` has 408,388,608 parameters and ``hat_bart_large`` 471,390,208
 (the paper: 408M and 471M). The difference, 63,001,600 = one encoder layer (12,596,224) + 12 x
 (attention 4,198,400 + LayerNorm 2,048), is the check of the design.

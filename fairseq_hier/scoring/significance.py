@@ -23,7 +23,7 @@ that plain mean: ROUGE-1.5.5 reports the mean of its own 1000 bootstrap resample
 ``$ROUGEAverages->{"AvgF"}=$resampleAvgROUGE_F``; the plain mean is commented out), resamples drawn
 with Perl's ``srand(i); int(rand(N))`` (drand48) over the 5-digit per-document scores. The two
 differ by that bootstrap's noise, about sd / sqrt(1000 N) (per-document sd 0.2: ~3e-3 on 5
-documents, ~6e-5 on 10,000); tests/test_significance.py re-computes ROUGE's printed average exactly
+documents, ~6e-5 on 10,000); tests/scoring/test_significance.py re-computes ROUGE's printed average exactly
 from the per-document scores parsed here. An empty summary scores 0 on every metric
 (``rouge -zs``): the document stays in, so both systems are compared on the same documents. Without Perl's
 XML::Parser (or with ``fallback``) the ``rouge-score`` package scores each document instead,

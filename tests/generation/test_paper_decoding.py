@@ -17,7 +17,7 @@ from fairseq_hier.generation.sequence_generator import (AttentionAlignmentSequen
 from fairseq_hier.recipes.settings import PAPERS, generation_settings
 from fairseq_hier.tasks.hierarchical_summarization import HierarchicalSummarizationConfig
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPM = Path("/work/shared/wikisum/spm9998_3.model")
 
 

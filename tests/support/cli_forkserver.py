@@ -1,7 +1,7 @@
 """Run console scripts of this virtualenv as forks of one warm process (test helper).
 
 Every fairseq command spends ~4 s importing torch and fairseq before it does anything; tests that
-run dozens of tiny commands (tests/test_precision.py: each architecture trained and decoded in
+run dozens of tiny commands (tests/training/test_precision.py: each architecture trained and decoded in
 three precisions) would spend most of their time there. This server imports the console scripts'
 entry points once (``fairseq_cli.train:cli_main`` ...: the functions ``fairseq-train`` and the
 others call), then runs each command in a forked child with its own ``sys.argv``, its stdout and
@@ -22,7 +22,7 @@ job starts once the jobs it needs succeeded (skipped, with ``rc`` null, when one
 line on stdout per request once all its jobs ended: ``{id: {"rc", "seconds", "cpu"}}`` (wall and
 CPU seconds).
 
-Usage: ``python tests/cli_forkserver.py`` (see :func:`run_jobs`).
+Usage: ``python tests/support/cli_forkserver.py`` (see :func:`run_jobs`).
 """
 
 import contextlib

@@ -11,7 +11,7 @@ checkpoint in fairseq's real layout (conftest):
   examples/hat_icsi end to end (appearance-order segments, from the arXiv-trained HAT).
 
 The scores each decode step saves in the run folder's test.rouge.txt are checked against its
-written (PTB-tokenised) hypotheses and references re-scored (tests/rouge_oracle.py): ROUGE-1.5.5
+written (PTB-tokenised) hypotheses and references re-scored (tests/support/rouge_oracle.py): ROUGE-1.5.5
 with the recipe's flags (-zs), and rouge-score's own RougeScorer for the --also-rouge-score
 block. Each model kind's run folder (WORK/checkpoints/KIND) holds run.json, train.log, the
 checkpoints and the decoded test set.

@@ -19,7 +19,7 @@ The one inherent exception is ``paragraph_ranker`` on a batch whose titles are A
 allows empty titles: ``t_hat = 0``): its title LSTM then gets no gradient. The test names exactly
 those parameters, shows that ``pytorch_ddp`` fails on them and that ``--find-unused-parameters``
 fixes it (the README's table says so). The 2-process runs with the real backend are in
-tests/test_distributed.py.
+tests/training/test_distributed.py.
 """
 
 import argparse

@@ -389,7 +389,7 @@ def test_filler_words_file_and_default_lexicon(tmp_path):
     assert {"{vocalsound}", "{disfmarker}", "{gap}", "{pause}", "{nonvocalsound}", "{comment}",
             "um", "uh", "uhm", "hmm", "mm", "mm-hmm", "uh-huh"} == AMI_FILLERS
     # "Hmm?" opens the turn: its "?" has no word before it; "uh-huh!" keeps its sentence end in
-    # its place and takes the comma before it (tests/test_ami_fillers.py: the whole rule)
+    # its place and takes the comma before it (tests/readers/test_ami_fillers.py: the whole rule)
     assert filter_fillers("Hmm? well ,  uh-huh! umbrella", AMI_FILLERS) == \
         ("well! umbrella", 2, 2)
 

@@ -1,6 +1,6 @@
 """The fixes of fairseq_hier.compat: safe checkpoint loading (scoped to fairseq's
 checkpoint_utils and distributed broadcast; the console-script tests are
-tests/test_safe_loading.py) and fairseq's CPU n-gram blocking."""
+tests/house/test_safe_loading.py) and fairseq's CPU n-gram blocking."""
 
 import argparse
 import os
@@ -52,7 +52,7 @@ def test_distributed_broadcast_loads_checkpoints_and_nothing_else_changes(tmp_pa
     """Ranks > 0 rebuild a broadcast checkpoint with fairseq.distributed.utils' torch.load
     (_broadcast_object_slow): what rank 0 broadcasts is the state load_checkpoint_to_cpu
     returned (cfg an omegaconf DictConfig). The end-to-end resume of 2 workers is
-    tests/test_distributed.py."""
+    tests/training/test_distributed.py."""
     import io
 
     import fairseq.trainer

@@ -6,7 +6,7 @@ in example order, '<unk>' -> 'UNK' and '<'/'>' -> ' ' on both sides, then `fairs
 (test.rouge_whole.txt), all in the run folder WORK/checkpoints/RUN beside the checkpoint; table.py
 reads them there. And the recipe's defaults per system, through train.sh and decode.sh with
 fairseq-train / fairseq-generate replaced by recorders of their arguments.
-The printed scores must equal the written files re-scored (tests/rouge_oracle.py): ROUGE-1.5.5
+The printed scores must equal the written files re-scored (tests/support/rouge_oracle.py): ROUGE-1.5.5
 with the recipe's flags and rouge-score's own RougeScorer.
 """
 

@@ -16,7 +16,7 @@ from fairseq_hier.data.dependency import (CONTINUATION, NOT_A_WORD, DependencyPa
                                           source_words)
 from fairseq_hier.errors import HierError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 N = NOT_A_WORD
 C = CONTINUATION
 

@@ -2,7 +2,7 @@
 its outputs, exit status 1, and leaves no file behind, whatever closing the files raises (each
 close fails to flush again). One writer of each kind: text files (rank-labels), numpy arrays
 streamed by a StagedWriter (graph), a matplotlib figure (heatmap); fairseq's dataset builders
-(extract-attention) in tests/test_attention_alignment.py."""
+(extract-attention) in tests/generation/test_attention_alignment.py."""
 
 import os
 

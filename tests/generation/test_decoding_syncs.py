@@ -63,7 +63,7 @@ def _caller() -> str:
         name = frame.f_code.co_filename
         if not name.startswith(TORCH_DIR) and not (name == __file__
                                                    and frame.f_code.co_name in DETECTOR):
-            for root in ("site-packages/", os.path.dirname(os.path.dirname(__file__)) + "/"):
+            for root in ("site-packages/", os.path.dirname(os.path.dirname(os.path.dirname(__file__))) + "/"):
                 name = name.split(root)[-1]
             return f"{name}:{frame.f_code.co_name}"
         frame = frame.f_back

@@ -13,7 +13,7 @@ through the real fairseq-generate, fairseq-interactive and fairseq-validate:
   chunk limit and positions are taken, reach the generator (its length warning) and the split
   checks (a chunk of 10 tokens is refused with the limit 8 + EOS); a different limit is warned about.
 
-All commands run as forks of the warm server (tests/cli_forkserver.py), two at a time.
+All commands run as forks of the warm server (tests/support/cli_forkserver.py), two at a time.
 """
 
 import random

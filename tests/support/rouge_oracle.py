@@ -2,7 +2,7 @@
 ``rouge.txt``) must equal the files it wrote, scored again independently of the recipe:
 
 - ROUGE-1.5.5: :func:`fairseq_hier.scoring.rouge.rouge_scores` with the recipe's own flags (``-e``,
-  ``-zs``), whose output tests/test_rouge.py compares with a direct run of the official perl;
+  ``-zs``), whose output tests/scoring/test_rouge.py compares with a direct run of the official perl;
 - rouge-score (the ``--also-rouge-score`` block): Google's own ``RougeScorer`` on texts built
   here (the summaries' sentences on newlines);
 - several references per summary, any number each: ROUGE-1.5.5.pl itself run on SEE files and

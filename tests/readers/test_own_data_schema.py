@@ -2,7 +2,7 @@
 ``fairseq-hier-jsonl-to-raw``, ``fairseq-hier-sentence-bos --format jsonl`` and
 ``fairseq-hier-summarize``; the inference pipelines split documents as the converters do; any
 number of references per example for ``fairseq-hier-rouge`` (a ``.refs.jsonl`` file), checked
-against ROUGE-1.5.5.pl run directly (tests/rouge_oracle.py)."""
+against ROUGE-1.5.5.pl run directly (tests/support/rouge_oracle.py)."""
 
 import json
 import logging

@@ -106,7 +106,7 @@ def evil(files, name):
 def outcomes(files):
     """Every command-line case, run once through the console scripts: {case: (outcome, extra)}
     with ``outcome.returncode`` and ``outcome.stdout`` (stdout and stderr). fairseq-generate's
-    cases run as forks of one warm process (tests/cli_forkserver.py: the console script's entry
+    cases run as forks of one warm process (tests/support/cli_forkserver.py: the console script's entry
     point, its exception hook included), ours and the one needing an environment variable as
     subprocesses, two at a time."""
     bad, source, root = files["bad"], files["raw"] / "test.src", files["root"]

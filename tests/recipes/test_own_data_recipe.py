@@ -2,7 +2,7 @@
 writes (the schema of docs/data-formats.md) and tiny models: pht (sentencepiece, tf-idf ranking),
 hat_bart_base fine-tuned from a tiny BART in fairseq's layout (GPT-2 BPE), one report over both
 run folders, and new documents summarised from a run folder (document translation:
-tests/test_own_data_mt.py)."""
+tests/recipes/test_own_data_mt.py)."""
 
 import json
 import random

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "gpu_check.py"
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("GPU_CHECK_")}
 ENV.update(PYTHONWARNINGS="ignore", OMP_NUM_THREADS="1")

@@ -4,7 +4,7 @@ fairseq 0.12 sets ``args.tpu`` whenever ``--bf16`` is given: ``fairseq-train --b
 in ``utils.get_tpu_device`` (``import torch_xla``) on CUDA and CPU alike, and
 ``fairseq-generate --bf16`` silently decodes in float32 (output identical to float32).
 ``fairseq_hier.compat.patch_bf16_without_tpu`` fixes both; checked here on the parsed options,
-and through the real CLIs for every architecture in tests/test_precision.py (training logs
+and through the real CLIs for every architecture in tests/training/test_precision.py (training logs
 "--bf16: training in torch.bfloat16", generation "loaded in torch.bfloat16", scores near
 float32's; fairseq-validate --bf16 with the attention predictor there too).
 """

@@ -20,7 +20,7 @@ from fairseq_hier.baselines.lead import lead
 SPLITS = ("train", "valid", "test")
 FILES = [f"{s}.{e}" for s in SPLITS for e in ("src", "tgt", "facts.jsonl")]
 VALUE_ATTR = {v: a for a, vs in mdc.VALUES.items() for v in vs}
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def generate(folder: Path, *args) -> Path:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "fairseq_hier"
 # room -> the rooms it may import (docs/design.md, "What each package holds and may import");
 # a room is a subpackage or a top-level module of fairseq_hier; benchmarks/ is a room of its own

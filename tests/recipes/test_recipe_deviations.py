@@ -22,7 +22,7 @@ from typing import Callable, Dict, NamedTuple, Tuple
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TITLE = "## Deviations from the paper"
 # every recipe README that follows a paper (examples/demo has no README: it follows none)
 READMES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").glob("*/README.md"))

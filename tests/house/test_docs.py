@@ -13,7 +13,7 @@ component exists at the repository root or beside the page (`examples/...`, `fai
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FRONT_PAGE_MAX_LINES = 300
 
 # a fenced code block, removed before links and spans are read (shell and Python, not prose)

@@ -1,6 +1,6 @@
 """Every architecture fairseq-hier registers, built tiny in-process, with a fixed tiny batch and a
-scalar training loss: shared by tests/test_checkpoint_activations.py and
-tests/test_unused_parameters.py (imported by name, as conftest is).
+scalar training loss: shared by tests/models/test_checkpoint_activations.py and
+tests/models/test_unused_parameters.py (imported by name, as conftest is).
 
 ``OUR_ARCHS`` lists the registered names; :func:`registered_archs` reads fairseq's registries,
 so a test can assert that the list is complete (a new architecture must be added here).

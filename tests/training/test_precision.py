@@ -8,7 +8,7 @@ logits and gradients finite, logits within a stated tolerance of float32, gradie
 same way (cosine), and the rows that are fully masked get what they must (absent paragraphs
 exactly zero attention; a predictor row without paragraphs exactly 0).
 
-Through the real commands (forked from one warm process, ``tests/cli_forkserver.py``): every
+Through the real commands (forked from one warm process, ``tests/support/cli_forkserver.py``): every
 architecture trains 2 updates with ``--bf16`` and with ``--fp16``, and
 decodes (``fairseq-generate``; ``fairseq-validate`` for the predictor) in float32, ``--bf16`` and
 ``--fp16``, including the attention-alignment generator (``--attention-alignment`` with a

@@ -2,7 +2,7 @@
 WIKI.{train,valid,test}.N.pt lists of dicts (src / tgt / tgt_str), ids from the real
 spm9998_3.model when ../shared/wikisum has it, else from a small model trained here with the same
 special pieces. prepare.sh -> train_pht.sh -> decode.sh (fairseq CLIs + official ROUGE). The
-scores the recipe prints are checked against its written files re-scored (tests/rouge_oracle.py):
+scores the recipe prints are checked against its written files re-scored (tests/support/rouge_oracle.py):
 ROUGE-1.5.5 with the recipe's flags, and rouge-score's own RougeScorer for --also-rouge-score."""
 
 import json
