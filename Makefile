@@ -43,18 +43,18 @@ test: install
 	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder tests
 
 benchmark: install
-	$(PY) benchmarks/efficiency.py
+	$(PY) benchmarks/training_cost.py
 	$(PY) benchmarks/decoding_speed.py
 	$(PY) benchmarks/alignment_speed.py --until-decided
-	$(PY) benchmarks/hat_efficiency.py
-	$(PY) benchmarks/doc_mt_efficiency.py
+	$(PY) benchmarks/hat_training_cost.py
+	$(PY) benchmarks/doc_mt_training_cost.py
 	$(PY) benchmarks/parsing_speed.py --until-decided
 	$(PY) benchmarks/doc_mt_prepare_speed.py
 	$(PY) benchmarks/prepare_speed.py
 
 # GPU readiness in one command (docs/gpu.md): every architecture through fairseq-train in fp32,
 # --bf16 and --fp16 first, then fairseq-generate, then the benchmarks on CUDA in bf16
-# (efficiency.py at 3000 tokens first), a 2-process torchrun run and the 11 GiB max-batch search;
+# (training_cost.py at 3000 tokens first), a 2-process torchrun run and the 11 GiB max-batch search;
 # GPU_CHECK_JOBS steps at once (4 on a GPU). GPU_CHECK_OUT (gpu_check/) gets table.md and
 # gpu_check.json, rewritten as each step starts or ends; GPU_CHECK_BUDGET=SECONDS stops it in
 # time (the steps left "not run", exit 3). GPU_CHECK_DRY_RUN=1: the same on the CPU at the

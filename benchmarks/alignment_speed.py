@@ -1,34 +1,15 @@
 """Decoding time of attention alignment vs vanilla beam search, same model, same inputs.
 
+fairseq's SequenceGenerator vs ours with ``attalign`` (also timed: live-beam ranking, strCov, and
+without a checkpoint fairseq's flat ``transformer`` on the flattened sources): alternated rounds
+in process CPU time, ratios of the medians with 95% bootstrap intervals; ``--until-decided``
+adds rounds until ``align_time_ratio``'s interval lies on one side of the 1.10 target.
+Protocol and the JSON keys: docs/benchmarks.md, section alignment_speed.py.
+
     python benchmarks/alignment_speed.py [--repeats 6] [--until-decided] [--max-repeats 40]
     python benchmarks/alignment_speed.py --checkpoint demo_work/checkpoints/pht/checkpoint_last.pt \\
         --predictor demo_work/checkpoints/attention_predictor/checkpoint_best.pt \\
         --data demo_work/data-bin --max-paragraphs 30 --max-paragraph-tokens 100
-
-Vanilla = fairseq's own SequenceGenerator; aligned = our generator with ``attalign`` (the
-predictor runs on the encoder output, eta(y) is tracked every step, Eq. 17 at finalisation);
-also timed: live-beam ranking and strCov. Without a checkpoint the model is a randomly
-initialised PHT of the paper's size (3+3 layers, d 256, 30 paragraphs x 100 tokens; ``--widths
-tiny`` for smoke runs); ``--min-len`` = ``--max-len`` then makes every hypothesis run the same
-number of steps in both generators (a random model would otherwise stop at arbitrary points).
-
-Also timed, without a checkpoint: fairseq's flat ``transformer`` of the same widths (3+3 layers,
-d 256, FFN 1024, 4 heads, shared embeddings) decoding the same sources, flattened as the task
-does (present paragraphs joined by a separator symbol, then EOS), with fairseq's generator and
-the same rules; ``pht_decode_ratio_to_flat`` = PHT vanilla median / flat median (target <= 1.1).
-
-Measurement: after one warm-up call each, ``--repeats`` rounds of one call of every decoder, the
-order reversed every other round; each call timed in this process's CPU time (``--clock cpu``,
-the default: time stolen by other processes on a shared machine does not inflate it; it counts
-every thread's time) or wall time (``--clock wall``). Each ratio is the ratio of the medians,
-with a 95% bootstrap interval over the rounds (resampled together). ``--until-decided`` adds
-rounds, up to ``--max-repeats``, until the interval of ``align_time_ratio`` lies on one side of
-the 1.10 target.
-
-The last output line is a JSON object with ``align_time_ratio`` (target <= 1.10),
-``align_live_time_ratio``, ``strcov_time_ratio``, ``pht_decode_ratio_to_flat``, each with its
-``_ci95``, the raw median seconds they divide (``seconds``: {decoder: median}), ``clock`` and
-``rounds``.
 """
 
 import argparse
@@ -40,11 +21,11 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/__init__.py says why
 
 import fairseq_hier  # noqa: E402,F401
 from fairseq.data import Dictionary  # noqa: E402
+from fairseq.models import ARCH_CONFIG_REGISTRY  # noqa: E402
 from fairseq.sequence_generator import SequenceGenerator  # noqa: E402
 
 from fairseq_hier.generation.sequence_generator import AttentionAlignmentSequenceGenerator  # noqa: E402
@@ -52,9 +33,10 @@ from fairseq_hier.models.attention_predictor import (  # noqa: E402
     AttentionPredictorConfig,
     AttentionPredictorModel,
 )
-from fairseq_hier.models.hierarchical_transformer import PHTModel, _papers_defaults  # noqa: E402
+from fairseq_hier.models.hierarchical_transformer import PHTModel  # noqa: E402
 
-from efficiency import TINY, median_ratio  # noqa: E402
+from benchmarks.harness import median_ratio  # noqa: E402
+from fairseq_hier.analysis.efficiency import TINY  # noqa: E402
 
 TARGET = 1.10
 # widths -> PHT options set before the papers' defaults (the flat model and the predictor follow)
@@ -68,7 +50,7 @@ def synthetic(args):
     for i in range(args.vocab):
         dictionary.add_symbol(f"w{i}")
     model_args = argparse.Namespace(**WIDTHS[args.widths])
-    _papers_defaults(model_args)
+    ARCH_CONFIG_REGISTRY["pht"](model_args)  # the papers' defaults
     task = argparse.Namespace(source_dictionary=dictionary, target_dictionary=dictionary)
     model = PHTModel.build_model(model_args, task).eval()
     predictor = AttentionPredictorModel(AttentionPredictorConfig(

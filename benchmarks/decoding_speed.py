@@ -1,41 +1,11 @@
 """Beam-search decoding cost of flat vs hierarchical models, side by side in one run (not a test).
 
-Sources of P=40 paragraphs x L=100 tokens (4000 source tokens), beam 5, and exactly T=200
-decoder steps per hypothesis (``min_len`` = ``max_len_b`` = T - 1: 199 tokens, then the forced
-EOS; a random model would otherwise stop at arbitrary points; every best hypothesis is checked
-to have T tokens), for:
-
-- ``transformer``: fairseq's Transformer on the flat 4000-token source (the last token EOS),
-  decoded by fairseq's ``SequenceGenerator``, as the translation task builds it;
-- ``pht``, ``vht`` (and ``liu_ht`` with ``--archs``): ``B x P x L`` sources, decoded by our
-  ``AttentionAlignmentSequenceGenerator`` with no alignment option, which is what the
-  hierarchical_summarization task builds for a hierarchical model (fairseq's beam search; our
-  generator only reads ``--max-len-a`` per source token);
-- ``hat`` (with ``--archs``): ``hat_transformer`` on the flat source, a BOS opening every
-  paragraph, fairseq's generator.
-
-Models: ``benchmarks/efficiency.py``'s, at its ``--widths`` (default ``same``: 3+3 layers, d=256,
-FFN 1024, 4 heads, 32,000 symbols), randomly initialised (this measures cost, not quality), in
-eval mode. ``bf16``: the weights cast to bfloat16 (``model.to(torch.bfloat16)``), as
-``fairseq-generate --fp16`` casts them to half.
-
-Measured, per dtype:
-- time: every model in this one process, one warm-up decode each, then ``--repeats`` rounds of
-  one decode of the batch by every model, the order rotating between rounds, so drift of the
-  machine hits every model alike. CUDA: wall time after synchronising; CPU: process CPU time (as
-  the training benchmarks; about threads x wall seconds). Seconds per example = median decode /
-  batch size; ratios to ``transformer`` with a 95% bootstrap interval over the rounds;
-- peak memory of one decode above the state before it (weights and batch). CUDA:
-  ``torch.cuda.max_memory_allocated``; CPU: the running sum of torch.profiler's allocation events
-  (``efficiency.cpu_peak_mb``: exact for tensors, unlike an RSS delta, which keeps freed pages;
-  the profiled decode is an extra one, not timed).
-
-Defaults: CUDA batch 8, 5 rounds, fp32 and bf16; CPU batch 1, 3 rounds, fp32 (bf16 is emulated on
-CPUs without bfloat16 instructions; selectable with ``--dtype``); on 2 CPU cores about 5 min,
-estimated from a 50-step run on a busy machine (~10, 6 and 4.5 CPU-s per example for
-transformer, pht, vht). Last line: one JSON object with ``{arch}_decode_time_ratio``,
-``{arch}_decode_time_ratio_ci95`` and ``{arch}_decode_mem_ratio`` for every model but
-``transformer`` (bf16 keys end in ``_bf16``), then seconds per example, peak MB and the config.
+Sources of 40 paragraphs x 100 tokens, beam 5, exactly 200 decoder steps per hypothesis:
+fairseq's flat ``transformer`` with fairseq's generator vs ``pht``, ``vht`` (and ``liu_ht``,
+``hat`` with ``--archs``) with the generator their task builds, randomly initialised at
+``benchmarks/training_cost.py``'s widths. Time per example (alternated rounds in one process),
+peak memory of one decode, and the ratios to ``transformer`` with a 95% bootstrap interval.
+Protocol, options and the JSON keys: docs/benchmarks.md, section decoding_speed.py.
 
     python benchmarks/decoding_speed.py [--archs transformer,pht,vht] [--batch-size N]
         [--repeats N] [--dtype fp32,bf16] [--device cpu|cuda] [--widths same|paper|tiny]
@@ -47,9 +17,12 @@ import json
 import statistics
 import sys
 import time
+from pathlib import Path
 
-from efficiency import (DTYPES, HIERARCHICAL, WIDTHS, bootstrap, build_model, make_batch,
-                        parse_list, peak_mb)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/__init__.py says why
+from benchmarks.harness import bootstrap, parse_list  # noqa: E402
+from fairseq_hier.analysis.efficiency import (DTYPES, HIERARCHICAL, WIDTHS,  # noqa: E402
+                                              build_model, make_batch, peak_mb)
 
 ARCHS = ("transformer", "pht", "vht", "liu_ht", "hat")
 DEFAULT_ARCHS = ("transformer", "pht", "vht")
@@ -74,7 +47,7 @@ def parse_args(argv=None):
     parser.add_argument("--device", choices=("cpu", "cuda"), default=None,
                         help="default: cuda if available")
     parser.add_argument("--widths", choices=WIDTHS, default="same",
-                        help="as benchmarks/efficiency.py (tiny: smoke tests)")
+                        help="as benchmarks/training_cost.py (tiny: smoke tests)")
     parser.add_argument("--paragraphs", type=int, default=40, help="P, paragraphs per source")
     parser.add_argument("--paragraph-tokens", type=int, default=100, help="L, tokens per paragraph")
     parser.add_argument("--target-steps", type=int, default=200,

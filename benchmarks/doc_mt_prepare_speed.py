@@ -1,30 +1,17 @@
 """Preparation speed of the document-translation recipes, and the time estimates it gives for the
 paper's corpora (not a test).
 
-Writes a synthetic training split in our raw layout (``WORK/PAIR/raw/train.{SRC,TGT,docids}``,
-plus small valid/test splits), runs the recipes' own preparation script on it
-(``examples/doc_mt_common/prepare.sh``: ``fairseq-hier-doc-tokenize`` with ``--workers``, ``fastbpe
-learnbpe`` with the paper's 40000 joint merges, ``fairseq-hier-doc-chunk`` at 512 tokens,
-``fairseq-preprocess --joined-dictionary``), reads the time of each step from its log, and prints
-words per second per step and, from these rates, the time each step would take on the paper's
-training sets (004 Table 2: documents x English words per document). Each pair is prepared at
-two sizes (``--docs``): a step's rate is the marginal one between them and its start-up time
-(imports, fairseq's dictionary pass) the rest, so an estimate is start + words / rate.
-
-The text: sentences of 22 words (WMT news sentences' usual length; Table 2's En-De documents hold
-354 words) drawn from a Zipf distribution over 60000 made-up word types of 2-12 letters, with
-capitals, commas, hyphens and a final full stop, 16 sentences a document; German-like and
-Czech-like sides the same way, and for Zh-En a Chinese side of 1.8 CJK characters per English
-word (Table 2: 3775 Zh vs 2107 En per talk) drawn from the common range. Real text has more word
-types than this (BPE learning time grows with them) and other punctuation, so the estimates are
-orders of magnitude to plan with, not promises.
+Writes a synthetic training split in our raw layout (Zipf-distributed made-up words,
+``benchmarks/synthetic_text.py``), runs ``examples/doc_mt_common/prepare.sh`` on it at two
+sizes (``--docs``), reads each step's time from its log and prints words per second per step and
+the time each step would take on the paper's training sets (004 Table 2). Protocol and what the
+text is like: docs/benchmarks.md, section doc_mt_prepare_speed.py.
 
     python benchmarks/doc_mt_prepare_speed.py [--docs 400,2000] [--pairs en-de,zh-en,en-cs]
         [--work DIR] [--workers 2]
 """
 
 import argparse
-import itertools
 import json
 import os
 import random
@@ -36,27 +23,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from fairseq_hier.data.documents import Document, write_documents
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/__init__.py says why
+from benchmarks.synthetic_text import word_sampler  # noqa: E402
+from fairseq_hier.readers.documents import Document, write_documents  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PREPARE = ROOT / "examples" / "doc_mt_common" / "prepare.sh"
 # the commands prepare.sh calls (fastbpe, fairseq-hier-*, fairseq-preprocess): this Python's first
 TOOLS_PATH = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
-SENTENCE_WORDS, DOC_SENTENCES, TYPES, ZH_CHARS_PER_WORD = 22, 16, 60000, 1.8
+SENTENCE_WORDS, DOC_SENTENCES, ZH_CHARS_PER_WORD = 22, 16, 1.8
 # 004 Table 2: training documents, English words per document (the source side of En-De and
 # En-Cs, the target side of Zh-En); the rates are per English word, both sides processed
 PAPER = {"en-de": ("WMT20 En-De", 363_000, 354), "en-cs": ("WMT20 En-Cs", 42_000, 738),
          "zh-en": ("TED17 Zh-En", 1_906, 2107)}
-
-
-def word_sampler(rng, seed):
-    """A function k -> k words drawn by ``rng``, Zipf-distributed over TYPES made-up word types
-    (the types themselves fixed by ``seed``)."""
-    wrng = random.Random(seed)
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    types = ["".join(wrng.choice(letters) for _ in range(wrng.randint(2, 12))) for _ in range(TYPES)]
-    cumulative = list(itertools.accumulate(1.0 / rank for rank in range(1, TYPES + 1)))
-    return lambda k: rng.choices(types, cum_weights=cumulative, k=k)
 
 
 def latin_sentence(rng, words):

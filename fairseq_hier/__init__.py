@@ -1,55 +1,12 @@
 """fairseq-hier: hierarchical Transformers for long and multi-document inputs.
 
-Load with ``--user-dir path/to/fairseq_hier`` or after ``pip install -e .`` with
-``--user-dir $(python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))')``.
-Registration (:func:`register`) applies the fixes of :mod:`fairseq_hier.compat` and registers, by
-name:
-
-- task ``hierarchical_summarization`` (fairseq_hier/tasks/hierarchical_summarization.py)
-- models/architectures ``pht``, ``pht_1layer``, ``vht``, ``vht_1layer``
-  (fairseq_hier/models/hierarchical_transformer.py)
-- task ``attention_prediction`` (fairseq_hier/tasks/attention_prediction.py), model/architecture
-  ``attention_predictor`` (fairseq_hier/models/attention_predictor.py) and criterion
-  ``attention_mse`` (fairseq_hier/criterions/attention_mse.py): the attention-prediction model of
-  attention alignment (001 Sec. 4.2.1)
-- models/architectures ``hat`` (``hat_bart_large``, ``hat_bart_base``), ``long_bart``
-  (``long_bart_large``, ``long_bart_base``), ``hat_transformer`` (``hat_transformer_wmt_en_de``,
-  ``hat_transformer_iwslt_zh_en``) (fairseq_hier/models/hat.py) and task ``hat_summarization``
-  (fairseq_hier/tasks/hat_summarization.py): HAT, paper 004
-- model/architecture ``liu_ht`` (fairseq_hier/models/liu_ht.py): Liu & Lapata's Hierarchical
-  Transformer (002), local and global layers, graph-informed attention with the task's
-  ``--paragraph-graph`` (graphs written by ``fairseq-hier-graph``, fairseq_hier/data/graphs.py)
-- task ``paragraph_ranking`` (fairseq_hier/tasks/paragraph_ranking.py), model/architecture
-  ``paragraph_ranker`` (fairseq_hier/models/paragraph_ranker.py) and criterion
-  ``paragraph_ranking`` (fairseq_hier/criterions/paragraph_ranking.py): Liu & Lapata's learned
-  paragraph ranker (002 Sec. 3.1)
-- models/architectures ``parsingsum_ft`` and ``parsingsum_ht`` (fairseq_hier/models/parsingsum.py):
-  ParsingSum's linguistic-guided attention (003), reading the dependency parse that the task's
-  ``--dependency-parse`` loads (written by ``fairseq-hier-parse`` and ``fairseq-hier-deps``,
-  fairseq_hier/data/dependency.py)
-
-When registration happens. Importing this package itself is light (standard library only), so
-that the scoring commands (``rouge``, ``fairseq-hier-lead``, ``fairseq-hier-hypotheses``, and
-``fairseq-hier-wikisum-to-raw``, which needs torch but not fairseq) start in well under a second
-instead of paying ~4 s for fairseq and torch. Registration then happens exactly once, as soon
-as fairseq is (or becomes) part of the process:
-
-- ``--user-dir``: fairseq's ``utils.import_user_module`` imports this package after fairseq, so
-  the import registers everything at once (then fairseq imports ``tasks/`` and ``models/``
-  again, which is a no-op);
-- a Python user who has imported fairseq first: ``import fairseq_hier`` registers;
-- ``import fairseq_hier`` before fairseq: a light import hook (:class:`_RegisterWithFairseq`)
-  registers right after fairseq's own package has been imported, or, when fairseq is imported
-  by one of our modules (``from fairseq_hier.models... import ...``), right after that
-  subpackage of ours has been imported (never in the middle of it, which would be circular);
-- explicitly: ``fairseq_hier.register()`` (idempotent), e.g. to fail early if fairseq is missing.
-
-Without fairseq. fairseq-fixed is not a declared dependency (its torchaudio pin would pull a
-second torch): ``scripts/install.sh`` installs it with ``--no-deps``. Where it is missing,
-``import fairseq_hier`` raises :class:`FairseqMissing`, whose one line names that install step;
-uncaught, it prints that line alone (:func:`fairseq_hier.errors.install_excepthook`), so every
-command of ours says so instead of failing later. Only fairseq's package is looked for, not
-imported: the import stays light.
+Load with ``--user-dir path/to/fairseq_hier`` or, after ``pip install -e .``, with the path
+``python -c 'import fairseq_hier, os; print(os.path.dirname(fairseq_hier.__file__))'`` prints.
+:func:`register` applies :mod:`fairseq_hier.compat`'s fixes and registers our tasks, models,
+architectures and criterions with fairseq, once, as soon as fairseq is in the process (the
+import hook :class:`_RegisterWithFairseq`). Importing this package is light: the standard
+library only, so the scoring commands start without torch or fairseq; without fairseq it raises
+:class:`FairseqMissing`. What it registers and when: docs/models.md, section fairseq_hier.
 """
 
 import importlib.abc

@@ -1,18 +1,9 @@
 """How fairseq-hier fails: one error class for what a user can fix, and one way to print it.
 
-:class:`HierError` is raised for bad input, options, files and checkpoints: its message names the
-file, line, example or option and what is wrong. It subclasses ``ValueError``, so callers that
-catch ``ValueError`` keep working.
-
-Every command of ours runs through :func:`run_main` (``fairseq_hier.cli.common.run_command``):
-a :class:`HierError` or an ``OSError`` (permission denied, is a directory, disk full ...) becomes
-one line, ``PROG: error: <what> (<file>)``, and exit status 1; Ctrl-C (or SIGTERM) unwinds the
-stack, so every output still being written is removed (:mod:`fairseq_hier.io`), prints
-``PROG: interrupted`` and exits with 130 (143 for SIGTERM). fairseq's own commands
-(``fairseq-train``, ``fairseq-generate`` ...) print only that one line for a :class:`HierError`
-through the exception hook :func:`install_excepthook`, which the plugin installs when fairseq
-loads it; every other exception keeps its traceback.
-
+:class:`HierError` (a ``ValueError``) names the file, line, example or option and what is wrong;
+:func:`run_main` turns it, an ``OSError`` or an interrupt into one line and an exit status;
+:func:`install_excepthook` does the same inside fairseq's own commands. The rules: docs/design.md,
+section fairseq_hier.errors.
 Standard library only.
 """
 

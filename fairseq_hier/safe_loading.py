@@ -1,28 +1,11 @@
 """Checkpoints are loaded without running code, and a file that is not a checkpoint is one line.
 
-A checkpoint is a pickle, and a pickle may call any function while it is read: ``torch.load(f,
-weights_only=False)`` of a downloaded ``model.pt`` runs whatever its author put in it. Every
-checkpoint fairseq-hier and fairseq read (:mod:`fairseq_hier.compat` routes fairseq's
-``checkpoint_utils`` here) is therefore read with torch's safe unpickler (``weights_only=True``),
-which builds tensors and plain containers only, plus the classes of :func:`checkpoint_globals`:
-what fairseq's checkpoints (of every era) and ours hold, all of them data whose rebuilding runs
-no code of the file's choosing. The allow list is scoped to the loading call
-(``torch.serialization.safe_globals``); every other ``torch.load`` of the process keeps torch's
-own default.
-
-A checkpoint holding any other global is refused before that global is called, with one line
-naming the global and the file (:class:`UnsafeCheckpoint`). A user who trusts the file loads it
-the old way (``weights_only=False``, with a logged warning): ``--trust-checkpoint`` on our
-commands that load checkpoints (``fairseq-hier-summarize``, ``fairseq-hier-rank``,
-``fairseq-hier-extract-attention``, ``fairseq-hier-attention-cosine``,
-``fairseq-hier-record --print-arch``), ``trust_checkpoint=True`` in the Python API (both through
-:func:`trusting`), or the environment variable ``FAIRSEQ_HIER_TRUST_CHECKPOINT=1`` for fairseq's
-own commands (``fairseq-generate``, ``fairseq-train --restore-file`` ...), which take no options
-of ours.
-
-A file torch cannot read (truncated, corrupt, random bytes, empty, text) and a pickle that is not
-a fairseq checkpoint (a bare state dict, a tensor) are :class:`UnreadableCheckpoint`: one line
-naming the file and what is wrong, instead of a pickle or zip traceback.
+Every checkpoint is read with torch's safe unpickler plus the allow list of
+:func:`checkpoint_globals`; another global is :class:`UnsafeCheckpoint`, an unreadable file or a
+pickle that is no checkpoint :class:`UnreadableCheckpoint`; :func:`trusting` is the way around
+(``--trust-checkpoint``, ``FAIRSEQ_HIER_TRUST_CHECKPOINT=1``). Why and how: docs/inference.md,
+section fairseq_hier.safe_loading.
+Imports ``fairseq_hier.errors``; torch, numpy, omegaconf and fairseq inside functions.
 """
 
 import argparse

@@ -4,15 +4,10 @@ Trains every architecture (:data:`ARCHS`) a few updates in fp32, ``--fp16`` and 
 project's commands and compares the half-precision runs' first loss with fp32's
 (:data:`LOSS_RTOL`); evaluates each checkpoint; runs the benchmarks on the device in bfloat16 and
 a 2-process ``torchrun``. Each step is a forked child of this process, which imported fairseq once
-and never initialises CUDA; :func:`run_order` starts every training first, then the evaluations,
-then :data:`BENCHMARK_ORDER`; ``--jobs`` steps run at once, a timed benchmark alone.
-
-``OUT/table.md`` and ``OUT/gpu_check.json`` are rewritten together, atomically, whenever a step
-starts or ends: a killed run leaves what it found (``"finished": false``). ``--budget`` seconds
-after the start no step starts and the running ones are stopped; a step that did not run to its
-end is ``not run``, never passed. Exit status: 0 every step passed; 1 a step or a check failed
-(or a bad option, before anything runs); 3 none failed but some were not run; 130 / 143 SIGINT /
-SIGTERM (children stopped, final table and JSON written). ``--dry-run``: the same on the CPU.
+and never initialises CUDA (:func:`run_order`: trainings, evaluations, :data:`BENCHMARK_ORDER`).
+``OUT/table.md`` and ``OUT/gpu_check.json`` are rewritten atomically whenever a step starts or
+ends; ``--budget``, the exit statuses and ``--dry-run`` (the same on the CPU): docs/gpu.md.
+The architectures' traits come from fairseq_hier/recipes/architectures.py (:func:`traits`).
 
     python3 scripts/gpu_check.py [--dry-run] [--archs pht,vht] [--dtypes fp32,bf16]
         [--benchmarks efficiency,torchrun|all|none] [--jobs N] [--budget SECONDS] [--out DIR]
@@ -48,7 +43,7 @@ DTYPE_FLAGS = {"fp32": [], "fp16": ["--fp16"], "bf16": ["--bf16"]}
 RUN_DTYPES = ("fp32", "bf16", "fp16")
 BENCHMARKS = ("efficiency", "efficiency_other_lengths", "max_batch", "decoding_speed",
               "hat_efficiency", "doc_mt_efficiency", "parsing_speed", "torchrun")
-# the order the benchmarks run in, after the matrix: efficiency.py at 3000 tokens first (the
+# the order the benchmarks run in, after the matrix: training_cost.py at 3000 tokens first (the
 # hierarchical models' headline length), then the rest from the shortest GPU time measured on
 # an H100 (docs/gpu.md), so that a budget that runs out cuts the longest
 BENCHMARK_ORDER = ("efficiency", "torchrun", "decoding_speed", "parsing_speed", "hat_efficiency",
@@ -654,10 +649,21 @@ def python_step(func, *args):
     return run
 
 
+def traits(arch):
+    """``arch``'s row of the table of architectures (fairseq_hier/recipes/architectures.py):
+    task, kind of source, dependency parse ...; ``hat_transformer``: the IWSLT preset's."""
+    from fairseq_hier.recipes.architectures import architecture  # the checkout (cli_main)
+
+    return architecture({"hat_transformer": "hat_transformer_iwslt_zh_en"}.get(arch, arch))
+
+
 def data_steps(work, sizes, archs):
     """The data every architecture of ``archs`` needs, made with the project's commands:
     the demo corpus (fairseq-hier-demo-corpus), its data-bin (fairseq-preprocess), the chain
     parse (fairseq-hier-deps), HAT's BOS-marked copy and the ranker's data-bin and labels."""
+    # the checkout's package: cli_main puts it on sys.path
+    from fairseq_hier.recipes.architectures import SENTENCES
+
     raw, steps = work / "raw", []
     train, valid, test = sizes.corpus
     steps.append(Step("data-corpus", command(
@@ -667,7 +673,7 @@ def data_steps(work, sizes, archs):
         "fairseq-preprocess", "--source-lang", "src", "--target-lang", "tgt", "--trainpref",
         raw / "train", "--validpref", raw / "valid", "--testpref", raw / "test", "--destdir",
         work / "data-bin", "--joined-dictionary", "--workers", 1), ["data-corpus"]))
-    if {"parsingsum_ft", "parsingsum_ht"} & set(archs):
+    if {a for a in archs if traits(a).parse}:
         steps.append(Step("data-parse-copy", python_step(
             lambda: shutil.copytree(work / "data-bin", work / "parsed-bin")),
             ["data-preprocess"]))
@@ -680,7 +686,7 @@ def data_steps(work, sizes, archs):
                 raw / f"{split}.src", "--subword", "none", "--output-prefix",
                 work / "parsed-bin" / f"{split}.parse.chain"),
                 ["data-parse-copy", f"data-parse-{split}-conllu"]))
-    if {"hat_transformer", "hat_bart_base", "long_bart_base"} & set(archs):
+    if {a for a in archs if traits(a).layout == SENTENCES}:
         steps.append(Step("data-hat-raw", python_step(
             write_hat_raw, raw, work / "hat-raw", work / "hat-bin", sizes.paragraphs + 2,
             sizes.paragraph_tokens), ["data-corpus"]))
@@ -897,15 +903,15 @@ def benchmark_steps(args, sizes, work):
     """The benchmark steps of ``args.benchmarks`` ({name: step id}, steps). Every one but
     torchrun is timed, so runs alone (exclusive)."""
     py, device, dry = sys.executable, sizes.cuda, sizes.dry
-    # efficiency.py at its headline length first, the other lengths later (the dry run's 200
+    # training_cost.py at its headline length first, the other lengths later (the dry run's 200
     # tokens stand for 3000)
-    eff = [py, BENCH / "efficiency.py", "--device", device, "--dtype", "bf16", "--no-max-batch",
+    eff = [py, BENCH / "training_cost.py", "--device", device, "--dtype", "bf16", "--no-max-batch",
            *(["--widths", "tiny", "--steps", 1, "--one-process"] if dry else ["--steps", 10])]
     runs = {
         "efficiency": (process(*eff, "--lengths", 200 if dry else 3000), None),
         "efficiency_other_lengths": (process(*eff, "--lengths", "100,300" if dry
                                              else "1600,12000"), None),
-        "max_batch": (process(py, BENCH / "efficiency.py", "--device", device, "--dtype",
+        "max_batch": (process(py, BENCH / "training_cost.py", "--device", device, "--dtype",
                               "fp32,bf16", "--lengths", 1600, "--archs",
                               "transformer,transformer-S2,pht,vht", "--steps", 1,
                               "--one-process"),
@@ -916,10 +922,10 @@ def benchmark_steps(args, sizes, work):
             ["--widths", "tiny", "--paragraphs", 2, "--paragraph-tokens", 10, "--target-steps",
              4, "--beam", 2, "--repeats", 1, "--batch-size", 1] if dry else [])), None),
         # the dry run at short sources: their models keep their widths (BART base, zh_en)
-        "hat_efficiency": (process(py, BENCH / "hat_efficiency.py", "--device", device, "--dtype",
-                                   "bf16", *(["--lengths", 100, "--steps", 1] if dry else [])),
-                           None),
-        "doc_mt_efficiency": (process(py, BENCH / "doc_mt_efficiency.py", "--device", device,
+        "hat_efficiency": (process(py, BENCH / "hat_training_cost.py", "--device", device,
+                                   "--dtype", "bf16",
+                                   *(["--lengths", 100, "--steps", 1] if dry else [])), None),
+        "doc_mt_efficiency": (process(py, BENCH / "doc_mt_training_cost.py", "--device", device,
                                       "--dtype", "bf16", *(
             ["--dims", "zh_en", "--lengths", 88, "--steps", 1] if dry else [])), None),
         # LGA's training part only (--sentences 0): the parsing part needs spaCy

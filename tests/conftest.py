@@ -28,27 +28,27 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from cli_forkserver import gateway, run_jobs, stop_server  # noqa: E402
 
+from fairseq_hier.recipes.architectures import SMALL, cli_args  # noqa: E402
+from fairseq_hier.recipes.architectures import TINY_HAT as ARCHITECTURE_TINY_HAT  # noqa: E402
+
 BIN = Path(sys.executable).parent
 USER_DIR = str(ROOT / "fairseq_hier")
 # small model: fast on 2 CPU cores, same widths for every architecture
-SMALL_MODEL = ["--encoder-layers", "1", "--decoder-layers", "1", "--encoder-embed-dim", "32",
-               "--decoder-embed-dim", "32", "--encoder-ffn-embed-dim", "64",
-               "--decoder-ffn-embed-dim", "64", "--encoder-attention-heads", "2",
-               "--decoder-attention-heads", "2"]
+SMALL_MODEL = cli_args(SMALL)  # the table of architectures' small end-to-end model
 
 
 # The test files that take longest (seconds of test time on 2 cores, from `pytest --durations=0`),
 # longest first. They start first, so that the two workers of `make test` finish together instead
 # of one running a long file alone at the end (xdist's loadfile schedules files in this order with
 # --no-loadscope-reorder; by default it orders them by their number of tests).
-LONGEST_FILES = ("test_hat_recipes.py", "test_distributed.py", "test_wikisum_recipe.py",
-                 "test_gpu_check.py", "test_five_best.py", "test_parsingsum_e2e.py",
-                 "test_own_data_recipe.py", "test_precision.py", "test_workers.py",
-                 "test_doc_mt.py", "test_attention_alignment.py", "test_safe_loading.py",
-                 "test_own_data_mt.py", "test_command_failures.py", "test_interactive.py",
-                 "test_reliability_scoring.py", "test_startup.py", "test_report.py",
-                 "test_checkpoint_activations.py", "test_reliability_recipes.py",
-                 "test_mds_decode_recipe.py", "test_reliability_commands.py")
+LONGEST_FILES = ("test_hat_recipes.py", "test_wikisum_recipe.py", "test_gpu_check.py",
+                 "test_five_best.py", "test_distributed.py", "test_doc_mt.py",
+                 "test_own_data_recipe.py", "test_parsingsum_e2e.py", "test_precision.py",
+                 "test_safe_loading.py", "test_own_data_mt.py", "test_workers.py",
+                 "test_report.py", "test_attention_alignment.py", "test_command_failures.py",
+                 "test_reliability_recipes.py", "test_startup.py", "test_reliability_commands.py",
+                 "test_reliability_scoring.py", "test_mds_decode_recipe.py", "test_shards.py",
+                 "test_interactive.py", "test_hf_bart.py")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -317,10 +317,7 @@ def tiny_bart_flags(**overrides):
 
 
 # ------------------------------------------------------------- tiny models built in-process
-TINY_HAT = dict(encoder_layers=2, decoder_layers=2, encoder_embed_dim=16, decoder_embed_dim=16,
-                encoder_ffn_embed_dim=32, decoder_ffn_embed_dim=32, encoder_attention_heads=4,
-                decoder_attention_heads=4, max_source_positions=64, max_target_positions=64,
-                dropout=0.0)
+TINY_HAT = dict(ARCHITECTURE_TINY_HAT)  # HAT's tiny dims (fairseq_hier/recipes/architectures.py)
 
 
 def make_dict(n):
@@ -400,16 +397,16 @@ def random_prev_tokens(d, b, t, seed=1):
 
 def run_benchmark(name, argv, monkeypatch, capsys):
     """``benchmarks/NAME.py``'s main on CPU with ``argv``, in this process (fairseq's ~4 s import
-    paid once; the benchmarks import each other by module name, as when run as scripts) on one
+    paid once; the benchmarks import the package ``benchmarks``, as when run as scripts) on one
     thread (tiny ops on 2 busy cores: two threads only wait on each other); returns (stdout, the
     JSON of its last line)."""
     import torch  # the benchmark tests' only: the other tests' workers start without it
 
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    monkeypatch.syspath_prepend(str(ROOT))  # before pysbd's top-level package `benchmarks`
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        importlib.import_module(name).main(["--device", "cpu", *argv])
+        importlib.import_module(f"benchmarks.{name}").main(["--device", "cpu", *argv])
     finally:
         torch.set_num_threads(threads)
     out = capsys.readouterr().out

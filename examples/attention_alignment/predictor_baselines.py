@@ -13,7 +13,7 @@ import argparse
 import torch
 import torch.nn.functional as F
 
-from fairseq_hier.data.attention_labels import load_split
+from fairseq_hier.data.attention_prediction_dataset import load_split
 
 
 def evaluate(labels, predict):

@@ -31,12 +31,15 @@ if [[ ! -f "$LABELS/meta.json" ]]; then
   fairseq-hier-extract-attention "$WORK/data-bin" --path "$PHT" --destdir "$LABELS" \
     --splits train valid test --batch-size 64 2>&1 | grep -E "examples ->"
 fi
-# 2. the attention-prediction model (001 Sec. 4.2.1: 2 layers, dropout 0.5, MSE)
+# 2. the attention-prediction model (001 Sec. 4.2.1: 2 layers, dropout 0.5, MSE); its optimiser:
+# the table's (fairseq_hier/recipes/architectures.py)
 if [[ ! -f "$PRED/checkpoint_best.pt" ]] || ! grep -q "done training" "$PRED/train.log" 2>/dev/null; then
   mkdir -p "$PRED"
+  OPTIMISATION_TEXT=$(fairseq-hier-settings attention_predictor --stage paper-train)
+  mapfile -t OPTIMISATION <<< "$OPTIMISATION_TEXT"
   fairseq-train "$LABELS" --user-dir "$ROOT/fairseq_hier" --task attention_prediction \
     --arch attention_predictor --criterion attention_mse --input-dim 128 \
-    --encoder-ffn-embed-dim 512 --encoder-attention-heads 4 --optimizer adam --lr 5e-4 \
+    --encoder-ffn-embed-dim 512 --encoder-attention-heads 4 "${OPTIMISATION[@]}" \
     --batch-size 32 --max-epoch 12 --save-dir "$PRED" --no-epoch-checkpoints --num-workers 0 \
     --log-interval 100 --seed "${SEED:-1}" --no-progress-bar 2>&1 | tee "$PRED/train.log" \
     | grep -E "\| valid \||done training"
@@ -48,9 +51,12 @@ python examples/attention_alignment/predictor_baselines.py "$LABELS" --split tes
   | tee -a "$OUT/predictor_test.txt"
 python examples/attention_alignment/tfidf_ranker_scores.py "$WORK/raw/test.src" > "$OUT/test.scores"
 
-# 3. decode the test set with each strategy; identical rules otherwise (000/001 Sec. 4.2/5.2)
-RULES=(--beam 5 --no-repeat-ngram-size 3 --block-previous-tokens 2 --max-len-b 80
-       --batch-size 50 --required-batch-size-multiple 1 --num-workers 0)
+# 3. decode the test set with each strategy; identical rules otherwise (000/001 Sec. 4.2/5.2: beam
+# 5, trigram blocking, no repeat of the two previous tokens, at most 80 tokens here; the table's,
+# fairseq_hier/recipes/architectures.py, pht's alignment_demo)
+DECODING=$(fairseq-hier-settings pht --stage paper-decode --dataset alignment_demo)
+mapfile -t RULES <<< "$DECODING"
+RULES+=(--batch-size 50 --required-batch-size-multiple 1 --num-workers 0)
 declare -A STRATEGY=(
   [vanilla]=""
   [attalign]="--attention-alignment --align-beta 0.8 --align-predictor $PRED/checkpoint_best.pt"

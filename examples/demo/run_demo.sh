@@ -51,8 +51,11 @@ if [[ ! -f "$WORK/data-bin/dict.src.txt" ]]; then
 fi
 # decoding options, used below and recorded with the data-bin's preprocessing (the corpus's raw
 # lines are whitespace tokens, paragraphs in input order): every checkpoint trained on it then
-# summarises raw documents with fairseq-hier-summarize CHECKPOINT_DIR ...
-GENERATION=(--beam 5 --no-repeat-ngram-size 3 --max-len-b 80)
+# summarises raw documents with fairseq-hier-summarize CHECKPOINT_DIR ... The demo's decoding
+# and optimisation are the table's (fairseq_hier/recipes/architectures.py, data set demo): beam 5,
+# trigram blocking, at most 80 tokens; Adam at 2e-3 after 100 warm-up updates.
+DECODING=$(fairseq-hier-settings pht --stage paper-decode --dataset demo)
+mapfile -t GENERATION <<< "$DECODING"
 if [[ ! -f "$WORK/data-bin/hier_preprocess.json" ]]; then
   fairseq-hier-record "$WORK/data-bin" --task hierarchical_summarization --pipeline paragraphs \
     --generation "${GENERATION[*]}"
@@ -76,11 +79,12 @@ for ARCH in $ARCHS; do
     # liu_ht: of its 2 encoder layers the top one is global (002: the top 2 of 7)
     [[ "$ARCH" == liu_ht ]] && EXTRA=(--global-layers 1 --global-heads 4)
     echo "== training $ARCH ($UPDATES updates of 32 examples, seed $SEED)"
+    OPTIMISATION_TEXT=$(fairseq-hier-settings "$ARCH" --stage paper-train --dataset demo \
+      -- --max-update "$UPDATES")
+    mapfile -t OPTIMISATION <<< "$OPTIMISATION_TEXT"
     T0=$SECONDS
     if ! fairseq-train "$WORK/data-bin" "${TASK[@]}" --arch "$ARCH" "${MODEL[@]}" "${EXTRA[@]}" \
-      --optimizer adam --adam-betas '(0.9, 0.98)' --lr 2e-3 --lr-scheduler inverse_sqrt \
-      --warmup-updates 100 --criterion label_smoothed_cross_entropy --label-smoothing 0 \
-      --batch-size 32 --max-update "$UPDATES" --save-dir "$CK" --no-epoch-checkpoints \
+      "${OPTIMISATION[@]}" --batch-size 32 --save-dir "$CK" --no-epoch-checkpoints \
       --validate-interval-updates 100 --save-interval-updates "$UPDATES" --keep-interval-updates 1 \
       --log-interval 100 --seed "$SEED" --num-workers 0 --no-progress-bar 2>&1 \
       | tee "$CK/train.log" | grep -E "\| train \||done training"; then

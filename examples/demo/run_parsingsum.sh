@@ -46,13 +46,14 @@ PY
 fi
 
 export DATA="$WORK/multi_news" WORK="$WORK/recipe" VOCAB=${VOCAB:-400} WORKERS=1
-export MAX_PARAGRAPHS=12 MAX_PARAGRAPH_TOKENS=40 FLAT_POSITIONS=480 MIN_LEN=5 MAX_LEN=60
+# the demo's warm-up (100), no decay and 5-60 pieces: the table's (fairseq_hier/recipes/
+# architectures.py, data set parsingsum_demo)
+export MAX_PARAGRAPHS=12 MAX_PARAGRAPH_TOKENS=40 FLAT_POSITIONS=480 SETTINGS_DATASET=parsingsum_demo
 RECIPE=examples/multi_news/run.sh
 bash "$RECIPE" prepare
 SMALL=(--encoder-embed-dim 128 --decoder-embed-dim 128 --encoder-ffn-embed-dim 256
        --decoder-ffn-embed-dim 256 --encoder-attention-heads 4 --decoder-attention-heads 4
-       --decoder-layers 2 --dropout 0 --warmup-updates 100 --lr-deacy-period 100000
-       --max-epoch 1000 --num-workers 0)
+       --decoder-layers 2 --dropout 0 --max-epoch 1000 --num-workers 0)
 for SYSTEM in transformer parsingsum_ft liu_ht parsingsum_ht; do
   case $SYSTEM in
     transformer|parsingsum_ft) SHAPE=(--encoder-layers 2) ;;

@@ -51,10 +51,13 @@ CK="$R/checkpoints"
 if [[ ! -f "$CK/checkpoint_last.pt" ]] || ! grep -q "done training" "$CK/train.log" 2>/dev/null; then
   mkdir -p "$CK"
   echo "== training the paragraph ranker ($UPDATES updates of 32 examples; Adagrad, lr 0.15 as in 002)"
-  # 002's LSTMs have 256 hidden units; 64 here (a 160-word corpus), dropout 0.2 as in 002
+  # 002's LSTMs have 256 hidden units; 64 here (a 160-word corpus), dropout 0.2 as in 002; 002's
+  # Adagrad at 0.15 (the table's: fairseq_hier/recipes/architectures.py)
+  OPTIMISATION_TEXT=$(fairseq-hier-settings paragraph_ranker --stage paper-train)
+  mapfile -t OPTIMISATION <<< "$OPTIMISATION_TEXT"
   fairseq-train "$R/data-bin" --user-dir "$ROOT/fairseq_hier" --task paragraph_ranking \
     --arch paragraph_ranker --criterion paragraph_ranking --embed-dim 64 --hidden-size 64 \
-    --feature-dim 64 --optimizer adagrad --lr 0.15 --batch-size 32 --max-update "$UPDATES" \
+    --feature-dim 64 "${OPTIMISATION[@]}" --batch-size 32 --max-update "$UPDATES" \
     --save-dir "$CK" --no-epoch-checkpoints --log-interval 100 --seed "$SEED" --num-workers 0 \
     --no-progress-bar 2>&1 | tee "$CK/train.log" | grep -E "\| (train|valid) \||done training" \
     || { tail -3 "$CK/train.log" >&2; exit 1; }

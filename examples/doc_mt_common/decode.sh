@@ -12,7 +12,8 @@
 # with each system's documents and chunk alignment in WORK/decode/SPLIT/.
 #
 # usage: decode.sh WORK SRC TGT [extra fairseq-generate args]
-# env (defaults.sh): BEAM (4) MAX_LEN_A (0) MAX_LEN_B (1023) (generation.sh) BATCH_TOKENS (8192)
+# env (defaults.sh): BEAM MAX_LEN_A MAX_LEN_B (generation.sh: the table's 4, 0, 1023 unless set)
+#      BATCH_TOKENS (8192)
 #      MAX_CHUNK (512) SYSTEMS ("plain hat": those with WORK/checkpoints/KIND/checkpoint_best.pt)
 set -euo pipefail
 [[ $# -ge 3 ]] || { echo "usage: $0 WORK SRC TGT [fairseq-generate args...]" >&2; exit 2; }

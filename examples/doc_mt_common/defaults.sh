@@ -14,15 +14,10 @@
 # train.sh
 : "${HAT_ARCH:=hat_transformer_wmt_en_de}"
 : "${PLAIN_ARCH:=transformer_wmt_en_de_big}"
-: "${UPDATES:=50000}"
-: "${WARMUP:=1250}"
-: "${LR:=1e-4}"
-: "${MAX_TOKENS:=1024}"          # tokens per GPU and step
-: "${PAPER_GPUS:=8}"             # the paper's GPUs x accumulation, kept on yours (train.sh)
-: "${PAPER_UPDATE_FREQ:=16}"
-: "${DROPOUT:=0.1}"
-: "${SMOOTHING:=0.1}"            # label smoothing
-: "${WEIGHT_DECAY:=0.0}"
+: "${SETTINGS_ARCH:=hat_transformer_wmt_en_de}" # the table's row of the training and decoding
+: "${SETTINGS_DATASET:=wmt20_en_de}"           # settings (fairseq_hier/recipes/architectures.py)
+# UPDATES WARMUP LR MAX_TOKENS (per GPU and step) PAPER_GPUS PAPER_UPDATE_FREQ DROPOUT SMOOTHING
+# WEIGHT_DECAY: unset, the table's; set, they replace its values
 : "${LOG_INTERVAL:=100}"
 # decode.sh (BEAM MAX_LEN_A MAX_LEN_B: generation.sh)
 : "${BATCH_TOKENS:=8192}"        # fairseq-generate --max-tokens

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # AMI meetings as in QMSum (DATA_DIR/{train,val,test}.jsonl, e.g. QMSum's Product domain, one
 # meeting per line) -> WORK/data-bin. 004 Sec. 4.1: meaningless words are filtered by a small
-# lexicon (FILLERS, default fairseq_hier.data.readers.AMI_FILLERS written to WORK/fillers.txt),
+# lexicon (FILLERS, default fairseq_hier.readers.qmsum.AMI_FILLERS written to WORK/fillers.txt),
 # each with the punctuation it leaves alone (readers.filter_fillers),
 # then a BOS before every turn (role + utterance), one segment id per role (004 Sec. 4.1:
 # SPEAKER_IDS=roles, AMI's four roles as QMSum names them: Project Manager 0, Marketing 1, User
@@ -17,7 +17,7 @@ D=$1; WORK=$2
 mkdir -p "$WORK"
 if [[ -z "${FILLERS:-}" ]]; then
   FILLERS="$WORK/fillers.txt"
-  python -c 'from fairseq_hier.data.readers import AMI_FILLERS; print("\n".join(sorted(AMI_FILLERS)))' > "$FILLERS"
+  python -c 'from fairseq_hier.readers.qmsum import AMI_FILLERS; print("\n".join(sorted(AMI_FILLERS)))' > "$FILLERS"
 fi
 FILLERS=$FILLERS SPEAKERS=1 SPEAKER_IDS=${SPEAKER_IDS:-roles} MAX_SOURCE=${MAX_SOURCE:-3072} MAX_TARGET=${MAX_TARGET:-512} \
   bash "$(dirname "$0")/../hat_common/prepare.sh" qmsum "$WORK" "$3" "$D/train.jsonl" "$D/val.jsonl" "$D/test.jsonl"

@@ -6,5 +6,6 @@
 # meetings; BATCH 1 x PAPER_UPDATE_FREQ 8 x PAPER_GPUS 1, kept on any number of GPUs), warmup 50.
 # usage: train.sh WORK INIT_CHECKPOINT hat|plain [extra fairseq-train args]
 set -euo pipefail
-SEGMENTS=${SEGMENTS:-4} UPDATES=${UPDATES:-1000} WARMUP=${WARMUP:-50} BATCH=${BATCH:-1} PAPER_UPDATE_FREQ=${PAPER_UPDATE_FREQ:-8} PAPER_GPUS=${PAPER_GPUS:-1} MAX_SOURCE=${MAX_SOURCE:-3072} \
+# The updates, warm-up and batch: the table's (fairseq_hier/recipes/architectures.py, HAT's ami).
+SEGMENTS=${SEGMENTS:-4} SETTINGS_DATASET=${SETTINGS_DATASET:-ami} MAX_SOURCE=${MAX_SOURCE:-3072} \
   exec bash "$(dirname "$0")/../hat_common/recipe.sh" train "$@"

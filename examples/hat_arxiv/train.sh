@@ -4,5 +4,6 @@
 # to lr 3e-5 then linear decay; 128 = BATCH x PAPER_UPDATE_FREQ x PAPER_GPUS (4 x 16 x 2).
 # usage: train.sh WORK BART_DIR hat|plain [extra fairseq-train args]
 set -euo pipefail
-UPDATES=${UPDATES:-30000} WARMUP=${WARMUP:-900} MAX_SOURCE=${MAX_SOURCE:-3072} \
+# The updates, warm-up and batch: the table's (fairseq_hier/recipes/architectures.py, HAT's arxiv).
+SETTINGS_DATASET=${SETTINGS_DATASET:-arxiv} MAX_SOURCE=${MAX_SOURCE:-3072} \
   exec bash "$(dirname "$0")/../hat_common/recipe.sh" train "$@"

@@ -4,5 +4,6 @@
 # stated; BART's CNN/DM recipe uses 500); 64 = BATCH x PAPER_UPDATE_FREQ x PAPER_GPUS (4 x 8 x 2).
 # usage: train.sh WORK BART_DIR hat|plain [extra fairseq-train args]
 set -euo pipefail
-UPDATES=${UPDATES:-20000} WARMUP=${WARMUP:-500} PAPER_UPDATE_FREQ=${PAPER_UPDATE_FREQ:-8} MAX_SOURCE=${MAX_SOURCE:-1024} \
+# The updates, warm-up and batch: the table's (fairseq_hier/recipes/architectures.py, HAT's cnndm).
+SETTINGS_DATASET=${SETTINGS_DATASET:-cnndm} MAX_SOURCE=${MAX_SOURCE:-1024} \
   exec bash "$(dirname "$0")/../hat_common/recipe.sh" train "$@"

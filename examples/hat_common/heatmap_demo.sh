@@ -41,20 +41,26 @@ if [[ ! -f "$WORK/bin/dict.source.txt" ]]; then
     --joined-dictionary --workers 2
   cp "$WORK"/raw/{train,valid,test}.sentences "$WORK/bin/"
 fi
+# the demo's optimisation and decoding (Adam at 2e-3 after 100 warm-up updates, 5000 updates;
+# beam 4): the table's (fairseq_hier/recipes/architectures.py, data set heatmap_demo)
+SETTINGS=(hat_transformer_iwslt_zh_en --dataset heatmap_demo)
+DECODING=$(fairseq-hier-settings "${SETTINGS[@]}" --stage paper-decode)
+mapfile -t GENERATION <<< "$DECODING"
 if [[ ! -f "$WORK/ckpt/checkpoint_best.pt" ]]; then
+  OPTIMISATION_TEXT=$(fairseq-hier-settings "${SETTINGS[@]}" --stage paper-train)
+  mapfile -t OPTIMISATION <<< "$OPTIMISATION_TEXT"
   fairseq-train "$WORK/bin" --user-dir "$USER_DIR" --task hat_summarization --source-lang source \
     --target-lang target --arch hat_transformer_iwslt_zh_en --encoder-layers 2 --decoder-layers 2 \
     --encoder-embed-dim 64 --decoder-embed-dim 64 --encoder-ffn-embed-dim 128 \
     --decoder-ffn-embed-dim 128 --encoder-attention-heads 4 --decoder-attention-heads 4 \
-    --share-all-embeddings --dropout 0.0 --optimizer adam --lr 2e-3 --lr-scheduler inverse_sqrt \
-    --warmup-updates 100 --batch-size 32 --max-update 5000 --criterion cross_entropy --seed 1 \
+    --share-all-embeddings "${OPTIMISATION[@]}" --batch-size 32 --seed 1 \
     --save-dir "$WORK/ckpt" --no-epoch-checkpoints --log-format simple --log-interval 500 \
     --num-workers 0
 fi
 for layer in 0 1; do
   fairseq-generate "$WORK/bin" --user-dir "$USER_DIR" --task hat_summarization \
     --source-lang source --target-lang target --path "$WORK/ckpt/checkpoint_best.pt" \
-    --gen-subset test --beam 4 --batch-size 20 --print-sentence-attention \
+    --gen-subset test "${GENERATION[@]}" --batch-size 20 --print-sentence-attention \
     --sentence-attention-layer "$layer" > "$WORK/attention-layer$layer.log"
   fairseq-hier-heatmap "$WORK/attention-layer$layer.log" --id 0 --out "$WORK/heatmap-layer$layer.png"
 done

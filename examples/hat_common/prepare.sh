@@ -8,7 +8,7 @@
 # (fairseq-hier-summarize). Skips every step whose output exists.
 #
 # usage: prepare.sh FORMAT WORK BART_DIR TRAIN VALID TEST
-#   FORMAT    cohan | source_target | presumm | samsum | qmsum (fairseq_hier/data/readers.py)
+#   FORMAT    cohan | source_target | presumm | samsum | qmsum (fairseq_hier/readers/layouts.py)
 #   BART_DIR  fairseq's BART files: dict.txt, encoder.json, vocab.bpe; or a Hugging Face BART
 #             directory (config.json, vocab.json, merges.txt, ...), whose fairseq files are derived
 #             once into WORK/bart_files (fairseq-hier-bart-files: its tokenizer's ids). No download

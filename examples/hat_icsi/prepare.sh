@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ICSI meetings as in QMSum (DATA_DIR/{train,val,test}.jsonl, e.g. QMSum's Academic domain, one
 # meeting per line) -> WORK/data-bin, as examples/hat_ami does: the filler lexicon (FILLERS,
-# default fairseq_hier.data.readers.AMI_FILLERS, QMSum's markup of both corpora) written to
+# default fairseq_hier.readers.qmsum.AMI_FILLERS, QMSum's markup of both corpora) written to
 # WORK/fillers.txt, a BOS before every turn (speaker + ": " + content). ICSI speakers have no
 # fixed roles (QMSum names them by code: "Grad F", "Professor B", ...), so their segments are
 # numbered per meeting in order of appearance (SPEAKER_IDS=appearance). The target is the answer

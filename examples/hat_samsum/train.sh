@@ -5,5 +5,6 @@
 # the paper: 5000 updates of 32 dialogues, warmup 200, are our choice (tune on validation loss).
 # usage: train.sh WORK INIT_CHECKPOINT hat|plain [extra fairseq-train args]
 set -euo pipefail
-SEGMENTS=${SEGMENTS:-auto} UPDATES=${UPDATES:-5000} WARMUP=${WARMUP:-200} PAPER_UPDATE_FREQ=${PAPER_UPDATE_FREQ:-4} MAX_SOURCE=${MAX_SOURCE:-1024} \
+# The updates, warm-up and batch: the table's (fairseq_hier/recipes/architectures.py, HAT's samsum).
+SEGMENTS=${SEGMENTS:-auto} SETTINGS_DATASET=${SETTINGS_DATASET:-samsum} MAX_SOURCE=${MAX_SOURCE:-1024} \
   exec bash "$(dirname "$0")/../hat_common/recipe.sh" train "$@"

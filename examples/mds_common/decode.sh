@@ -4,8 +4,9 @@
 # (`fairseq-hier-rouge`).
 # Decoding (generation.sh): the flat systems as Fabbri et al.'s OpenNMT scripts (003's FT: beam
 # 5, Wu's length penalty 0.9, stepwise summary coverage 5, trigram blocking), the hierarchical
-# ones as Liu & Lapata's code (beam 5, Wu's length penalty 0.4); MIN_LEN / MAX_LEN in
-# sentencepiece pieces, set per dataset by its run.sh. The task's cut (flat systems: whole
+# ones as Liu & Lapata's code (beam 5, Wu's length penalty 0.4); lengths in sentencepiece pieces,
+# the table's per data set (SETTINGS_DATASET, set by the dataset's run.sh; MIN_LEN / MAX_LEN
+# replace them). The task's cut (flat systems: whole
 # documents concatenated and cut to FLAT_POSITIONS) is the training one, passed again here.
 # Scoring: the hypotheses in example order (fairseq-hier-hypotheses: every id exactly once),
 # references = the split's targets tokenised by the parse step ($WORK/parsed/SPLIT.tgt.tok), so
@@ -28,7 +29,8 @@
 # used), the two reports above; run.json when the folder has none (CHECKPOINT from elsewhere).
 #
 # usage: WORK=DIR decode.sh SYSTEM [extra fairseq-generate args]
-# env: WORK; MAX_PARAGRAPHS MAX_PARAGRAPH_TOKENS FLAT_POSITIONS MIN_LEN MAX_LEN (the dataset's);
+# env: WORK; MAX_PARAGRAPHS MAX_PARAGRAPH_TOKENS FLAT_POSITIONS SETTINGS_DATASET (the dataset's);
+#      MIN_LEN MAX_LEN (yours);
 #      RUN (SYSTEM) CHECKPOINT ($WORK/checkpoints/$RUN/checkpoint_best.pt) SUBSET (test; valid
 #      for 003 Tables 4 and 6) BATCH (32)
 set -euo pipefail

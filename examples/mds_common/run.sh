@@ -7,7 +7,7 @@
 #   table                step 8 (table.py): the decoded systems next to the paper's numbers
 #   all                  every step, the four systems one after the other
 # env (set by the dataset's run.sh): DATASET PAPER MAX_ARTICLES WITH_TITLES MAX_PARAGRAPHS
-#      MAX_PARAGRAPH_TOKENS FLAT_POSITIONS MIN_LEN MAX_LEN; yours: DATA WORK (and the scripts' own)
+#      MAX_PARAGRAPH_TOKENS FLAT_POSITIONS SETTINGS_DATASET; yours: DATA WORK (and the scripts' own)
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SYSTEMS=(transformer parsingsum_ft liu_ht parsingsum_ht)

@@ -7,5 +7,7 @@
 set -euo pipefail
 export DATASET=${DATASET:-multi_news} PAPER=multi_news
 export MAX_PARAGRAPHS=${MAX_PARAGRAPHS:-10} MAX_PARAGRAPH_TOKENS=${MAX_PARAGRAPH_TOKENS:-160}
-export FLAT_POSITIONS=${FLAT_POSITIONS:-500} MIN_LEN=${MIN_LEN:-200} MAX_LEN=${MAX_LEN:-300}
+# the optimisation, batches and decoding (200-300 pieces): the table's (fairseq_hier/recipes/
+# architectures.py, data set multi_news); MIN_LEN / MAX_LEN replace its lengths
+export FLAT_POSITIONS=${FLAT_POSITIONS:-500} SETTINGS_DATASET=${SETTINGS_DATASET:-multi_news}
 exec bash "$(dirname "${BASH_SOURCE[0]}")/../mds_common/run.sh" "$@"

@@ -8,5 +8,7 @@
 set -euo pipefail
 export DATASET=wcep PAPER=wcep MAX_ARTICLES=${MAX_ARTICLES:-100} WITH_TITLES=${WITH_TITLES:-0}
 export MAX_PARAGRAPHS=${MAX_PARAGRAPHS:-20} MAX_PARAGRAPH_TOKENS=${MAX_PARAGRAPH_TOKENS:-80}
-export FLAT_POSITIONS=${FLAT_POSITIONS:-500} MIN_LEN=${MIN_LEN:-20} MAX_LEN=${MAX_LEN:-80}
+# the optimisation, batches and decoding (20-80 pieces): the table's (fairseq_hier/recipes/
+# architectures.py, data set wcep); MIN_LEN / MAX_LEN replace its lengths
+export FLAT_POSITIONS=${FLAT_POSITIONS:-500} SETTINGS_DATASET=${SETTINGS_DATASET:-wcep}
 exec bash "$(dirname "${BASH_SOURCE[0]}")/../mds_common/run.sh" "$@"

@@ -3,9 +3,10 @@
 # FFN 1024, 4 heads, dropout 0.3, top 30 paragraphs x 100 tokens, Adam (0.9, 0.98, 1e-9) with the
 # Noam schedule and 16,000 warm-up steps (Noam's peak lr d^-0.5 * warmup^-0.5 = 4.94e-4 with
 # fairseq's inverse_sqrt), ~600k updates, a checkpoint every 20k updates; batch 16, the authors'
-# (not in 000/001: yema2018/wiki_sum's README and main.py default). The batch of 16
-# examples per update holds on any number of GPUs (GPUS: default those torch sees):
-# fairseq-hier-settings --stage batch gives each GPU its share.
+# (not in 000/001: yema2018/wiki_sum's README and main.py default). The optimiser, schedule,
+# updates and batch come from the table of architectures (fairseq-hier-settings pht --stage
+# paper-train; fairseq_hier/recipes/architectures.py). The batch of 16 examples per update holds
+# on any number of GPUs (GPUS: default those torch sees): --stage batch gives each GPU its share.
 # usage: train_pht.sh DATA_BIN RUN_DIR [extra fairseq-train args, e.g. --arch vht]
 #   RUN_DIR (fairseq-train's --save-dir), e.g. work/wikisum/checkpoints/pht: checkpoints, train.log
 #   (fairseq-train's output, appended) and run.json; decode.sh adds the decoded test set
@@ -20,18 +21,10 @@ for ARG in "$@"; do
   [[ "$ARG" == --arch=* ]] && ARCH=${ARG#--arch=}
   PREVIOUS=$ARG
 done
-mkdir -p "$SAVE"
-# $(...), not mapfile < <(...): a refused setting stops the recipe here
-BATCHING_TEXT=$(fairseq-hier-settings --stage batch --batch-size 16 ${GPUS:+--gpus "$GPUS"} \
-  --log "$SAVE/train.log")
-mapfile -t BATCHING <<< "$BATCHING_TEXT"
-# the run folder: checkpoints, train.log and run.json (what fairseq-hier-report reads)
-fairseq-hier-run-json "$SAVE" --name "$(basename "$SAVE")" --arch "$ARCH" \
-  --task hierarchical_summarization --metric rouge > /dev/null
+source "$(dirname "$0")/paper_settings.sh"
+paper_settings pht "$ARCH" "$SAVE"
 fairseq-train "$DATA" --user-dir "$USER_DIR" --task hierarchical_summarization \
   --max-paragraphs 30 --max-paragraph-tokens 100 --arch pht \
-  --optimizer adam --adam-betas '(0.9, 0.98)' --adam-eps 1e-9 --lr 4.94e-4 \
-  --lr-scheduler inverse_sqrt --warmup-updates 16000 --criterion cross_entropy \
-  "${BATCHING[@]}" --max-update 600000 --save-dir "$SAVE" \
+  "${OPTIMISATION[@]}" "${BATCHING[@]}" --save-dir "$SAVE" \
   --save-interval-updates 20000 --validate-interval-updates 20000 --keep-interval-updates 5 \
   --skip-invalid-size-inputs-valid-test "$@" 2>&1 | tee -a "$SAVE/train.log"

@@ -10,9 +10,9 @@ set -euo pipefail
 WORK=${1:-/tmp/fairseq-hier-doc-demo}
 HERE=$(cd "$(dirname "$0")" && pwd)
 [[ -f "$WORK/data/news-commentary-v15.de-en.tsv" ]] || fairseq-hier-doc-demo-corpus "$WORK/data"
-export BPE_CODES=${BPE_CODES:-300} MAX_CHUNK=${MAX_CHUNK:-64} UPDATES=${UPDATES:-1200} \
-  WARMUP=${WARMUP:-100} LR=${LR:-1e-3} DROPOUT=${DROPOUT:-0.1} MAX_TOKENS=${MAX_TOKENS:-2048} \
-  UPDATE_FREQ=1 LOG_INTERVAL=200 PRECISION="" WORKERS=${WORKERS:-2}
+# the demo's updates, warm-up, lr and batch: the table's (fairseq_hier/recipes/architectures.py,
+# hat_transformer_wmt_en_de's demo)
+export BPE_CODES=${BPE_CODES:-300} MAX_CHUNK=${MAX_CHUNK:-64} SETTINGS_DATASET=demo UPDATE_FREQ=1 LOG_INTERVAL=200 PRECISION="" WORKERS=${WORKERS:-2}
 SMALL=(--encoder-layers 2 --decoder-layers 2 --encoder-embed-dim 64 --decoder-embed-dim 64
        --encoder-ffn-embed-dim 128 --decoder-ffn-embed-dim 128 --encoder-attention-heads 4
        --decoder-attention-heads 4 --seed 1 --num-workers 0 --no-last-checkpoints)

@@ -24,17 +24,16 @@ set -euo pipefail
 [[ $# -ge 4 ]] || { echo "usage: $0 en-de|en-cs extract|prepare|train|decode|all DATA_DIR WORK [fairseq args]" >&2; exit 2; }
 PAIR=$1; STEP=$2; DATA=$3; WORK=$4; shift 4
 SRC=en; TGT=${PAIR#en-}
+# the paper's settings per pair: the table's (fairseq_hier/recipes/architectures.py,
+# hat_transformer_wmt_en_de's data sets wmt20_en_de / wmt20_en_cs)
 case "$PAIR" in
   en-de)  # 004 Sec. 4.2: 1024 tokens x 16 accumulation x 8 V100, 50000 steps, warmup 1250 to 1e-4
-    : "${UPDATES:=50000}" "${WARMUP:=1250}" "${LR:=1e-4}" "${DROPOUT:=0.1}" "${SMOOTHING:=0.1}" \
-      "${WEIGHT_DECAY:=0.0}";;
+    : "${SETTINGS_DATASET:=wmt20_en_de}";;
   en-cs)  # 15000 steps, warmup 500 to 5e-4, label smoothing 0.2, dropout 0.2, weight decay 0.1
-    : "${UPDATES:=15000}" "${WARMUP:=500}" "${LR:=5e-4}" "${DROPOUT:=0.2}" "${SMOOTHING:=0.2}" \
-      "${WEIGHT_DECAY:=0.1}";;
+    : "${SETTINGS_DATASET:=wmt20_en_cs}";;
   *) echo "recipe.sh: the pair must be en-de or en-cs, got '$PAIR'" >&2; exit 2;;
 esac
-export UPDATES WARMUP LR DROPOUT SMOOTHING WEIGHT_DECAY
-export MAX_TOKENS=${MAX_TOKENS:-1024} PAPER_GPUS=8 PAPER_UPDATE_FREQ=16
+export SETTINGS_ARCH=${SETTINGS_ARCH:-hat_transformer_wmt_en_de} SETTINGS_DATASET
 export HAT_ARCH=${HAT_ARCH:-hat_transformer_wmt_en_de} PLAIN_ARCH=${PLAIN_ARCH:-transformer_wmt_en_de_big}
 
 extract() {

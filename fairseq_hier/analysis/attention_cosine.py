@@ -1,63 +1,17 @@
 """Paragraph-attention cosine of a trained system (000 Sec. 5.1, Table 1; 001 Sec. 7.1.1, Table 4).
 
-    fairseq-hier-attention-cosine DATA_BIN --path RUN/checkpoint_best.pt \\
-        --generate-log RUN/generate-test.txt --subset test --output RUN/attention.json
-
-"We use paragraph attentions of written summaries as the gold attention distribution, and its
-cosine similarity to the attention distribution of generated summaries as the evaluation metric
-[...] the normalized tf-idf similarities between the gold summary and each input paragraph are
-computed as the gold attention distribution. For non-hierarchical models, the summation of token
-weights in each paragraph [...], whilst the hierarchical model returns the paragraph attention
-distribution directly." The readings chosen where the papers say no more:
-
-Paragraphs. An example's paragraphs are the data-bin's, by the dataset's rules
-(:mod:`fairseq_hier.data.paragraphs`): the title is concatenated before the first paragraph, so
-it is part of paragraph 1 (P1); empty paragraphs are dropped; the first ``--max-paragraphs``
-paragraphs are kept, each cut to ``--max-paragraph-tokens`` tokens (the task's cut, the
-checkpoint's unless overridden). Every system is scored over these same P paragraphs, so the
-gold vector of an example does not depend on the architecture: a flat model whose
-``--max-source-positions`` cut drops the last paragraphs gives them zero attention (it cannot
-see them, which is part of what the metric measures).
-
-Gold (:func:`gold_distribution`). Documents: the example's P paragraphs (their kept tokens) and
-the reference summary (the data-bin's target line, EOS left out). Terms: the tokens' dictionary
-strings (sentencepiece pieces as they are), lowercased, keeping only those with a letter or a
-digit: the rule of the ``tfidf`` paragraph graph (:mod:`fairseq_hier.data.graphs`).
-tf = raw counts; idf fit on the example's own P + 1 documents, scikit-learn's smoothed
-``ln((1 + D) / (1 + df)) + 1`` (D = P + 1); each vector L2-normalised. gold_p = cos(reference,
-paragraph p), then normalised to sum 1. Why per example and not per split: the distribution is
-*over the paragraphs of one example*; a split-wide idf would weight the example's topic words
-(rare in the split, present in every paragraph of this example) highest, which raises every
-paragraph's similarity alike and blurs the distribution, while the per-example idf stresses what
-tells the example's paragraphs apart (the cluster idf LexRank and the tfidf graph use too).
-An example whose gold vector is all zero (the reference shares no term with any kept paragraph)
-has no distribution: it is excluded, counted, logged, listed in the output (``excluded``) and
-gets ``null`` in ``per_example``.
-
-System (the summary it generated, teacher-forced: the ``H-`` lines of its fairseq-generate log,
-tokens of the target dictionary, plus EOS; dropout off). Per target step, a distribution over
-the P paragraphs; summed over the |y| + 1 steps that predict the summary tokens and EOS, then
-normalised (001 Eq. 14-16, the label of attention alignment):
-
-- ``paragraph`` kind (``pht``, ``vht``): the paragraph attention the decoder returns (heads
-  averaged, decoder layers summed, normalised over paragraphs: 001 footnote 3), aggregated by
-  :func:`fairseq_hier.preparation.attention_labels.teacher_forced_labels` itself;
-- ``memory`` kind (``liu_ht``, ``parsingsum_ht``: their decoder attends the flat memory of all
-  kept paragraph tokens) and ``flat`` kind (fairseq's ``transformer``, ``parsingsum_ft``: the
-  flat source, kept paragraphs joined by the separator, cut, then EOS): fairseq's cross-attention
-  ``extra["attn"][0]`` (last decoder layer, heads averaged), summed over the tokens of each
-  paragraph (:func:`paragraph_sums`). Separators, EOS and padding belong to no paragraph: their
-  weight is left out and each step renormalised over the paragraphs, so that every step is a
-  distribution over paragraphs as PHT's is, before the same step sum (:func:`summary_distribution`).
-
-Metric: cos(system, gold) per example (in [0, 1]: both are non-negative), the mean over the
-scored examples, and its 95% percentile-bootstrap interval over examples
-(:func:`fairseq_hier.scoring.bootstrap.mean_interval`). Heatmaps: one row per teacher-forced
-step (hypothesis tokens, then "</s>"), one column per paragraph, each row that step's
-distribution over paragraphs.
+:func:`gold_distribution` (the reference's normalised tf-idf similarity to each paragraph),
+:func:`paragraph_sums` and :func:`summary_distribution` (a system's teacher-forced attention per
+paragraph), the cosine with its bootstrap interval and the heatmap rows; run by
+``fairseq-hier-attention-cosine``. The readings chosen where the papers say no more
+(paragraphs, terms and idf, excluded examples, each model kind's attention): docs/evaluation.md,
+section fairseq_hier.analysis.attention_cosine.
 
 Legend: B batch, T target steps, P paragraphs, L tokens per paragraph, S source (flat) or memory
 tokens. Masks: True = padding.
+Imports ``scoring``, ``preparation``, ``data``, ``text``, ``models``, ``io``, ``errors``; numpy,
+torch,
+fairseq.
 """
 
 import logging
@@ -68,10 +22,10 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from ..data.graphs import _terms  # the term rule of the tfidf paragraph graph
 from ..errors import HierError
 from ..preparation.attention_labels import teacher_forced_labels
 from ..scoring.bootstrap import mean_interval
+from ..text.tfidf import tfidf_vectors
 from .generate_log import read_hypotheses
 
 logger = logging.getLogger("fairseq_hier.attention_cosine")
@@ -81,26 +35,11 @@ BOOTSTRAP_SEED = 0
 
 
 # ------------------------------------------------------------------------------- pure functions
-def tfidf_vectors(documents: Sequence[Sequence[str]]) -> np.ndarray:
-    """``D x V`` tf-idf vectors of ``documents`` (lists of terms), idf fit on these documents:
-    raw counts times ``ln((1 + D) / (1 + df)) + 1``, rows L2-normalised (a document without any
-    term stays a zero row). Columns: the sorted vocabulary."""
-    vocab = {t: i for i, t in enumerate(sorted({t for d in documents for t in d}))}
-    counts = np.zeros((len(documents), len(vocab)))
-    for row, doc in enumerate(documents):
-        np.add.at(counts[row], [vocab[t] for t in doc], 1.0)
-    df = (counts > 0).sum(0)  # V
-    x = counts * (np.log((1.0 + len(documents)) / (1.0 + df)) + 1.0)  # D x V
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
-
-
 def gold_distribution(paragraphs: Sequence[Sequence[str]], reference: Sequence[str]) -> np.ndarray:
     """The gold attention distribution (``P``, float64) of a reference over an example's
     paragraphs (token strings): tf-idf cosines, normalised to sum 1 (module docstring). All zero
     when the reference shares no term with any paragraph."""
-    docs = [_terms(p) for p in paragraphs] + [_terms(reference)]
-    x = tfidf_vectors(docs)  # (P + 1) x V
+    x = tfidf_vectors([*paragraphs, reference])  # (P + 1) x V, idf fit on all P + 1
     sims = x[:-1] @ x[-1]  # P cosines with the reference
     total = sims.sum()
     return sims / total if total > 0 else np.zeros(len(paragraphs))

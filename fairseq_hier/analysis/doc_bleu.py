@@ -4,23 +4,10 @@ documents in the chunk map's order, and scored against the reference documents, 
 bootstrap intervals and the paired test against the first system
 (``fairseq-hier-doc-bleu`` documents the inputs, the scores and the files written).
 
-Plain-text outputs (``text=True``): each system is a file of translated sentences, one a line in
-the reference's sentence order (as many lines as the reference has sentences, no line between
-documents), scored as given; the documents are the reference's (its blank-line blocks and
-docids): :func:`sentence_rows` makes the chunk map of one chunk per sentence, so a document is
-its hypothesis sentences joined by a space, as the reference's are, and the chunk scores are
-sentence scores.
-
-The hypotheses are detokenised with the inverse of the target side's tokenizer choice: the one
-given, else the ``tgt_tokenizer`` of the preprocessing record beside the chunk map (the
-data-bin's ``hier_preprocess.json``, pipeline ``doc_chunks``, same target language), else
-``auto``.
-
-Checked before anything is scored (:func:`check_inputs`, :func:`check_sides`): the systems'
-names, the reference's language suffix against the target language, the two sides'
-tokenisation; ``force`` scores a reference in another language or sides that do not look alike
-anyway (the summary's ``warnings`` say so). The command checks the output paths
-(:func:`output_paths`, :func:`run_dir_paths`) before it calls :func:`evaluate`.
+Plain-text outputs (:func:`sentence_rows`), the detokeniser choice and the checks before scoring
+(:func:`check_inputs`, :func:`check_sides`, :func:`output_paths`, :func:`run_dir_paths`):
+docs/evaluation.md, section fairseq_hier.analysis.doc_bleu.
+Imports ``scoring``, ``data``, ``analysis.generate_log``, ``io``, ``errors``.
 """
 
 import os
@@ -29,13 +16,14 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from fairseq_hier.analysis.generate_log import read_hypotheses
-from fairseq_hier.data.doc_chunks import ChunkRow, base_language, read_chunk_map, reassemble
-from fairseq_hier.data.documents import read_sentence_blocks
+from fairseq_hier.data.chunk_map import ChunkRow, read_chunk_map, reassemble
+from fairseq_hier.readers.documents import read_sentence_blocks
 from fairseq_hier.data.preprocessing_record import RECORD_FILE, read_record
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs, read_lines
 from fairseq_hier.scoring import bleu as doc_bleu
 from fairseq_hier.scoring.significance import bleu_significance
+from fairseq_hier.text.tokenizers import base_language
 
 #: a file suffix read as a language code: two letters, and a region or script (en, zh-cn, pt_BR)
 LANGUAGE_SUFFIX = re.compile(r"[A-Za-z]{2}([-_][A-Za-z0-9]{2,8})?")

@@ -1,65 +1,14 @@
 """The efficiency table of paper 000 (Table 4, Sec. 5.4): for every architecture at the same
 widths and the same source length, parameters, peak training memory, the largest batch that fits
-a memory budget, and validation time. Also the measuring tools shared with
-``benchmarks/efficiency.py`` (models at given widths, synthetic batches, training steps, peak
-memory, the max-batch search), which imports them from here.
+a memory budget, and validation time, written as efficiency.json. Also the measuring tools shared
+with the benchmarks (``benchmarks/training_cost.py`` and others import them from here): models at
+given widths (:func:`build_model`), synthetic batches (:func:`make_batch`), training steps
+(:func:`training_step`), peak memory (:func:`peak_mb`) and the max-batch search
+(:func:`largest_batch`). The rows, columns and JSON: docs/evaluation.md, section
+fairseq_hier.analysis.efficiency.
 
-000's setting: "We uniformly hire the 3-layers architecture and 1600 input tokens ... we increase
-the batch size until out of memory in a 2080ti GPU [11 GB] ... we count the number of parameters
-... we run each trained model in the validation set". Rows (:data:`TABLE_ARCHS`), all at the same
-widths (``--layers`` encoder and decoder layers, ``--embed-dim`` d, FFN 4d, 4 heads, dropout 0.3:
-000's 3 / 256 / 1024 by default), ``--tokens`` source tokens as paragraphs of 100 (``B x P x L``
-for the hierarchical models, ``B x S`` for the flat ones), a 145-token target (WikiSum's mean):
-
-- ``transformer`` (fairseq's, flat), ``pht``, ``vht`` (000), ``liu_ht`` (002; its top encoder
-  layer global, the others local), ``parsingsum_ft``, ``parsingsum_ht`` (003: ``transformer`` /
-  ``liu_ht`` with linguistic-guided attention, fed a synthetic dependency parse: sentences of 25
-  pieces, each word headed by the one before), ``hat_transformer`` (004's from-scratch HAT:
-  fairseq's Transformer + one hierarchical layer + sentence attention, a BOS opening every
-  100-token paragraph) and ``hat_bart`` (004's ``hat_bart_base`` layout - learned positions,
-  embedding LayerNorm, GELU - at these widths). Both HAT rows are built at the same widths by the
-  same builder, so they are in; ``long_bart`` (plain BART, HAT's baseline) is fairseq's flat
-  Transformer in BART's layout and adds nothing to the ``transformer`` row.
-
-Columns (one row per architecture, each measured in this process, one after the other):
-
-- ``params``: ``sum(p.numel())``; ``params_mb``: as float32 (4 bytes each, MiB; 000's
-  "Parameters (MB)");
-- ``peak_mem_mb``: peak MiB of one Adam training step (forward, cross-entropy, backward, update)
-  at batch ``peak_batch``, model, gradients, Adam state and batch included. CUDA:
-  ``torch.cuda.max_memory_allocated``; CPU: the bytes of the parameters, gradients, optimizer
-  state and batch plus the peak of torch.profiler's allocation events during the step
-  (:func:`cpu_peak_mb`, exact for tensors);
-- ``max_batch``: the largest batch whose training step fits ``--memory-budget-gib``, by doubling
-  then bisecting (:func:`largest_batch`). CUDA (``"cuda search"``): the caching allocator capped
-  at the budget (``torch.cuda.set_per_process_memory_fraction``), out-of-memory caught, as
-  000 did on its GPU; CPU (``"cpu search (peak allocations)"``): the same search on the measured
-  ``peak_mem_mb`` of each tried batch (nothing is allocated beyond need, so it is the memory a
-  device would need, CUDA's allocator overhead aside). ``max_batch_at_limit``: the search
-  stopped at ``--max-batch-limit``;
-- ``valid_seconds``: wall seconds of the loss forward (eval mode, no gradients) over
-  ``--valid-examples`` synthetic examples in batches of ``--valid-batch-size``, after one
-  untimed warm-up batch, the fastest of ``--valid-repeats`` passes (on CPU also
-  ``valid_cpu_seconds``, this process's CPU time: on a shared machine wall time varies several
-  fold, use ``--threads 1`` there); or, with a data-bin (``--data``), over its whole
-  ``valid`` split, read by the ``hierarchical_summarization`` task cut to ``--tokens`` (16
-  paragraphs of 100 tokens for 1600; flat models: the first 1600 tokens). The HAT models read
-  ``hat_summarization``'s data (a BOS per sentence), not this task's: with ``--data`` their
-  validation time is null, with a note.
-
-Written as ``efficiency.json`` (the report reads it)::
-
-    {"device": "cpu" | "cuda: NAME", "tokens": 1600, "budget_gib": 11.0, "dtype": "fp32",
-     "layers": 3, "embed_dim": 256, "target_tokens": 145, "data": null | DATA_BIN,
-     "rows": [{"arch", "params", "params_mb", "max_batch", "max_batch_at_limit",
-               "max_batch_method", "peak_mem_mb", "peak_batch", "valid_seconds",
-               "valid_cpu_seconds", "valid_examples", "valid_batch_size", "valid_repeats",
-               "valid_note"[, "peak_note"]}, ...]}
-
-``peak_mem_mb`` / ``valid_seconds`` are null where the step or the validation batch ran out of
-memory under the CUDA budget (said in ``peak_note`` / ``valid_note``); ``max_batch`` is null
-with ``--no-max-batch`` (``max_batch_method``: "not searched").
-
+May import what docs/design.md allows ``analysis/``; torch and fairseq inside the functions
+that measure (the report reads :data:`TABLE_ARCHS` without them).
 Command line: ``fairseq-hier-efficiency`` (:mod:`fairseq_hier.cli.efficiency`).
 """
 
@@ -71,18 +20,22 @@ import time
 import types
 from typing import Callable, Dict, Optional, Sequence
 from ..errors import HierError
+from ..recipes import architectures as table
 
 PARAGRAPH_TOKENS, TARGET_TOKENS = 100, 145
-HIERARCHICAL = ("pht", "vht", "liu_ht", "parsingsum_ht")  # B x P x L sources; the others B x S
-HAT_ARCHS = ("hat", "hat_transformer", "hat_bart")  # a BOS opening every paragraph
-# self-attention over all S tokens (flat positions, shared embeddings)
-FLAT_ATTENTION = ("transformer", "transformer-S2", "parsingsum_ft") + HAT_ARCHS
-PARSING_ARCHS = ("parsingsum_ft", "parsingsum_ht")  # read a dependency parse
 TABLE_ARCHS = ("transformer", "pht", "vht", "liu_ht", "parsingsum_ft", "parsingsum_ht",
                "hat_transformer", "hat_bart")
 # row name -> registered architecture (the others are registered under their own name)
 REGISTERED = {"transformer-S2": "transformer", "hat": "hat_transformer_iwslt_zh_en",
               "hat_transformer": "hat_transformer_iwslt_zh_en", "hat_bart": "hat_bart_base"}
+# the traits of each row's architecture, from the table of architectures
+ROWS = TABLE_ARCHS + ("transformer-S2", "hat")
+_ROW = {r: table.architecture(REGISTERED.get(r, r)) for r in ROWS}
+HIERARCHICAL = tuple(r for r in ROWS if _ROW[r].layout == table.HIERARCHICAL)  # B x P x L
+HAT_ARCHS = tuple(r for r in ROWS if _ROW[r].layout == table.SENTENCES)  # a BOS per paragraph
+# self-attention over all S tokens (flat positions, shared embeddings)
+FLAT_ATTENTION = tuple(r for r in ROWS if _ROW[r].layout in (table.FLAT, table.SENTENCES))
+PARSING_ARCHS = tuple(r for r in ROWS if _ROW[r].parse)  # read a dependency parse
 DTYPES = ("fp32", "bf16")
 VOCAB = 32000
 SENTENCE_PIECES = 25  # the synthetic parse's sentence length
@@ -90,9 +43,7 @@ SENTENCE_PIECES = 25  # the synthetic parse's sentence length
 DIMS = dict(encoder_layers=3, decoder_layers=3, encoder_embed_dim=256, decoder_embed_dim=256,
             encoder_ffn_embed_dim=1024, decoder_ffn_embed_dim=1024, encoder_attention_heads=4,
             decoder_attention_heads=4, dropout=0.3)
-TINY = dict(encoder_layers=2, decoder_layers=1, encoder_embed_dim=32, decoder_embed_dim=32,
-            encoder_ffn_embed_dim=64, decoder_ffn_embed_dim=64, encoder_attention_heads=2,
-            decoder_attention_heads=2, dropout=0.3, pooling_heads=2)
+TINY = dict(table.TINY_WIDTHS)  # --widths tiny
 WIDTHS = ("same", "paper", "tiny")
 CUDA_METHOD, CPU_METHOD = "cuda search", "cpu search (peak allocations)"
 HAT_DATA_NOTE = ("reads hat_summarization's data (a BOS per sentence), not this data-bin's: "
@@ -152,7 +103,7 @@ def synthetic_dictionary(widths="same", vocab=None):
 
 
 def build_model(arch, max_source_positions, widths="same", dims=None, task=None, vocab=None):
-    """``arch`` (a row name: of :data:`TABLE_ARCHS` or benchmarks/efficiency.py's) at ``widths``
+    """``arch`` (a row name: of :data:`TABLE_ARCHS` or benchmarks/training_cost.py's) at ``widths``
     (or ``dims``) for sources of up to ``max_source_positions`` flat tokens; on a fresh
     dictionary of ``vocab`` symbols, or built by ``task`` (its dictionaries, its checks).
     Returns (model, source dictionary)."""

@@ -14,7 +14,7 @@ their reference (whose summary is the whole source).
 import logging
 from typing import List
 
-from fairseq_hier.data.mds_readers import describe_skipped
+from fairseq_hier.readers.mds import describe_skipped
 from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
 
 logger = logging.getLogger("fairseq_hier.lead")

@@ -1,46 +1,26 @@
 """LexRank baseline (Erkan & Radev 2004) as Liu & Lapata 2019 (002, "Comparison Systems") run it:
 "we build a graph with paragraphs as nodes and edges weighted by tf-idf cosine similarity; we
 run a PageRank-like algorithm on this graph to rank and select paragraphs until the length of
-the ground-truth summary is reached".
+the ground-truth summary is reached". Run by ``fairseq-hier-lexrank``.
 
-``fairseq-hier-lexrank`` runs it on a test set:
+Nodes: the dataset's paragraphs (:func:`fairseq_hier.data.paragraphs.text_paragraphs`); edges:
+:func:`fairseq_hier.text.tfidf.cosine_matrix` (the ``tfidf`` graph's matrix); scores: continuous
+or thresholded LexRank by power iteration (:func:`lexrank_scores`); output: paragraphs by score
+until the reference's token count, cut to it. The readings and why our own implementation:
+docs/evaluation.md, section fairseq_hier.baselines.lexrank.
 
-- Nodes: the paragraphs of the raw source line by the dataset's rules
-  (:func:`fairseq_hier.data.paragraphs.text_paragraphs`: the title opens paragraph 0, empty
-  paragraphs are dropped, separators removed).
-- Edges: :func:`fairseq_hier.data.graphs.tfidf_graph`, the cosines of the paragraphs' tf-idf
-  vectors (idf fit on the example's own paragraphs, the cluster; self-similarity 1 on the
-  diagonal as in Erkan & Radev's cosine matrix), the same matrix as the ``tfidf`` graph of the
-  graph-informed attention.
-- Scores (:func:`lexrank_scores`): continuous LexRank, the stationary distribution of the
-  row-normalised similarity matrix ``M`` with damping ``d`` (``--damping``, PageRank's
-  convention: ``d`` = probability of following an edge): ``p = (1 - d) / P + d * M^T p``, by
-  power iteration from the uniform distribution until the L1 change is below 1e-8. With
-  ``--threshold T``, Erkan & Radev's thresholded LexRank: an edge of weight 1 where the cosine
-  exceeds ``T``, none elsewhere, then the same iteration. A paragraph without any term (a row of
-  zeros) links to every paragraph uniformly.
-- Output (same length as Lead): paragraphs in decreasing score (scores equal to 1e-10 are ties,
-  broken by rank: earlier paragraph first) are taken until their tokens reach the reference's
-  whitespace-token count K; they are concatenated in the order taken and cut to exactly K tokens.
-  Our reading of "until the length of the ground-truth summary is reached": the last paragraph
-  taken is cut, as Lead's k tokens are. A source shorter than K gives all its paragraphs (in
-  score order), an empty reference an empty summary; both are counted in the log.
-
-Why our own implementation: the ``lexrank`` PyPI package ships a fixed English idf/stop-word
-setup and scores sentences it splits itself, and ``sumy`` needs NLTK's tokenizer data (not
-available offline); neither takes paragraphs as given nor ranks with the tf-idf matrix that the
-``tfidf`` graph uses. The method is twenty lines of numpy over scikit-learn's tf-idf.
-Errors (line counts differ, unreadable file, a source line without paragraph): one line, exit 1.
+May import: :mod:`fairseq_hier.data`, :mod:`fairseq_hier.text`, :mod:`fairseq_hier.io`,
+:mod:`fairseq_hier.errors`, numpy; tqdm inside the function that shows progress.
 """
 
 from typing import List, Optional, Tuple
 
 import numpy as np
 
-from fairseq_hier.data.graphs import tfidf_graph
 from fairseq_hier.data.paragraphs import text_paragraphs
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
+from fairseq_hier.text.tfidf import cosine_matrix
 
 TIE_DECIMALS = 10  # scores equal to 1e-10 are ties (power iteration leaves ~1e-12 noise)
 
@@ -92,7 +72,7 @@ def lexrank(paragraphs: List[List[str]], k: int, damping: float = 0.85,
     """The LexRank summary (``k`` tokens at most) of one example's paragraphs."""
     if k <= 0:
         return []
-    scores = lexrank_scores(tfidf_graph(paragraphs), damping, threshold)
+    scores = lexrank_scores(cosine_matrix(paragraphs), damping, threshold)
     return select_tokens(paragraphs, rank_paragraphs(scores), k)
 
 

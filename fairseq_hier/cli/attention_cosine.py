@@ -1,28 +1,12 @@
 """Paragraph-attention cosine of a trained system against the reference's tf-idf distribution.
 
-    fairseq-generate DATA_BIN --path RUN/checkpoint_best.pt --gen-subset test \\
-        --results-path RUN ...                       # writes RUN/generate-test.txt
-    fairseq-hier-attention-cosine DATA_BIN --path RUN/checkpoint_best.pt \\
+    fairseq-hier-attention-cosine DATA_BIN --path RUN/checkpoint_best.pt \
         --generate-log RUN/generate-test.txt --subset test --output RUN/attention.json
 
-000 Table 1 / Sec. 5.1 and 001 Table 4: the system is teacher-forced on its own generated
-summaries (the log's ``H-`` lines, one per example id; run fairseq-generate without
-``--post-process``), its attention is read per paragraph (``pht``/``vht``: their paragraph
-attention; ``liu_ht``/``parsingsum_ht`` and flat models such as ``transformer``: the token
-attention summed per paragraph), and compared by cosine with the normalised tf-idf
-similarities of the reference to each paragraph. The readings (title in paragraph 1, tf-idf
-terms and idf, excluded examples) are documented in :mod:`fairseq_hier.analysis.attention_cosine`.
-
-Output (``--output``, the RUN_DIR's ``attention.json``): ``kind``, ``arch``, ``checkpoint``,
-``split``, ``examples`` (scored), ``cosine`` {mean, low, high} (95% bootstrap interval over
-examples), ``per_example`` (split order; ``null`` for an excluded example), ``excluded``
-{zero_gold: ids}, ``heatmaps`` (the first ``--heatmaps`` examples: rows = hypothesis tokens and
-"</s>", cols = P1..Pn, each row normalised over paragraphs, and the ``gold`` vector). Prints a
-summary line, then the headline as the last line. Pass the paragraph cut given to
-fairseq-generate (default: the checkpoint's). ``--output`` is written whole or not at all, never
-over an input. Bad input: one-line error, exit status 1. The checkpoint is loaded without
-running code (:mod:`fairseq_hier.safe_loading`); ``--trust-checkpoint`` loads one that holds more
-than weights and options, as the other commands that load checkpoints do.
+The command (options, output JSON, errors): docs/commands.md, section
+fairseq_hier.cli.attention_cosine; the metric's readings:
+:mod:`fairseq_hier.analysis.attention_cosine`. Imports the library packages it calls and
+``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import json

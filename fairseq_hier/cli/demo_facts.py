@@ -1,36 +1,11 @@
 """Fact accuracy of demo summaries against the corpus generator's ground truth
 (``{split}.facts.jsonl`` of ``fairseq-hier-demo-corpus``), and the fact baselines.
 
-Definitions (per test set; ``gold`` = the facts of the title's entity that the reference states):
-
-- a hypothesis *states* value ``v`` for attribute ``a`` when token ``v`` of ``a``'s closed
-  vocabulary occurs in it (the attributes' vocabularies are disjoint, so this needs no parsing of
-  the template and is blind to phrasing);
-- a gold fact ``(a, v)`` is *correct* when the hypothesis states ``v`` for ``a`` and no other value
-  for ``a`` (hedging with two values is not rewarded);
-- **fact accuracy** = correct gold facts / gold facts (micro average over the test set);
-- **wrong-fact rate** = stated (attribute, value) pairs that are not gold / stated pairs;
-- **confusions** = stated pairs that are a *distractor* place's fact in that example's source,
-  as a share of the gold facts (reading the wrong paragraph);
-- 95% interval of the fact accuracy: percentile bootstrap over examples (1000 resamples, fixed
-  seed), the way ROUGE-1.5.5 resamples summaries for its ``-c 95`` intervals.
-
     fairseq-hier-demo-facts score test.facts.jsonl HYPS [NAME=HYPS ...]
-    fairseq-hier-demo-facts baseline frequent --facts test.facts.jsonl \\
-        --train-facts train.facts.jsonl --output frequent.hyp
-    fairseq-hier-demo-facts baseline first --facts test.facts.jsonl --source test.src --output first.hyp
-    fairseq-hier-demo-facts seeds --seed-dir demo_hard/seed1 --seed-dir demo_hard/seed2 \\
-        pht=checkpoints/pht vht=checkpoints/vht --compare pht,vht --json seeds.json
 
-Baselines (summaries in the reference template, with the title's name):
-``frequent`` fills every attribute with its most frequent training value; ``first`` with the
-first value of that attribute stated anywhere in the ranked source (trusting the ranking, not
-the name).
-
-``seeds`` compares systems over several runs of the demo (one folder per seed): facts, ROUGE-2,
-ROUGE-L and the paragraph-attention cosine, each as the mean over seeds with a seed-stratified
-bootstrap interval and per seed, and every pairwise ordering, claimed only when the paired
-interval excludes 0 on the same side in every seed (:mod:`fairseq_hier.demo.seeds`).
+The definitions (fact accuracy, wrong-fact rate, confusions), the baselines and ``seeds``:
+docs/commands.md, section fairseq_hier.cli.demo_facts. Imports the library packages it calls and
+``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import argparse

@@ -1,26 +1,19 @@
 """``fairseq-hier-deps``: a dependency parse projected onto the pieces of a binarized source, for
 ParsingSum (003): ``PREFIX.{bin,idx}``, one int16 code per source token and EOS.
 
-    fairseq-hier-deps --conllu parsed/train.conllu --source bpe/train.src \\
+    fairseq-hier-deps --conllu parsed/train.conllu --source bpe/train.src \
         --subword sentencepiece --output-prefix data-bin/train.parse.spacy
 
-Reads the CoNLL-U (``fairseq-hier-parse``'s or any parser's, such as Stanza's or a biaffine
-parser's: ``# newdoc`` starts an example; columns ID, FORM and HEAD; docs/data-formats.md,
-"CoNLL-U from any parser") and the subword source that fairseq-preprocess binarized, both
-streaming. Each source line's words are rebuilt from its pieces by the ``--subword`` scheme
-(separators are not words) and must equal the example's tokens one by one; each word's head
-becomes the code of its first piece (:mod:`fairseq_hier.data.dependency` for the rules and
-codes). Errors, one line (exit 1):
-a malformed CoNLL-U line (file and line), the first token that differs (example, token index,
-both tokens), different numbers of examples; an interrupted run leaves no output file. Logs
-examples, words, pieces, separators and arcs written.
+Inputs, rules and errors: docs/commands.md, section fairseq_hier.cli.dependencies (the codes:
+:mod:`fairseq_hier.data.dependency_codes`).
+Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import sys
 from typing import List, Optional
 
 from fairseq_hier.cli.common import add_shard_argument, command_parser, run_command
-from fairseq_hier.preparation.dependencies import project_dependencies
+from fairseq_hier.preparation.dependencies import SUBWORD_SCHEMES, project_dependencies
 
 PROG = "fairseq-hier-deps"
 
@@ -31,9 +24,6 @@ def run(args) -> None:
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    # numpy, through the dependency module, imported here: --help stays light
-    from fairseq_hier.data.dependency import SUBWORD_SCHEMES
-
     p = command_parser(PROG, __doc__)
     p.add_argument("--conllu", required=True,
                    help="the split's parse (fairseq-hier-parse's PREFIX.conllu or any CoNLL-U "

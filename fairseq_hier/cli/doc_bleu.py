@@ -2,65 +2,13 @@
 and chrF (paper 004 Sec. 4.2 and Table 7: "We translate each chunk separately and afterwards
 concatenate the translated chunks to compute the BLEU score for the entire document").
 
-    fairseq-hier-doc-bleu plain=work/checkpoints/plain/generate-test.txt \\
-        hat=work/checkpoints/hat/generate-test.txt --chunks work/data-bin/test.chunks \\
+    fairseq-hier-doc-bleu plain=work/checkpoints/plain/generate-test.txt \
+        hat=work/checkpoints/hat/generate-test.txt --chunks work/data-bin/test.chunks \
         --ref work/raw/test.de --tgt-lang de --output-dir work/decode
-    # tokenised outputs against tokenised references (IWSLT/TED, multi-bleu practice):
-    fairseq-hier-doc-bleu hat=generate-test.txt --chunks test.chunks --ref test.tok.en \\
-        --tgt-lang en --no-detokenize --tokenize none
-    # one system's run directory: work/checkpoints/hat/test.{docs,ref,bleu.txt}
-    fairseq-hier-doc-bleu hat=work/checkpoints/hat/generate-test.txt \\
-        --chunks work/data-bin/test.chunks --ref work/raw/test.de --tgt-lang de \\
-        --run-dir work/checkpoints/hat
-    # plain-text outputs, one translated sentence a line in the reference's sentence order:
-    fairseq-hier-doc-bleu --text online=online-b.de sent=sentence-mt.de --ref work/raw/test.de \\
-        --tgt-lang de
 
-Per system (``NAME=LOG``, LOG: ``fairseq-generate`` output; its ``H-`` lines, or ``D-`` with
-``--lines D``; a bare LOG is named after its run folder when it is fairseq-generate's
-``generate-SUBSET.txt``, ``hat/generate-test.txt`` -> ``hat``, else after its file name without
-the extension; NAME is a plain file name, unique): every chunk must have exactly one
-hypothesis; BPE is removed (``@@ ``), stray ``<s>``/``</s>`` are dropped (counted), the text is
-detokenised unless ``--no-detokenize`` with the inverse of the prepare step's target tokenizer
-(``--tgt-tokenizer``, by default the ``tgt_tokenizer`` of the data-bin's preprocessing record
-beside ``--chunks``, else ``auto``: sacremoses; jieba's spaces removed for zh; ``none``: nothing
-to undo), and the chunks of each document are concatenated in the chunk map's order (the map
-alone aligns hypothesis and source chunk, whatever number of sentences the model emitted).
-References: the raw target file (``fairseq-hier-doc-extract`` output: one sentence per line,
-documents separated by an empty line) with its ``.docids``, taken as they are; documents and
-sentence counts must match the chunk map. A reference document is its sentences joined by spaces.
-The post-processing of each side is printed. Refused before scoring, unless ``--force``: a REF
-whose suffix names another language than ``--tgt-lang`` (``test.en`` with ``--tgt-lang de``),
-and two sides that do not look alike (tokenised references against detokenised hypotheses, or
-the reverse); with ``--force`` each is a warning, in the output and its JSON. The output folders
-are checked before anything is read. See :mod:`fairseq_hier.analysis.doc_bleu` and
-:mod:`fairseq_hier.scoring.bleu`.
-
-sacreBLEU's tokenizer (``--tokenize``): ``zh`` for a Chinese target, ``char`` for Japanese,
-``13a`` otherwise (a line states the Japanese and Korean choices: :mod:`fairseq_hier.scoring.bleu`).
-
-Scores (sacreBLEU as a library, both signatures printed): **document BLEU** and **document chrF**
-(segments are whole documents: the paper's), and for reference **chunk BLEU** (segments are
-chunks, each against its reference sentences joined). Every system gets its bootstrap mean and
-95% half-width over documents (as sacreBLEU's ``--confidence``); with two or more systems, the
-first is the baseline of the paired bootstrap test of
-:func:`fairseq_hier.scoring.significance.bleu_significance`, the test ``fairseq-hier-significance
-bleu`` and the report use: delta, its 95% interval and the one-sided p (share of resamples in
-which the system does not beat the baseline; ``*``: p < 0.05). Written to ``--output-dir``:
-``NAME.docs`` (one post-processed document a line, the docids' order) and ``NAME.chunks.tsv``
-(docid, chunk, first and last sentence, hypothesis). ``--run-dir RUN`` (one system): the
-system's run directory receives ``SUBSET.docs`` (its documents as scored), ``SUBSET.ref`` (the
-reference documents, one a line, as scored) and ``SUBSET.bleu.txt`` (what the command prints),
-together or not at all; SUBSET is ``--subset``, by default the chunk map's name (``test`` for
-``test.chunks``). Last line: JSON.
-
-Plain-text outputs (``--text``, instead of ``--chunks``; any system, sentence-level ones
-included): each ``NAME=FILE`` holds one translated sentence a line, as many lines as REF has
-sentences and in its order (no line between documents; an empty line is an empty translation);
-they are scored as given (no BPE removal, no detokenisation: the two sides' check still runs).
-The documents are REF's (its blank-line blocks and ``.docids``), each its sentences joined by a
-space on both sides, so document BLEU and chrF are sacreBLEU's on those joined files; the chunk
-column scores sentences.
+Inputs, post-processing, scores, files written and ``--text``: docs/commands.md, section
+fairseq_hier.cli.doc_bleu.
+Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import json
@@ -72,10 +20,10 @@ from fairseq_hier.analysis.doc_bleu import (default_subset, evaluate, input_path
                                             run_dir_paths, system_name, write_outputs,
                                             write_run_dir)
 from fairseq_hier.cli.common import ALPHA, command_parser, count, run_command, text_table
-from fairseq_hier.data.doc_chunks import TOKENIZERS
 from fairseq_hier.io import check_outputs
 from fairseq_hier.scoring.bleu import default_tokenize, tokenize_note
 from fairseq_hier.scoring.significance import BLEU_SEED
+from fairseq_hier.text.tokenizers import TOKENIZERS
 
 logger = logging.getLogger("fairseq_hier.doc_bleu")
 PROG = "fairseq-hier-doc-bleu"

@@ -6,11 +6,12 @@ tokens with a BOS marker per source sentence, and the chunk map (paper 004 Sec. 
 
 Reads ``INPUT.{src,tgt,docids}`` (``fairseq-hier-doc-tokenize`` output), applies the joint fastBPE
 codes (learnt with ``fastbpe learnbpe N train.tok.src train.tok.tgt``, as the paper's 40000) to
-both sides, cuts every document at sentence boundaries (:func:`~fairseq_hier.data.doc_chunks.
-chunk_spans`) and writes ``OUTPUT.{src,tgt,chunks}`` for ``fairseq-preprocess --joined-dictionary``
-(layout in :mod:`fairseq_hier.data.doc_chunks`). A sentence longer than the limit on a side is
-its own chunk, truncated on that side: the log counts them and names the first ones by file and
-line. A token that is one of fairseq's special symbols (``<s>`` ...) is an error naming its line.
+both sides, cuts every document at sentence boundaries (:func:`~fairseq_hier.preparation.
+doc_chunk.chunk_spans`) and writes ``OUTPUT.{src,tgt,chunks}`` for ``fairseq-preprocess
+--joined-dictionary`` (layout in docs/data-formats.md, "Document chunks and the chunk map"). A
+sentence longer than the limit on a side is its own chunk, truncated on that side: the log counts
+them and names the first ones by file and line. A token that is one of fairseq's special symbols
+(``<s>`` ...) is an error naming its line.
 """
 
 import sys

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, count, ranged, run_command
-from fairseq_hier.demo.documents import write_corpus
+from fairseq_hier.demo.translation_corpus import write_corpus
 
 PROG = "fairseq-hier-doc-demo-corpus"
 

@@ -2,30 +2,12 @@
 use Moses for preprocessing the English, German and Czech text and Jieba for tokenizing the
 Chinese text"), for any language pair.
 
-    fairseq-hier-doc-tokenize --input work/raw/train --output work/tok/train \\
+    fairseq-hier-doc-tokenize --input work/raw/train --output work/tok/train \
         --src-lang en --tgt-lang de --workers 8
-    fairseq-hier-doc-tokenize --input raw/test --output tok/test --src-lang th --tgt-lang en \\
-        --src-tokenizer none
 
-Reads ``INPUT.{src,tgt,docids}`` (our raw layout, :mod:`fairseq_hier.data.documents`, written by
-``fairseq-hier-doc-extract``) and writes ``OUTPUT.{src,tgt,docids}`` in the same layout, every
-sentence tokenised (:func:`fairseq_hier.data.doc_chunks.tokenizer`). ``--tokenizer`` (both
-sides; ``--src-tokenizer`` / ``--tgt-tokenizer`` set one side):
-
-- ``auto`` (default): jieba for ``zh``; sacremoses normalisation and tokenisation with
-  ``@-@`` hyphen splits and the language's rules for the languages sacremoses has rules for;
-  Moses' language-independent rules for the other Latin-script languages and, with one warning
-  line saying so, for every other language code (a made-up one too);
-- ``moses``: Moses, with the language's rules where sacremoses has them, else its
-  language-independent rules;
-- ``jieba``: jieba's word segmentation (Chinese characters);
-- ``none``: split at whitespace only, the text kept as is (text tokenised beforehand).
-
-The choice is the prepare step's, recorded with ``fairseq-hier-record --option
-src_tokenizer=... --option tgt_tokenizer=...`` so that inference tokenises new documents alike
-and ``fairseq-hier-doc-bleu`` detokenises with the inverse. Logs each side's tokenizer and the
-rate (sentences per second) that the recipes' time estimates come from. Errors: one line,
-exit 1.
+Layout, the tokenizer choices and how they are recorded: docs/commands.md, section
+fairseq_hier.cli.doc_tokenize.
+Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import sys
@@ -33,8 +15,8 @@ from typing import List, Optional
 
 from fairseq_hier.cli.common import (add_shard_argument, add_split_arguments, command_parser,
                                      positive_int, run_command)
-from fairseq_hier.data.doc_chunks import TOKENIZERS
 from fairseq_hier.preparation.doc_tokenize import tokenize_split
+from fairseq_hier.text.tokenizers import TOKENIZERS
 
 PROG = "fairseq-hier-doc-tokenize"
 

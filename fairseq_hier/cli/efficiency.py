@@ -2,7 +2,14 @@
 for our architectures at the same widths: parameters, peak training memory, the largest batch
 under a memory budget, validation time; written as efficiency.json for the report.
 
-    fairseq-hier-efficiency --archs transformer pht vht liu_ht --tokens 1600 \\
+Its ``--help`` prints the usage, the measuring rules and the output (:data:`EPILOG`); every
+column and the JSON schema: :mod:`fairseq_hier.analysis.efficiency`. Imports
+``fairseq_hier.analysis``, ``io``, ``errors`` and ``fairseq_hier.cli.common`` (torch inside a
+function).
+"""
+
+# the --help text after the description: usage, rules and output
+EPILOG = """    fairseq-hier-efficiency --archs transformer pht vht liu_ht --tokens 1600 \\
         --memory-budget-gib 11 --layers 3 --embed-dim 256 --output efficiency.json [--cpu]
     fairseq-hier-efficiency --archs transformer pht vht --data demo_work/data-bin \\
         --output demo_work/checkpoints/pht/efficiency.json     # valid time on a real split
@@ -34,7 +41,7 @@ ARCHS = eff.TABLE_ARCHS  # the rows --archs may name
 
 def build_parser() -> argparse.ArgumentParser:
     p = command_parser(PROG, __doc__)
-    p.epilog = __doc__.split("\n\n", 1)[1]
+    p.epilog = EPILOG
     p.add_argument("--archs", nargs="+", choices=ARCHS, default=list(ARCHS), metavar="ARCH",
                    help=f"rows, in order (default: all of {', '.join(ARCHS)})")
     p.add_argument("--tokens", type=ranged(int, 100), default=1600,

@@ -8,8 +8,8 @@ For every example of each split, the trained model is run teacher-forced on the 
 summed: 001 footnote 3) is summed over the |y| + 1 steps that predict the summary tokens and
 EOS and normalised over paragraphs (Eq. 14-16): the label eta. The predictor's input is the
 model's paragraph embeddings Phi (Eq. 6; for VHT see ``HierarchicalEncoder.paragraph_embeddings``).
-Both are written in the format of :mod:`fairseq_hier.data.attention_labels`, in example order,
-for ``fairseq-train --task attention_prediction``.
+Both are written in the format of docs/data-formats.md ("Attention-alignment labels"), in
+example order, for ``fairseq-train --task attention_prediction``.
 
 The paragraph cut (``--max-paragraphs``, ``--max-paragraph-tokens``) is the one the model was
 trained with unless overridden here; eta covers exactly the paragraphs the model saw.

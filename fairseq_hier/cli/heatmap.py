@@ -3,20 +3,9 @@
     fairseq-generate data-bin --path hat.pt --print-sentence-attention ... > gen.out
     fairseq-hier-heatmap gen.out --id 3 --out example3.png [--gpt2-encoder-json encoder.json]
 
-Reads fairseq-generate's output (``S-``, ``T-``, ``H-<id><TAB>score<TAB>tokens``, ``D-``, ``P-``,
-``A-<id><TAB>steps`` lines; other lines are ignored), takes the ``--hypothesis``-th ``H-``/``A-``
-pair of example ``--id`` and draws it: one row per target step (the ``H-`` tokens and the final
-``</s>``), one column per source sentence (1..N), colour = attention weight. The ``A-`` payload
-is :mod:`fairseq_hier.generation.sentence_attention`'s format (``format_sentence_alignment``,
-read back by :func:`fairseq_hier.report.sentence_heatmap.parse_sentence_alignment`): steps
-separated by spaces, each step the sentences' weights separated by commas.
-
-With ``--gpt2-encoder-json`` (BART: the ``H-`` tokens are GPT-2 BPE ids) each row is labelled
-with its decoded text piece, a leading space shown as ``▁``. The image's format is ``--out``'s
-extension (``.png``, ``.pdf``, ``.svg`` ...); the file is written whole or not at all. Bad input
-gives a one-line error and exit status 1.
-
-Importing this module is light (standard library only); matplotlib is imported when drawing.
+What it reads and draws: docs/commands.md, section fairseq_hier.cli.heatmap. Imports the standard
+library and
+``fairseq_hier.report`` (matplotlib only when drawing) and ``fairseq_hier.cli.common``.
 """
 
 import sys

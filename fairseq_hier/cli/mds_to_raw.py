@@ -4,26 +4,15 @@
         --input-dir DIR --output-dir RAW [--splits train,valid,test] [--max-articles N] \\
         [--with-titles]
 
-Input layouts (``fairseq_hier/data/mds_readers.py``): Multi-News raw ``{train,val,test}.src`` /
-``.tgt`` (also the cleaned re-release), the preprocessed Multi-News
-``{split}.txt.src.tokenized.fixed.cleaned.final.truncated.txt`` / ``.tgt...``, WCEP
-``{train,val,test}.jsonl(.gz)``. The publishers' ``val`` is written as ``valid`` (fairseq's name).
-
-Output: ``RAW/{split}.src`` (``<P> document 1 <P> document 2 ...``: no title, each document one
-paragraph, untokenised) and ``RAW/{split}.tgt`` (one summary per line). A split's files appear
-only once the whole split has been read (a malformed record leaves none behind). Per split, one
-log line counts examples, documents, empty documents dropped, examples skipped, documents beyond
-``--max-articles`` (WCEP-10 / WCEP-100: 10 / 100), literal ``<P>`` escaped, ``<t>`` sentence
-tags dropped; the lines of skipped examples are listed (the first 10). Markup left in the targets
-(``<unk>``, ``<br>``: ROUGE-1.5.5 reads a sentence only up to its first ``<``) is counted and
-named in a warning; the targets keep it (it is the dataset's text). Malformed input: one line
-``PROG: error: path:line: ...``, exit status 1.
+Input layouts, output and what is logged: docs/commands.md, section fairseq_hier.cli.mds_to_raw;
+the layouts: docs/data-formats.md, section "Multi-News and WCEP".
+Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import sys
 
 from fairseq_hier.cli.common import add_shard_argument, command_parser, positive_int, run_command
-from fairseq_hier.data.mds_readers import DATASETS
+from fairseq_hier.readers.mds import DATASETS
 from fairseq_hier.preparation.mds import convert_split, parse_splits
 
 PROG = "fairseq-hier-mds-to-raw"

@@ -1,28 +1,13 @@
 """``fairseq-hier-graph``: the paragraph graphs of a split for the graph-informed attention of Liu &
 Lapata 2019 (002, Eq. 24): tf-idf similarities or the Approximate Discourse Graph.
 
-    fairseq-hier-graph --source raw/test.src --kind adg --output-prefix data-bin/test.graph.adg \\
+    fairseq-hier-graph --source raw/test.src --kind adg --output-prefix data-bin/test.graph.adg \
         --workers 8
 
-Reads the raw source lines of the task ``hierarchical_summarization`` (``title <P> paragraph 1
-<P> paragraph 2 ...``, whitespace-tokenised words or sentencepiece pieces), splits each into
-paragraphs by the dataset's rules (:func:`fairseq_hier.data.paragraphs.text_paragraphs`: title
-merged into paragraph 0, empty paragraphs dropped, no ``max_paragraphs`` cut) and writes one
-``P x P`` graph per line to ``PREFIX.{sizes,offsets,values}.npy``
-(:mod:`fairseq_hier.data.paragraph_graph`). The kinds (:mod:`fairseq_hier.data.graphs`):
-``tfidf`` (cosines of the paragraphs' tf-idf vectors, idf fit on the example's paragraphs) and
-``adg`` (shared named entities from spaCy's NER, plus discourse markers opening adjacent
-paragraphs). The task reads ``DATA/SPLIT.graph.KIND`` and checks it against the split.
-
-The source is read twice, streaming: first to check every line (UTF-8, at least one paragraph)
-and count them, then to build the graphs, so a bad line fails the run before any work and a
-split larger than memory is fine. Prints examples/s and paragraphs/s. Errors: one line, exit 1;
-an interrupted run leaves no output files.
-
-Rates with one worker on examples of 20 paragraphs of 60 tokens (one core of a shared 2-core
-CPU): ``tfidf`` about 260 examples/s (5,000 paragraphs/s, scikit-learn's per-example overhead),
-``adg`` about 5 examples/s (110 paragraphs/s: spaCy's NER is the cost). ``--workers N`` runs
-N processes (each loads spaCy once); a WikiSum-sized split (1.6M examples) needs them for ``adg``.
+Input, kinds, streaming and measured rates: docs/commands.md, section
+fairseq_hier.cli.paragraph_graph (the files:
+:mod:`fairseq_hier.data.paragraph_graph`). Imports the library packages it calls and
+``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import sys

@@ -1,34 +1,14 @@
 """``fairseq-hier-rank-eval``: how much of the target the first L paragraphs of a ranking cover,
 Table 1 of Liu & Lapata (2019, paper 002): ROUGE-L recall of the concatenated L best paragraphs
-against the gold target, averaged over examples (x100).
+against the gold target, averaged over examples (x100), for the original order, the tf-idf
+similarity to the title (the order ``fairseq-hier-rank --method tfidf`` writes) and each
+``--ranked NAME=FILE``, with bootstrap intervals.
 
     fairseq-hier-rank-eval --source R/test.src --target R/test.tgt \\
         --ranked ranker=ranked/test.src --L 5 10 20 40
 
-Orderings compared, each over the same examples:
-- ``original``: the paragraphs in the order of ``--source`` (raw format, ``title <P> paragraph
-  <P> ...``; the title, before the first separator, is not part of any ordering);
-- ``similarity``: by tf-idf cosine similarity of each paragraph with the title, the ranking of
-  Liu et al. (2018) that 002 compares against (descending, ties in source order). As in their
-  WikiSum code (tensor2tensor ``rank_reference_paragraphs``), idf is fit per example on that
-  example's own paragraphs; scikit-learn's ``TfidfVectorizer`` defaults otherwise (smooth idf,
-  raw term counts, l2 norm) on the whitespace tokens; title tokens that no paragraph has do not
-  count. Off with ``--no-similarity``;
-- each ``--ranked NAME=FILE``: a ranked file of the same examples (``fairseq-hier-rank``
-  output): same line count, same title, and the same paragraphs as the source line (as a
-  multiset) -- or, written with ``--keep``, a subset with at least min(P, max L) of them, so no
-  measured prefix is cut. Anything else is an error naming the file and line.
-
-ROUGE-L recall = LCS of the concatenated paragraphs' tokens and the target's / target tokens
-(whitespace tokens as they are; ``--lowercase`` lowercases all sides), computed by
-:mod:`fairseq_hier.data.rouge_ngrams` (rouge-score's rougeL recall on lowercase alphanumeric
-tokens) in one pass over each ranking for all L. An example with fewer than L paragraphs
-concatenates all of them. 95% intervals: percentile bootstrap over examples (``--bootstrap``
-resamples, the same resamples for every number).
-
-Prints a table like Table 1 (stdout), then one JSON line: ``{"original": {"5": 24.86, "10": ...},
-"similarity": {...}, "NAME": {...}, "ci95": {"original": {"5": [low, high], ...}, ...},
-"examples": N}``.
+Orderings, checks and output: docs/commands.md, section fairseq_hier.cli.rank_eval. Imports the
+library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import json

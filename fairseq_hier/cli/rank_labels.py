@@ -3,19 +3,8 @@ paragraph against the target summary (Liu & Lapata 2019, paper 002 Sec. 3.1 and 
 
     fairseq-hier-rank-labels --source R/train.src --target R/train.tgt --output RB/train.labels
 
-Reads raw sources ``title <P> paragraph <P> paragraph ...`` (whitespace tokens, any subword
-scheme; paragraphs in any order) and targets, one example per line. The paragraphs are the
-non-empty segments after the first separator (the title, before it, gets no label; empty
-segments are dropped and counted). Writes one line per example, one label per paragraph in the
-paragraphs' order, 4 decimals: ``0.1250 0.0000 0.0417``; the task ``paragraph_ranking`` checks the
-counts against the binarised source.
-
-Label y_i = matched target bigrams (counts clipped) / target bigrams, on whitespace tokens as they
-are (``--lowercase`` lowercases both sides first); 0 for every paragraph of a target with fewer
-than two tokens (counted in the log). :mod:`fairseq_hier.data.rouge_ngrams` computes it (equal
-to rouge-score's rouge2 recall on lowercase alphanumeric tokens). Errors, one line naming file and
-line: different line counts, an example without paragraph. Files are streamed (WikiSum's train
-sources do not fit in memory); the output appears only when every line succeeded.
+Input, label definition, output and errors: docs/commands.md, section fairseq_hier.cli.rank_labels.
+Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import sys

@@ -2,39 +2,12 @@
 Lapata 2019, paper 002 Sec. 3.1: "input paragraphs are ranked based on the model predicted
 scores"), writing the raw sources of the summarisation task.
 
-    fairseq-hier-rank --path checkpoints/checkpoint_best.pt --source R/test.src \\
+    fairseq-hier-rank --path checkpoints/checkpoint_best.pt --source R/test.src \
         --output ranked/test.src [--keep 40] [--scores-out ranked/test.scores]
-    fairseq-hier-rank --path ranker.pt --input-format jsonl --source test.jsonl \\
-        --spm-model spm.model --output ranked/test.src
 
-Input (``--input-format``):
-- ``raw``: our format, ``title <P> paragraph <P> paragraph ...`` per line, paragraphs in any
-  order, split as the ranker's training data (:mod:`fairseq_hier.data.ranking_dataset`: the
-  title before the first separator, the non-empty segments after it, empty ones counted);
-- ``jsonl``: the JSON-lines schema of every command (``{"id"?, "title"?, "documents": [str,
-  ...]}``, :mod:`fairseq_hier.data.own_data`; a ``summary`` is not read); each document is
-  split into paragraphs at its line breaks (as 002 does), blank ones dropped; title and paragraphs
-  are tokenised by whitespace, or into sentencepiece pieces with ``--spm-model`` (the model the
-  ranker's dictionary was built with).
-
-``--method tfidf`` needs no model: each example's paragraphs are ordered by the tf-idf cosine
-with its title, or with the centroid of its paragraphs when the title is empty
-(:mod:`fairseq_hier.ranking.tfidf`; raw input only; ``--scores-out`` writes the cosines).
-
-Output: one line per example, ``title <P> p_(1) <P> p_(2) ...``, the title first and the
-paragraphs by descending score (ties keep the input order), all of them or the first ``--keep``
-(the cut is logged), which ``fairseq-preprocess`` binarises for ``hierarchical_summarization``.
-``--scores-out``: the sigmoid scores s (Eq. 6) of the written paragraphs in the written order,
-one line per example (the format of the task's ``--align-ranker-scores``).
-
-Each paragraph is scored as the ranker was trained: token ids of the checkpoint task's
-dictionary (tokens outside it become ``<unk>``, counted), cut to the task's
-``--max-paragraph-tokens`` (the written paragraph is whole), the title cut likewise. The model
-reads each paragraph with its title only, so an example's paragraphs are scored in chunks of at
-most ``--batch-size`` paragraphs (folded into one ``B x P x L`` batch with other examples').
-Runs on the GPU when there is one, unless ``--cpu``. Errors, one line naming file and line: an
-example without paragraph, a jsonl line that is not such an object, a paragraph holding the
-separator token.
+Input formats, ``--method tfidf``, output and scoring: docs/commands.md, section
+fairseq_hier.cli.rank_paragraphs. Imports the library packages it calls and
+``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import sys

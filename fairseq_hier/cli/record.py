@@ -1,29 +1,12 @@
 """``fairseq-hier-record``: write a data-bin's preprocessing record (how the recipe made its raw
 lines), so that checkpoints trained on it summarise raw documents (``fairseq-hier-summarize``).
 
-    fairseq-hier-record work/data-bin --task hierarchical_summarization --pipeline paragraphs \\
-        --option subword=sentencepiece --option post_process=sentencepiece \\
-        --asset spm.model=work/spm/spm.model \\
-        --generation "--beam 5 --max-len-b 200 --no-repeat-ngram-size 3" \\
-        --generation-for liu_ht="--beam 5 --lenpen 0.4 --max-len-b 400 --min-len 20"
-    fairseq-hier-record --print-arch checkpoints/liu_ht/checkpoint_best.pt       # liu_ht
-    fairseq-hier-record work/data-bin --print-generation liu_ht     # one argument per line
+    fairseq-hier-record work/data-bin --task hierarchical_summarization --pipeline paragraphs \
+        --option subword=sentencepiece --asset spm.model=work/spm/spm.model
 
-Run it right after ``fairseq-preprocess`` (before training: the task copies the record into every
-checkpoint). ``--option KEY=VALUE`` sets a pipeline option, VALUE read as JSON when it parses
-(``true``, ``40``) and as a string otherwise; ``--asset NAME=PATH`` copies PATH into
-``DATA_BIN/hier_assets/NAME``; ``--generation`` holds the recipe's tuned fairseq-generate options,
-``--generation-for ARCH=OPTIONS`` (repeatable) those of one architecture, which replace
-``--generation`` for its checkpoints (``fairseq-hier-summarize`` picks the checkpoint's own).
-``--print-generation ARCH`` prints the options DATA_BIN's record gives ARCH, one argument per line
-(a recipe reads them with ``mapfile``); ``--print-arch CHECKPOINT`` prints a checkpoint's
-architecture.
-``--list`` prints every pipeline with its options and assets. The ``--generation`` options are
-parsed with fairseq's own generation parser for ``--task`` and their ranges checked before
-anything is written (``--beam -3``, an unknown option). The record format and the pipelines:
-:mod:`fairseq_hier.inference.record`, :mod:`fairseq_hier.inference.pipelines`. Errors (unknown
-option, missing asset, ...): one line, exit 1; the record and its assets are written together or
-not at all.
+Options (``--option``, ``--asset``, ``--generation``, ``--print-*``, ``--list``) and checks:
+docs/commands.md, section fairseq_hier.cli.record. Imports the library packages it calls and
+``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import json

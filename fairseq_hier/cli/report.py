@@ -1,41 +1,11 @@
 """``fairseq-hier-report``: one self-contained HTML page (and Markdown) about trained systems.
 
-    fairseq-hier-report work/checkpoints/transformer work/checkpoints/pht \\
+    fairseq-hier-report work/checkpoints/transformer work/checkpoints/pht \
         --baseline transformer --output-dir work/report
-    fairseq-hier-report RUN_DIR... --reference raw/test.tgt --output-dir report   # references given
 
-Each RUN_DIR is one system, the folder every recipe writes (see
-:mod:`fairseq_hier.report.inputs`): ``run.json`` (``{"name", "arch", "task", "metric"}``),
-``train.log``, ``SUBSET.hyp`` or ``generate-SUBSET.txt``, the references used (``SUBSET.ref``;
-``SUBSET.refs.jsonl`` when some example has several), ``SUBSET.docs`` for document MT, the
-recipe's ``SUBSET.rouge.txt`` / ``SUBSET.bleu.txt``, optional ``efficiency.json`` and
-``attention.json``; SUBSET is ``--subset`` (default test). Writes OUTPUT_DIR/report.html (images
-inlined: one file to archive or mail), OUTPUT_DIR/report.md and OUTPUT_DIR/report_files/*.png (the
-Markdown's images). Sections: the runs (with the scores their own reports hold); scores (ROUGE-1/2/L
-F1 x100 with ROUGE-1.5.5's 95% intervals, or document BLEU of each run's ``SUBSET.docs``), marked
-† / ‡ where a one-sided paired bootstrap finds the system better than the baseline at p < 0.05 /
-0.01; efficiency (efficiency.json); training and validation loss and learning-rate curves
-(train.log, all runs overlaid); attention cosine and heatmaps (paragraph attention from
-attention.json, HAT's sentence attention from generate-SUBSET.txt's A- lines).
-
-The metric is ``--metric``, else the one the runs' run.json name (runs naming different ones are
-an error), else rouge. The references are each run's own (ROUGE: ``SUBSET.refs.jsonl``, several
-references per example scored by ROUGE-1.5.5's multi-model scoring, else ``SUBSET.ref``; BLEU:
-``SUBSET.ref``); the runs of one table must have the same references, else a one-line error
-names the two runs and the first line that differs. ``--reference`` overrides them for every
-run: for ROUGE a file of one reference per line, or a ``.jsonl`` of one JSON list of references
-per line; for BLEU a file of one document per line, or, if it has empty lines,
-``fairseq-hier-doc-extract``'s target file (one sentence per line, documents separated by one
-empty line; a document is its sentences joined by spaces, as ``fairseq-hier-doc-bleu`` joins
-them).
-
-What a RUN_DIR lacks becomes a note saying how to produce it; a malformed file is a one-line
-error naming it (exit status 1). ``--output-dir`` is checked before anything is read or scored
-(a file in its place, or a folder that cannot be written to, is a one-line error). A RUN_DIR
-holding none of the files above is named in a warning on stderr; when every RUN_DIR is such,
-there is nothing to report: a one-line error, exit status 1, nothing written.
-``scripts/report_check.sh`` (``make report-check``) opens the page in headless Chromium and fails
-unless every image loads.
+RUN_DIR files, sections, metric and references, errors: docs/commands.md, section
+fairseq_hier.cli.report.
+Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import logging

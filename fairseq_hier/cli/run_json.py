@@ -1,19 +1,11 @@
 """``fairseq-hier-run-json RUN_DIR --name N --arch A --task T --metric rouge|bleu``: write a run
 folder's ``run.json``, what ``fairseq-hier-report`` reads of the run besides its files.
 
-    fairseq-hier-run-json work/runs/pht --name pht --arch pht \\
-        --task hierarchical_summarization --metric rouge
-    fairseq-hier-run-json work/runs/liu_ht_3000 --inherit work/runs/liu_ht \\
+    fairseq-hier-run-json work/runs/pht --name pht --arch pht \
         --task hierarchical_summarization --metric rouge
 
-``--inherit TRAINED_DIR``: a decoding of a trained run into a folder of its own; writes nothing
-when RUN_DIR already has a run.json, else names the run after RUN_DIR and takes the arch and
-task of TRAINED_DIR's run.json (its folder name, and ``--task``, where it has none: the folder
-must then hold a trained run, a checkpoint or train.log, and be named after its architecture).
-Checked before anything is written: the arch is one of ``fairseq-train --arch`` (fairseq-hier's
-included) or a baseline (lead, lexrank, frequent, first), the task one of ``--task``, RUN_DIR a
-folder or one that can be made. The schema and its checks: :mod:`fairseq_hier.report.inputs`.
-Prints the path written.
+``--inherit`` and the checks: docs/commands.md, section fairseq_hier.cli.run_json. Imports the
+library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import sys

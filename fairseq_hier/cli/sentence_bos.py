@@ -1,32 +1,12 @@
 """``fairseq-hier-sentence-bos``: a published summarization split -> BOS-marked GPT-2 BPE lines
 for ``fairseq-preprocess`` with BART's ``dict.txt`` (paper 004 Sec. 3.1 and 4.1).
 
-    fairseq-hier-sentence-bos --format cohan --input arxiv/train.txt --output-prefix work/bpe/train \\
-        --gpt2-encoder-json bart/encoder.json --gpt2-vocab-bpe bart/vocab.bpe \\
-        --max-source-positions 3072 --max-target-positions 512 --workers 8
-    # BART's BPE files from a folder: fairseq's (encoder.json, vocab.bpe) or a Hugging Face
-    # BART directory (vocab.json, merges.txt: fairseq's files are derived, fairseq index = HF id)
-    fairseq-hier-sentence-bos --format presumm --input cnndm/cnndm.train --bart-dir bart-large \
-        --output-prefix work/bpe/train --max-target-positions 256
+    fairseq-hier-sentence-bos --format cohan --input arxiv/train.txt \
+        --output-prefix work/bpe/train --gpt2-encoder-json bart/encoder.json \
+        --gpt2-vocab-bpe bart/vocab.bpe
 
-Formats (:mod:`fairseq_hier.data.readers`): ``cohan`` (arXiv/PubMed ``{split}.txt``),
-``source_target`` (CNN/DM, XSum: ``--input`` is the prefix of ``.source``/``.target``),
-``presumm`` (CNN/DM as PreSumm's json shards: ``--input DIR/cnndm.train`` reads
-``cnndm.train.0.json``, ``.1.json``, ... in numeric order; or one shard file), ``samsum``
-(``{split}.json``), ``qmsum`` (AMI meetings, ``*.jsonl``; ``--filler-words`` drops a lexicon of
-meaningless words with the punctuation they leave alone), ``jsonl`` (your own data, one
-example per line: ``{"id"?: str|int, "title"?: str|null, "documents": [str, ...], "summary": str
-| [str, ...]}``, read by the reader ``fairseq-hier-jsonl-to-raw`` uses, docs/data-formats.md;
-each document split into sentences by pysbd as ``source_target`` splits a ``.source`` line, no
-sentence spanning two documents; the title is not part of the source (counted); the first
-summary is the target). ``<t> ... </t>`` tags are read as sentence boundaries in every format.
-Writes ``PREFIX.{source,target,sentences,ref,ids}``, with ``--speakers`` ``PREFIX.segments``,
-and, for ``jsonl`` where an example has several summaries, ``PREFIX.refs.jsonl`` (all of them,
-one JSON list per line; see :mod:`fairseq_hier.data.sentence_bos`). Bad
-records are reported by file and line (exit 1, one line); skipped empty records, every
-truncation and the whitespace made one space between pysbd's sentences are counted in the log,
-and markup left in the references (``<unk>``, ``<file_gif>``: ROUGE-1.5.5 reads a sentence only
-up to its first ``<``) is counted and named.
+Formats, outputs and what is counted: docs/commands.md, section fairseq_hier.cli.sentence_bos.
+Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import argparse
@@ -37,16 +17,15 @@ from typing import List, Optional
 
 from fairseq_hier.cli.common import (add_shard_argument, command_parser, positive_int, ranged,
                                      run_command)
-from fairseq_hier.data.readers import MAX_SPAN_WORDS
-from fairseq_hier.data.sentence_bos import FORMATS, SPEAKER_IDS
-from fairseq_hier.preparation.sentence_bos import encode_split, gpt2_files
+from fairseq_hier.readers.records import MAX_SPAN_WORDS
+from fairseq_hier.preparation.sentence_bos import FORMATS, SPEAKER_IDS, encode_split, gpt2_files
 
 
 def get_parser() -> argparse.ArgumentParser:
     p = command_parser("fairseq-hier-sentence-bos", __doc__)
     p.add_argument("--format", required=True, choices=sorted(FORMATS),
-                   help="layout of --input: a published one (see fairseq_hier/data/readers.py) "
-                        "or jsonl, your own data (fairseq_hier/data/own_data.py)")
+                   help="layout of --input: a published one (see fairseq_hier/readers/layouts.py) "
+                        "or jsonl, your own data (fairseq_hier/readers/own_data.py)")
     p.add_argument("--input", required=True,
                    help="the split's file (source_target: the prefix of .source/.target; "
                         "presumm: the prefix of the shards PREFIX.N.json, or one shard; jsonl: "

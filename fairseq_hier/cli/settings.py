@@ -1,50 +1,54 @@
 """``fairseq-hier-settings ARCH --stage train|generate|facts ... [-- FAIRSEQ_ARGS]``: an
 architecture's paper settings, scaled to your data and GPUs, as fairseq arguments.
 
-``--stage train`` prints fairseq-train's options (one argument per line, for the shell's
-``mapfile``): the paper's model, input cut, optimiser, schedule and criterion;
-its updates scaled to ``--examples`` (the same epochs); its effective batch kept on ``--gpus``
-through ``--update-freq``. ``--stage generate`` prints fairseq-generate's options: the paper's
-decoding rules, with lengths from ``--targets`` (the training targets in subword tokens) where
-given. ``--stage facts`` prints shell assignments (``TASK``, ``SUBWORD``: sentencepiece or gpt2,
-``PARSE``: 1 when spaCy's dependency parse is needed, ``PRETRAINED``: bart.large / bart.base or
-empty, ``SRC``/``TGT``: the binarized suffixes, ``PAPER``). ``--stage batch`` (no ARCH) keeps a
-recipe's own paper batch on this machine's GPUs: given the paper's per-GPU ``--batch-size`` or
-``--max-tokens``, ``--paper-gpus`` and ``--paper-update-freq``, it prints the per-GPU batch and
-``--update-freq`` for ``--gpus``. Arguments after ``--`` are yours:
-each replaces the setting of the same name (a new per-GPU batch keeps the effective batch
-through ``--update-freq`` unless you give that too); they are parsed with fairseq's own parser
-for the task (fairseq-train's or fairseq-generate's), so an unknown option or a malformed value
-is a one-line error before anything is printed. How every number was chosen goes to stderr.
+Stages: ``train`` / ``generate``, fairseq-train's / fairseq-generate's options scaled to
+``--examples`` and ``--gpus`` (lengths from ``--targets``); ``facts``, shell assignments for the
+other steps; ``batch``, a paper's batch kept on ``--gpus``; ``paper-train``, ``paper-decode``
+and ``paper-batch``, the paper's own options, unscaled (``--dataset``: a recipe's data set). One
+argument per line (``mapfile -t``); arguments after ``--`` replace the setting of their name.
+How each number was chosen goes to stderr. The stages in full: docs/commands.md, section
+fairseq-hier settings.
 
-    SETTINGS=$(fairseq-hier settings pht --stage train --examples 50000 -- --lr 3e-4)
-    mapfile -t ARGS <<< "$SETTINGS"   # (a refusal stops a set -e script here; < <(...) would not)
-    fairseq-train data-bin --user-dir ... "${ARGS[@]}" --save-dir runs/pht
-
-Rules and sources: :mod:`fairseq_hier.recipes.settings` and ``examples/own_data/README.md``.
+The table: ``recipes/architectures.py``; the scaling: ``recipes/settings.py``. May import
+everything below ``cli/``.
 """
 
 import sys
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from fairseq_hier.cli.common import command_parser, positive_int, run_command
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import read_lines
+from fairseq_hier.recipes.architectures import PAPER_SETTINGS, variant
 from fairseq_hier.recipes.settings import (PAPERS, check_train_options, count_gpus, facts,
-                                           generation_settings, keep_effective_batch, paper,
-                                           shell_assignments, train_settings)
+                                           generation_settings, keep_effective_batch, merge,
+                                           paper, shell_assignments, train_settings)
 
 PROG = "fairseq-hier-settings"
+PAPER_STAGES = ("paper-train", "paper-decode", "paper-batch")
 
 
 def run(args) -> None:
     if args.stage == "batch":
         batch(args)
         return
+    if args.dataset is not None and args.stage not in PAPER_STAGES:
+        raise HierError("--dataset: only with --stage paper-train, paper-decode, paper-batch or "
+                        "batch")
     if args.arch is None:
         raise HierError(f"--stage {args.stage} needs ARCH (one of {', '.join(PAPERS)})")
+    if args.stage == "paper-batch":
+        option, size, gpus, freq = paper_batch(args)
+        sys.stdout.write(f"{option}\n{size}\n--paper-gpus\n{gpus}\n--paper-update-freq\n{freq}\n")
+        return
     if args.stage == "facts":
         sys.stdout.write(shell_assignments(facts(args.arch)))
+        return
+    if args.stage in PAPER_STAGES:
+        row = variant(args.arch, args.dataset)
+        ours = row.paper_train() if args.stage == "paper-train" else list(row.generation)
+        options, _ = merge(ours, args.fairseq_args)
+        sys.stdout.write("".join(f"{word}\n" for word in options))
         return
     if args.stage == "train":
         if args.examples is None:
@@ -76,15 +80,33 @@ def check_options(arch: str, stage: str, options: List[str], yours: List[str]) -
     check_generation("DATA_BIN", paper(arch).task, options, label="fairseq options after --")
 
 
-def batch(args) -> None:
-    """--stage batch: a recipe's own paper batch kept on this machine's GPUs."""
+def paper_batch(args) -> Tuple[str, int, int, int]:
+    """(--batch-size or --max-tokens, the paper's per-GPU batch, its GPUs, its accumulation):
+    those given, else ARCH's (of --dataset), else 1 GPU and no accumulation."""
+    paper_gpus, paper_update_freq = args.paper_gpus or 1, args.paper_update_freq or 1
+    if args.arch is not None:  # the paper's batch, where the recipe gives none of its own
+        row = variant(args.arch, args.dataset)
+        if args.batch_size is None and args.max_tokens is None:
+            setattr(args, row.batch_option[2:].replace("-", "_"), row.batch)
+        paper_gpus, paper_update_freq = args.paper_gpus or row.gpus, (args.paper_update_freq
+                                                                      or row.update_freq)
+    elif args.dataset is not None:
+        raise HierError("--dataset needs ARCH")
     if args.batch_size is None and args.max_tokens is None:
-        raise HierError("--stage batch needs the paper's per-GPU --batch-size or --max-tokens")
+        raise HierError(f"--stage {args.stage} needs the paper's per-GPU --batch-size or "
+                        f"--max-tokens")
     option, size = (("--batch-size", args.batch_size) if args.batch_size is not None
                     else ("--max-tokens", args.max_tokens))
+    return option, size, paper_gpus, paper_update_freq
+
+
+def batch(args) -> None:
+    """--stage batch: a recipe's own paper batch kept on this machine's GPUs."""
+    option, size, paper_gpus, paper_update_freq = paper_batch(args)
     gpus = args.gpus if args.gpus is not None else count_gpus()
-    per_gpu, freq, note = keep_effective_batch(option, size, args.paper_gpus,
-                                               args.paper_update_freq, gpus, args.smallest,
+    # one example at the cut, but never more than the paper's batch
+    per_gpu, freq, note = keep_effective_batch(option, size, paper_gpus, paper_update_freq, gpus,
+                                               min(args.smallest, size),
                                                your_update_freq=args.update_freq)
     print(f"{PROG}: {note}", file=sys.stderr)
     if args.log:  # the run's train.log, which fairseq-train's output then extends
@@ -95,28 +117,39 @@ def batch(args) -> None:
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
     p = command_parser(PROG, __doc__)
-    p.add_argument("arch", nargs="?", choices=list(PAPERS), metavar="ARCH",
-                   help=f"one of {', '.join(PAPERS)} (not with --stage batch)")
-    p.add_argument("--stage", choices=("train", "generate", "facts", "batch"), required=True,
+    p.add_argument("arch", nargs="?", metavar="ARCH",
+                   help=f"one of {', '.join(PAPERS)} (optional with --stage batch; the paper "
+                        f"stages and batch also: "
+                        f"{', '.join(a for a in PAPER_SETTINGS if a not in PAPERS)})")
+    p.add_argument("--stage", choices=("train", "generate", "facts", "batch") + PAPER_STAGES,
+                   required=True,
                    help="train: fairseq-train's options; generate: fairseq-generate's; facts: "
                         "shell assignments for the other steps; batch: a paper's batch "
-                        "(--batch-size or --max-tokens, --paper-gpus, --paper-update-freq) on "
-                        "--gpus GPUs")
+                        "(--batch-size or --max-tokens, --paper-gpus, --paper-update-freq; "
+                        "ARCH's where not given) on --gpus GPUs; paper-train, paper-decode, "
+                        "paper-batch: the paper's own optimisation, decoding or batch options, "
+                        "unscaled")
+    p.add_argument("--dataset", default=None,
+                   help="the paper stages and batch: the settings of this data set where "
+                        "a recipe has its own (e.g. hat_bart_large: arxiv, cnndm, samsum, ami, "
+                        "icsi)")
     p.add_argument("--examples", type=positive_int, default=None,
                    help="train: the training split's examples (the updates scale with them)")
     p.add_argument("--gpus", type=positive_int, default=None,
                    help="train: the GPUs of one run (default: those torch sees, at least 1)")
     p.add_argument("--batch-size", type=positive_int, default=None,
-                   help="batch: the paper's examples per GPU")
+                   help="batch, paper-batch: the paper's examples per GPU")
     p.add_argument("--max-tokens", type=positive_int, default=None,
-                   help="batch: the paper's tokens per GPU")
-    p.add_argument("--paper-gpus", type=positive_int, default=1, help="batch: the paper's GPUs")
-    p.add_argument("--paper-update-freq", type=positive_int, default=1,
-                   help="batch: the paper's accumulation (--update-freq)")
+                   help="batch, paper-batch: the paper's tokens per GPU")
+    p.add_argument("--paper-gpus", type=positive_int, default=None,
+                   help="batch: the paper's GPUs (default: ARCH's, else 1)")
+    p.add_argument("--paper-update-freq", type=positive_int, default=None,
+                   help="batch: the paper's accumulation (--update-freq; default: ARCH's, else 1)")
     p.add_argument("--update-freq", type=positive_int, default=None,
                    help="batch: yours, kept (default: the one that keeps the paper's batch)")
     p.add_argument("--smallest", type=positive_int, default=1,
-                   help="batch: the smallest per-GPU batch (tokens: one example at the cut)")
+                   help="batch: the smallest per-GPU batch (tokens: one example at the cut; "
+                        "at most the paper's batch)")
     p.add_argument("--log", default=None, metavar="FILE",
                    help="batch: also append the log line to FILE (a run's train.log)")
     p.add_argument("--targets", default=None,
@@ -126,6 +159,10 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     cut = argv.index("--") if "--" in argv else len(argv)
     args = p.parse_args(argv[:cut])
+    known = PAPER_SETTINGS if args.stage in PAPER_STAGES + ("batch",) else PAPERS
+    if args.arch is not None and args.arch not in known:  # as argparse's choices say it
+        p.error(f"argument ARCH: invalid choice: {args.arch!r} (choose from "
+                f"{', '.join(map(repr, known))})")
     args.fairseq_args = argv[cut + 1:]
     return run_command(PROG, run, args)
 

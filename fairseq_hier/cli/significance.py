@@ -2,7 +2,13 @@
 ROUGE (per-document F of the official ROUGE-1.5.5) or on document BLEU (sacreBLEU's scores of
 the paired resamples).
 
-    fairseq-hier-significance rouge test.tgt PHT=pht/test.hyp PHT+align=align/test.hyp \\
+Its ``--help`` prints the usage, the file formats, sets of decodings and the table
+(:data:`EPILOG`); the test: :mod:`fairseq_hier.scoring.significance`. Imports
+``fairseq_hier.scoring``, ``io`` and ``fairseq_hier.cli.common`` (sacreBLEU inside a function).
+"""
+
+# the --help text after the description: usage, rules and output
+EPILOG = """    fairseq-hier-significance rouge test.tgt PHT=pht/test.hyp PHT+align=align/test.hyp \\
         [--samples 1000] [--seed 0] [--eos .] [--json OUT]
     fairseq-hier-significance rouge ref.A ref.B ref.C PHT=pht/test.hyp VHT=vht/test.hyp
     fairseq-hier-significance rouge test.ref lead=lead/test.hyp \\
@@ -153,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     from sacrebleu.metrics import BLEU  # lazy: only for the tokenizer choices
 
     p = command_parser(PROG, __doc__)
-    p.epilog = __doc__.split("\n\n", 1)[1]
+    p.epilog = EPILOG
     sub = p.add_subparsers(dest="metric", required=True, metavar="{rouge,bleu}")
     for metric, inputs_help, seed_default in (
             ("rouge", "the reference summaries, one per line (several files: several references "

@@ -1,29 +1,11 @@
 """Train a sentencepiece model on the parse step's tokens, and encode text with it, keeping the
 paragraph separators as single tokens.
 
-    fairseq-hier-spm train --input PARSED/train.tok [PARSED/train.tgt.tok ...] \\
-        --model-prefix SPM/spm --vocab-size 32000
+    fairseq-hier-spm train --input PARSED/train.tok --model-prefix SPM/spm --vocab-size 32000
     fairseq-hier-spm encode --model SPM/spm.model --input PARSED/train.tok --output BPE/train.src
 
-``train``: sentencepiece (``SentencePieceTrainer.train``) on the tokenised text written by
-``fairseq-hier-parse`` (spaCy tokens joined by single spaces), with
-``normalization_rule_name=identity`` (no NFKC: the pieces of a token spell it exactly, as
-``fairseq-hier-deps`` needs to find the parser's tokens again) and ``split_by_whitespace`` (a
-piece never crosses a token boundary). The separator (``<P>``) is not training text: each
-segment between separators is fed on its own, cut into chunks of at most 256 tokens (lossless
-for the piece statistics, since pieces never cross tokens; sentencepiece skips sentences longer
-than ``max_sentence_length``). ``hard_vocab_limit=False``: on a small corpus the model gets
-fewer pieces than ``--vocab-size`` (logged) instead of failing; a vocabulary too small for the
-corpus's characters is a one-line error.
-
-``encode``: every segment of a line encoded on its own (``encode(out_type=str)``), the pieces
-joined by spaces, each separator kept as one ``<P>`` token, so the segment structure is exactly
-the input's (a line starting with ``<P>``, the empty title slot, still does; an empty segment
-stays empty). Targets are encoded the same way (they have no separator). A token holding
-U+2581 (sentencepiece's word marker) is an error naming the line: its pieces would start a word
-inside the token. Characters outside the model come out as themselves (sentencepiece's unknown
-pieces keep their surface), so the pieces still spell the tokens; fairseq-preprocess maps them to
-``<unk>`` unless its dictionary has them.
+The training and encoding rules: docs/commands.md, section fairseq_hier.cli.spm. Imports the
+library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import argparse

@@ -2,37 +2,9 @@
 the preprocessing its data-bin recorded (:mod:`fairseq_hier.inference.summarizer`).
 
     fairseq-hier-summarize checkpoints/pht clusters/ --output-dir summaries/
-    fairseq-hier-summarize checkpoints/pht examples.jsonl -o summaries.txt --generation "--beam 3"
 
-Inputs (any mix, in the order given; a directory's top-level files in name order, hidden ones
-and subfolders skipped):
-- a ``.jsonl`` (or ``.jsonl.gz``) file: one example per line in the JSON-lines schema that
-  ``fairseq-hier-jsonl-to-raw`` and ``fairseq-hier-sentence-bos --format jsonl`` read for
-  training (docs/data-formats.md, "Your own data"): ``{"id"?: str|int, "title"?: str|null,
-  "documents": [str, ...]}``, read by the same reader (``summary`` and unknown keys are not
-  read; an empty document is dropped, as the converters drop it), or a bare JSON list of
-  documents; the recipe's pipeline makes paragraphs or sentences of the documents as the
-  converter did (its record's ``paragraphs`` option);
-- any other file: one cluster, its documents separated by lines holding only ``|||||``
-  (Multi-News's separator; a file without one is a single document); a document's paragraphs or
-  sentences are its lines, as the recipe's pipeline reads them.
-
-Lines end at ``\n`` (or ``\r\n``) only: a U+2028 or form feed inside a JSON string or a
-sentence does not split it. Output: one summary per line on stdout or ``-o FILE``, in input
-order; with ``--output-dir``, ``DIR/NAME.summary`` per cluster file and ``DIR/NAME.summaries``
-(one line per example) per jsonl file. Output files are checked before the model is loaded (an
-output that is one of the inputs is refused) and written together once every summary is made.
-A progress bar counts the files read and the examples decoded (``--no-progress-bar``).
-``--generation`` overrides the recipe's decoding options (fairseq-generate syntax); ``--cpu``
-stays off the GPU; ``--batch-size`` examples per batch (default 8).
-
-Errors, one line and exit 1: a file that is not UTF-8 (byte offset; a ``.jsonl`` file: its
-line), an empty document of a cluster file (file and document number), a ``.jsonl`` line that
-is not an example (file, line, id and field, as ``fairseq-hier-jsonl-to-raw`` says it:
-``docs.jsonl:3 (id 'a'): 'documents' is empty (expected at least one document)``) or whose
-every document is empty, a directory without an input file at its top level, a checkpoint
-without its preprocessing record, a bad decoding option in that record (named with the record).
-No output file is written then.
+Inputs, outputs, options and errors: docs/commands.md, section fairseq_hier.cli.summarize. Imports
+the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import os

@@ -1,52 +1,11 @@
 """Convert ranked WikiSum (Liu & Lapata 2019, nlpyang/hiersumm) to fairseq-hier's raw format.
 
-Input, exactly as published: ``<prefix>.{train,valid,test}.N.pt`` shards (falling back to
-``<prefix>.<split>.pt``), each a ``torch.save``d list of dicts with ``src`` (ranked paragraphs,
-each a list of sentencepiece ids), ``tgt`` (target ids) and ``tgt_str`` (gold text), ids from
-their 32k sentencepiece model ``spm9998_3.model`` (shipped with the data). Id lists may also be
-1-D integer tensors.
-
-Output in ``--out-dir``:
-    {split}.src   title <P> paragraph 1 <P> paragraph 2 ...   (sentencepiece pieces)
-    {split}.tgt   target pieces, without <S>/</S>, with <Q> between sentences
-    {split}.ref   gold text for ROUGE: lowercased, sentences split by " <q> " (see
-                  :func:`Converter.reference`: both ``<t> s1 </t> <t> s2 </t>`` and ``s1 <Q> s2``)
-    dict.txt      fairseq dictionary of every piece of the model (for --srcdict)
-
-Title placement (``--title-placement``): ``first`` (default) follows the papers' text: the
-title (the pieces of paragraph 0 before ``<T>``) is the first segment, which the task
-concatenates before the first paragraph (000 Sec. 4.3), and every paragraph that repeats the
-``title <T>`` prefix has it stripped (counted). ``every`` keeps each paragraph as the shards
-have it, ``title <T>`` in front of every paragraph, with an empty title segment: the layout the
-authors' code trains on (yema2018/wiki_sum feeds ``d['src']`` as it is). Pieces equal to the
-paragraph separator inside a paragraph, empty paragraphs, and examples left with no paragraph,
-an empty target or an empty gold text are dropped, each logged with its shard and index and
-counted; nothing is dropped silently.
-
-Clone paragraphs (Liu & Lapata 2019, Sec. 4: a paragraph whose bigram recall against the target
-summary is above 0.8 is a copy of the Wikipedia article, and is removed): ``--raw DIR`` reads raw
-WikiSum in our raw format (``DIR/SPLIT.src`` as ``title <P> paragraph ...`` in the crawl's order,
-``DIR/SPLIT.tgt``; e.g. rebuilt with tensor2tensor) and writes the same files into ``--out-dir``
-without its clone paragraphs, the paper's step before ranking: there ``--clone-recall`` defaults to
-0.8. The published shards come out of that pipeline (they are 002's ranked dataset), so their
-paragraphs are kept as published unless ``--clone-recall R`` is given; either way the number
-removed is logged (``clone paragraphs removed (bigram recall against the target > R): N``, so
-``--clone-recall 0.8`` on the shards counts any clone left in them). Bigrams are counted on the
-lowercased tokens as the files hold them (the shards' sentencepiece pieces, a paragraph's
-``title <T>`` prefix left out; raw files: whitespace tokens): see
-:func:`fairseq_hier.preparation.wikisum.clone_paragraphs`.
-
-Malformed input is an error, never a partial success: an unreadable shard, a shard that is not a
-non-empty list, and every record that is not a dict with ``src`` (a list of paragraphs, each a
-list of ids), ``tgt`` (ids) and ``tgt_str`` (text), or holds ids outside the model, gets one
-error line naming the shard file and the example index (the first 100 of a split are listed,
-then their count); the split's files are then not written and the command exits with status 1
-and a one-line message. A split's files appear only once the whole split has converted, so a
-failed run is not mistaken for a finished one by ``prepare.sh``.
-
-    fairseq-hier-wikisum-to-raw --data-prefix ranked_abs3_fast_b40/WIKI --spm spm9998_3.model \
+    fairseq-hier-wikisum-to-raw --data-prefix ranked_abs3_fast_b40/WIKI --spm spm9998_3.model \\
         --out-dir wikisum_raw
-    fairseq-hier-wikisum-to-raw --raw work/rank/crawl --out-dir work/rank/raw   # clones removed
+
+Input shards, output files, title placement, clone paragraphs and errors: docs/commands.md,
+section fairseq_hier.cli.wikisum_to_raw.
+Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import sys

@@ -8,15 +8,9 @@ Logged metrics (per validation/training interval):
     mse    squared error per present paragraph (unscaled)
     cos    mean over examples of cos(eta_hat, eta)
 
-The loss is plain MSE, as in 001 Sec. 4.2.1 and in the authors' final code (yema2018/att-aware
-main.py, ``PreAtt.cal_loss``: ``reduce_mean(mse(real, pre))``). An earlier version of their code
-(yema2018/wiki_sum nn_att.py, later deleted) multiplied it by 100: ``--mse-scale 100``. The
-factor scales the gradients, which Adam (their optimizer) normalises away up to its epsilon, and
-the logged ``loss``.
-Difference kept on purpose: the authors average over all P slots of the padded batch (absent
-paragraphs contribute 0 error there); we average over the present paragraphs.
-
-Computed in float32 whatever the model's dtype (``--fp16`` / ``--bf16``).
+Computed in float32. Why plain MSE, ``--mse-scale`` and the mean over present paragraphs:
+docs/models.md, section fairseq_hier.criterions.attention_mse.
+Imports ``fairseq_hier.errors``; torch, fairseq.
 """
 
 from dataclasses import dataclass, field

@@ -6,14 +6,9 @@ Legend: B batch, P paragraphs. The model returns logits ``B x P`` (-inf at absen
 ``sample["target"]`` holds y (``B x P``, in [0, 1]); a paragraph is present where
 ``sample["net_input"]["src_lengths"] > 0``.
 
-The loss is computed from the logits (``binary_cross_entropy_with_logits``, the stable form of
-BCE(sigmoid(x), y)) in float32, summed over the present paragraphs; ``sample_size`` is their
-number, so fairseq optimises the mean BCE per paragraph. The labels are soft (ROUGE recall), so
-even a perfect model keeps a loss above 0: its floor is the labels' mean binary entropy.
-
-Logged metrics (nats, not bits: this is not a language-model loss):
-    loss   BCE per present paragraph
-    mae    mean |s_i - y_i| over present paragraphs
+Logged metrics (nats): ``loss`` BCE per present paragraph, ``mae`` mean |s_i - y_i|. How the
+loss is computed and its floor: docs/models.md, section fairseq_hier.criterions.paragraph_ranking.
+Imports torch, fairseq.
 """
 
 from dataclasses import dataclass

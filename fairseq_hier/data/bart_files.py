@@ -1,32 +1,9 @@
 """BART's fairseq tokenizer files (``dict.txt``, ``encoder.json``, ``vocab.bpe``) derived from a
 Hugging Face BART directory's ``vocab.json`` and ``merges.txt``.
 
-fairseq tokenises BART input in two steps: GPT-2's byte-level BPE (``encoder.json``: BPE token ->
-id; ``vocab.bpe``: the merges) writes each token's id as a word, and BART's ``Dictionary``
-(``dict.txt``) maps that word to the model's row index. A Hugging Face directory holds one map
-instead, ``vocab.json``: BPE token -> model row (the same rows as fairseq's: 0 ``<s>``, 1 ``<pad>``,
-2 ``</s>``, 3 ``<unk>``, ..., ``<mask>`` last), plus GPT-2's merges in ``merges.txt``. The derived
-files compose to exactly that map:
-
-``encoder.json``
-    every BPE token of ``vocab.json`` except the specials, with its ``vocab.json`` id; so the BPE
-    writes the model row itself as the word (``<s> 8 1437 ...``).
-``dict.txt``
-    one line per row from 4 on, the word being the row's own number (``4 1``, ``5 1``, ...), so
-    that fairseq's ``Dictionary`` maps word ``i`` to index ``i``. A row no token has (a hole) gets
-    fairseq's placeholder ``madeupword0000``, ``madeupword0001``, ... (count 0), as in the
-    dictionaries fairseq released; no text is ever encoded to it. ``<mask>`` is not listed: BART's
-    tasks add it after ``dict.txt``, which is why it must be the last row.
-``vocab.bpe``
-    ``merges.txt``'s merges under fairseq's ``#version: 0.2`` header, newline-terminated (fairseq
-    drops the first and the last line of the file).
-
-So ``text -> fairseq index`` equals the Hugging Face tokenizer's ``text -> id`` for every text
-(tests/models/test_hf_bart.py checks it against Hugging Face's ``tokenizers``). What cannot be mapped is
-an error of one line naming the file and the entry: specials away from rows 0-3, ``<mask>`` not
-last, two tokens on one row, ids outside ``config.json``'s ``vocab_size``, a byte symbol missing
-(GPT-2's BPE needs all 256), a merge whose parts or result ``vocab.json`` lacks.
-
+The derived files compose to exactly the Hugging Face map ``text -> id``; what cannot be mapped
+is a one-line error naming the file and the entry. The files and the rules: docs/data-formats.md,
+section fairseq_hier.data.bart_files.
 Standard library only: the commands that derive the files start without torch or fairseq.
 """
 

@@ -1,34 +1,30 @@
 """Paired dataset of (ranked paragraphs, summary) over standard ``fairseq-preprocess`` output.
 
-One data-bin serves both kinds of model, so comparisons are like for like:
-
-- ``hierarchical`` layout (``pht``, ``vht``): ``src_tokens`` is ``B x P x L``, paragraph p of
-  example b in row ``[b, p]``, right-padded; absent paragraphs are all padding. Paragraphs are
-  cut as :mod:`fairseq_hier.data.paragraphs` describes (``max_paragraphs`` x
-  ``max_paragraph_tokens``).
-- ``flat`` layout (fairseq's ``transformer`` and other flat models): the same kept paragraphs,
-  joined by the separator symbol, cut to ``max_source_positions - 1`` tokens, then EOS:
-  ``src_tokens`` is ``B x S``.
-
-Batch keys (collater):
-    id                      B
-    nsentences, ntokens     ints (ntokens = target tokens)
-    net_input.src_tokens    B x P x L  (hierarchical) or B x S (flat), padded with pad
-    net_input.src_lengths   B          source tokens kept per example
-    net_input.paragraph_graph  B x P x P  (hierarchical layout, only when ``graphs`` is set and
-                            ``use_graphs`` is on) the external paragraph graph of each example,
-                            cropped to its kept paragraphs, zeros elsewhere (002 Eq. 24)
-    net_input.src_words, net_input.src_heads  (only when ``parses`` is set and ``use_parses`` is
-                            on) int64, the shape of src_tokens: per piece, its word index in the
-                            example and the word index of that word's syntactic head (-1: the
-                            root, a separator, EOS, padding), from the dependency parse
-                            (:mod:`fairseq_hier.data.dependency`), decoded on the whole line
-                            before the cuts, so a cut keeps every arc between kept pieces and
-                            drops the arcs to cut ones (ParsingSum, 003)
-    net_input.prev_output_tokens  B x T  target shifted right (EOS first)
-    target                  B x T
-(a dataset without targets, built for inference, has neither: ``target`` is None, ntokens 0)
+One data-bin serves both kinds of model: the ``hierarchical`` layout (``pht``, ``vht``:
+``src_tokens`` ``B x P x L``) and the ``flat`` layout (fairseq's ``transformer``: the kept
+paragraphs joined by the separator, ``B x S``); the layouts: docs/models.md, section
+fairseq_hier.data.hierarchical_dataset. Paragraph cuts:
+:mod:`fairseq_hier.data.paragraphs`. Batch keys: the comment below.
+Imports ``data``, ``errors``; numpy, torch, fairseq.
 """
+# Batch keys (collater):
+#     id                      B
+#     nsentences, ntokens     ints (ntokens = target tokens)
+#     net_input.src_tokens    B x P x L  (hierarchical) or B x S (flat), padded with pad
+#     net_input.src_lengths   B          source tokens kept per example
+#     net_input.paragraph_graph  B x P x P  (hierarchical layout, only when ``graphs`` is set and
+#                             ``use_graphs`` is on) the external paragraph graph of each example,
+#                             cropped to its kept paragraphs, zeros elsewhere (002 Eq. 24)
+#     net_input.src_words, net_input.src_heads  (only when ``parses`` is set and ``use_parses`` is
+#                             on) int64, the shape of src_tokens: per piece, its word index in the
+#                             example and the word index of that word's syntactic head (-1: the
+#                             root, a separator, EOS, padding), from the dependency parse
+#                             (:mod:`fairseq_hier.data.dependency_codes`), decoded on the whole line
+#                             before the cuts, so a cut keeps every arc between kept pieces and
+#                             drops the arcs to cut ones (ParsingSum, 003)
+#     net_input.prev_output_tokens  B x T  target shifted right (EOS first)
+#     target                  B x T
+# (a dataset without targets, built for inference, has neither: ``target`` is None, ntokens 0)
 
 import logging
 
@@ -36,7 +32,7 @@ import numpy as np
 import torch
 from fairseq.data import FairseqDataset, data_utils
 
-from .dependency import decode
+from .dependency_codes import decode
 from .paragraphs import segment, summarize_errors
 from ..errors import HierError
 
@@ -110,7 +106,7 @@ class HierarchicalSummarizationDataset(FairseqDataset):
                           else np.zeros(len(src), np.int64))
         self.graphs = None  # ParagraphGraphs (fairseq_hier.data.paragraph_graph), set by the task
         self.use_graphs = False  # the model reads them (liu_ht with --paragraph-graph)
-        self.parses = None  # DependencyParses (fairseq_hier.data.dependency), set by the task
+        self.parses = None  # DependencyParses (fairseq_hier.data.dependency_codes), set by the task
         self.use_parses = False  # the model reads them (parsingsum_ft / parsingsum_ht)
         if tgt is not None:
             self._check_targets(tgt_path)
@@ -232,8 +228,8 @@ class HierarchicalSummarizationDataset(FairseqDataset):
                 [self._flatten(values, -1, -1, real) for values in parse])
 
     def attach_parses(self, parses, data_path: str) -> None:
-        """Use ``parses`` (:class:`~fairseq_hier.data.dependency.DependencyParses`) for this split
-        after checking them against it: same example count, one code per binarized token."""
+        """Use ``parses`` (:class:`~fairseq_hier.data.dependency_codes.DependencyParses`) for this
+        split after checking them against it: same example count, one code per binarized token."""
         parses.check(np.asarray(self.src.sizes), data_path)
         self.parses = parses
 

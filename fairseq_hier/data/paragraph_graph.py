@@ -2,29 +2,10 @@
 Liu & Lapata 2019 (002, Eq. 24), where a head's attention weights over the paragraphs are
 replaced by a row of ``G`` (normalised by the row's sum).
 
-Files of one split and one kind of graph (``KIND``: ``tfidf``, ``adg`` or any name), all written
-by ``fairseq-hier-graph --source RAW/SPLIT.src --kind KIND --output-prefix DIR/SPLIT.graph.KIND``
-(:mod:`fairseq_hier.cli.paragraph_graph`), with ``PREFIX = DIR/SPLIT.graph.KIND``:
-
-- ``PREFIX.sizes.npy``: int32, ``N``: the number of paragraphs ``P_i`` of example ``i`` (line
-  ``i + 1`` of the raw source), counted as the dataset counts them before its ``max_paragraphs``
-  cut (:func:`fairseq_hier.data.paragraphs.text_paragraphs`: title merged into paragraph 0, empty
-  paragraphs dropped), in the same order: node ``j`` is the dataset's paragraph ``j``;
-- ``PREFIX.offsets.npy``: int64, ``N + 1``: example ``i``'s matrix is
-  ``values[offsets[i]:offsets[i + 1]]`` (``offsets[i + 1] - offsets[i] == P_i ** 2``);
-- ``PREFIX.values.npy``: float16, ``offsets[N]``: the matrices, each ``P_i x P_i`` row-major
-  (``G[j, k]`` at ``offsets[i] + j * P_i + k``), one after the other.
-
-Why float16: WikiSum has 1.6M training examples with up to 40 ranked paragraphs each, i.e. up to
-1.6M x 40^2 = 2.6G weights: 5 GB in float16 instead of 10 GB in float32. Both kinds fit:
-tf-idf cosines lie in [0, 1] (float16 keeps 3 significant digits, far below what moves an
-attention distribution), ADG weights are counts (exact in float16 up to 2048). The reader hands
-out float32 copies.
-
-The matrices are read memory-mapped (``np.load(mmap_mode="r")``): a data loader worker touches
-only the pages of the examples of its batches. The dataset keeps the first ``max_paragraphs``
-paragraphs of an example, which are the graph's first nodes: :meth:`ParagraphGraphs.matrix` crops
-the top-left ``max_paragraphs x max_paragraphs`` block.
+:class:`ParagraphGraphs` reads ``PREFIX.{sizes,offsets,values}.npy`` memory-mapped and crops each
+matrix to the kept paragraphs; the writer makes them. The layout and why float16:
+docs/data-formats.md, section fairseq_hier.data.paragraph_graph.
+Imports numpy (torch inside functions).
 """
 
 import os
@@ -35,7 +16,7 @@ import numpy as np
 
 from ..errors import HierError
 from ..io import StagedWriter
-from .graphs import GraphBuilder
+from ..text.graphs import GraphBuilder
 from .paragraphs import text_paragraphs
 
 SUFFIXES = ("sizes", "offsets", "values")

@@ -1,31 +1,18 @@
-"""Split binarized source lines into ranked paragraphs, vectorised over many examples at once.
+"""The paragraphs of a source line ``title <P> paragraph_1 <P> paragraph_2 ...``: the title joins
+paragraph 0, empty paragraphs are dropped, each example keeps its first ``max_paragraphs``
+paragraphs of ``max_paragraph_tokens`` tokens, and a line without paragraph is an error (the
+rules: docs/data-formats.md, section fairseq_hier.data.paragraphs).
 
-A raw source line is ``title <P> paragraph_1 <P> paragraph_2 ...``: the title, then the ranked
-paragraphs, joined by the paragraph-boundary symbol (``<P>`` by default, a normal dictionary
-entry). ``fairseq-preprocess`` appends EOS to every line.
+:func:`segment` applies them to binarized lines, vectorised over many examples (the dataset, once
+over the split and again per example); raw text lines are split once, by :func:`separated`, then
+read by :func:`text_paragraphs` (the same rules, no cuts: paragraph graphs, LexRank) or by
+:func:`split_source` (the title kept apart: the paragraph ranker, its labels, 002 Table 1).
 
-The rules (documented in the task's help and the README):
-- the title is concatenated before the first paragraph (Ma & Zong 2020, Sec. 4.3: "concatenate
-  the title before the first paragraph"), so it shares paragraph 0's token budget; an empty title
-  is allowed;
-- empty paragraphs (two separators in a row, a leading or trailing separator) are dropped and
-  counted;
-- each example keeps its first ``max_paragraphs`` non-empty paragraphs, each cut to its first
-  ``max_paragraph_tokens`` tokens; cut paragraphs and tokens are counted;
-- an example with no paragraph (no separator at all: title only), or whose paragraphs are all
-  empty, or whose line holds nothing but separators, is an error found up front.
-
-One function, :func:`segment`, implements these rules for any number of examples; the dataset
-uses it once over the whole split (statistics and validation, in chunks) and again per example.
-:func:`text_paragraphs` applies the same rules to one raw text line (no dictionary, no limits),
-for the commands that work on raw text (paragraph graphs, LexRank): their paragraph ``i`` is the
-dataset's paragraph ``i``.
-
-Legend: N examples, M total tokens of the chunk (EOS included).
+May import: numpy. Legend: N examples, M total tokens of the chunk (EOS included).
 """
 
 from dataclasses import dataclass, field
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -199,6 +186,21 @@ def text_paragraphs(line: str, separator: str = "<P>") -> List[List[str]]:
     if not first and not any(rest):  # every paragraph empty (the title alone is no paragraph)
         return []
     return [p for p in [title + first, *rest] if p]
+
+
+def split_source(line: str, separator: str = "<P>",
+                 lowercase: bool = False) -> Tuple[List[str], List[List[str]], int]:
+    """The ranker's split of a raw line ``title <P> p1 <P> p2 ...``: ``(title, paragraphs,
+    empty)``, the tokens before the first separator (possibly none), the non-empty segments after
+    it in line order, and how many empty segments (two separators in a row, a trailing
+    separator) were dropped. A line without separator is all title and has no paragraph.
+    ``lowercase`` lowercases the tokens (the separator is matched before lowercasing)."""
+    segments = separated(line, separator)
+    if lowercase:
+        segments = [[t.lower() for t in segment] for segment in segments]
+    title, rest = segments[0], segments[1:]
+    paragraphs = [segment for segment in rest if segment]
+    return title, paragraphs, len(rest) - len(paragraphs)
 
 
 def _first_value_of(key: np.ndarray, value: np.ndarray, valid: np.ndarray, size: int) -> np.ndarray:

@@ -1,30 +1,11 @@
 """The preprocessing record of a data-bin as a file and as checkpoint state: its layout, its
 assets, and what a task keeps of it in every checkpoint.
 
-    DATA_BIN/hier_preprocess.json   {"format": 1, "task": ..., "pipeline": ..., "options": {...},
-                                     "assets": {name: {"file": "hier_assets/NAME",
-                                                       "sha256": ...}},
-                                     "generation": ["--beam", "5", ...],
-                                     "generation_for": {arch: ["--lenpen", "0.4", ...]}}
-    DATA_BIN/hier_assets/NAME       copies of the files the pipeline needs (sentencepiece model,
-                                    GPT-2 BPE files, BPE codes, a paragraph ranker checkpoint)
-
-``generation`` holds the decoding options of every architecture trained on the data-bin;
-``generation_for`` (optional: a record without it is valid) those of named architectures, which
-replace ``generation`` for a checkpoint of that architecture (:func:`generation_for`): a data-bin
-serves models whose papers decode differently (``liu_ht`` after Liu & Lapata, ``pht`` after Ma &
-Zong).
-
-``fairseq-hier-record`` writes it (:mod:`fairseq_hier.inference.record`, which also checks the
-pipeline, its options and the ``generation`` options). Our tasks put the record, the bytes of its
-assets and the data-bin's dictionaries into their checkpoint state (:func:`keep_in_task_state`,
-saved by fairseq as ``task_state`` in every checkpoint), so a checkpoint is self-describing:
-:func:`restore` writes them back into a folder that serves as the task's ``data`` at inference,
-wherever the original data-bin went.
-
-This module checks the layout only (``check=`` of :func:`read_record` adds the pipeline's
-checks): the tasks import it, and the pipelines, which sit above the tasks, must not be imported
-by them.
+:func:`read_record` checks the layout of ``DATA_BIN/hier_preprocess.json``, :func:`generation_for`
+picks an architecture's decoding options, :func:`keep_in_task_state` and :func:`restore` carry
+the record in checkpoints. The layout and its rules: docs/data-formats.md, section
+fairseq_hier.data.preprocessing_record. Standard library only; it never
+imports the pipelines (:mod:`fairseq_hier.inference`), which sit above the tasks that import it.
 """
 
 import hashlib

@@ -1,42 +1,24 @@
 """Examples of Liu & Lapata's paragraph ranker (002 Sec. 3.1): a title, paragraphs, one label each.
 
-Raw source, one example per line, whitespace tokens of any subword scheme, paragraphs in any
-("original") order, binarised with ``fairseq-preprocess --only-source``:
-
-    train.src      title <P> paragraph <P> paragraph ...
-
-The rules (the same on raw text, :func:`fairseq_hier.data.rouge_ngrams.split_source`, and on
-binarised ids, :func:`segment_ranking`):
-- the title is the tokens before the first separator (``--paragraph-separator``); it is kept
-  apart (the ranker's title LSTM reads it) and may be empty;
-- the paragraphs are the non-empty segments after it, in line order; empty segments (two
-  separators in a row, a trailing separator) are dropped and counted;
-- a line without a paragraph (no separator, or only empty segments) is an error found up front;
-- for training, an example keeps its first ``max_paragraphs`` paragraphs (their labels with them)
-  and each paragraph, and the title, is cut to its first ``max_paragraph_tokens`` tokens; cut
-  paragraphs and tokens are counted and logged.
-
-Labels (``{split}.labels``, written by ``fairseq-hier-rank-labels``): one line per example, one
-float in [0, 1] per paragraph, in the paragraphs' order, e.g. ``0.1250 0.0000 0.0417``: the
-ROUGE-2 recall of the paragraph against the target summary (002 Sec. 4). The counts are checked
-against the binarised source before training (the error names the split, the 1-based line and
-both counts).
-
-Legend: B batch, P paragraphs (the most of any example of the batch), L tokens per paragraph,
-Lt title tokens, N examples / M tokens of a segmented chunk. Padding: ``pad`` in token tensors,
-length 0 for an absent paragraph.
-
-Batch keys (:func:`collate_rankings`, the collater):
-    id                        B
-    nsentences                int   B
-    ntokens                   int   kept tokens (paragraphs and titles)
-    net_input.src_tokens      B x P x L   paragraph p of example b in row [b, p], right-padded
-    net_input.src_lengths     B x P       tokens of each paragraph, 0 = absent paragraph
-    net_input.title_tokens    B x Lt      right-padded (Lt >= 1: all padding when every title
-                                          is empty)
-    net_input.title_lengths   B           0 = empty title
-    target                    B x P       float labels, 0 at absent paragraphs (training only)
+The raw source ``title <P> paragraph <P> paragraph ...``, its segmentation rules
+(:func:`segment_ranking`) and the ``{split}.labels`` file: docs/data-formats.md, section
+fairseq_hier.data.ranking_dataset. Legend and batch keys: the
+comment below. Imports ``data``, ``io``, ``errors``; numpy, torch.
 """
+# Legend: B batch, P paragraphs (the most of any example of the batch), L tokens per paragraph,
+# Lt title tokens, N examples / M tokens of a segmented chunk. Padding: ``pad`` in token tensors,
+# length 0 for an absent paragraph.
+#
+# Batch keys (:func:`collate_rankings`, the collater):
+#     id                        B
+#     nsentences                int   B
+#     ntokens                   int   kept tokens (paragraphs and titles)
+#     net_input.src_tokens      B x P x L   paragraph p of example b in row [b, p], right-padded
+#     net_input.src_lengths     B x P       tokens of each paragraph, 0 = absent paragraph
+#     net_input.title_tokens    B x Lt      right-padded (Lt >= 1: all padding when every title
+#                                           is empty)
+#     net_input.title_lengths   B           0 = empty title
+#     target                    B x P       float labels, 0 at absent paragraphs (training only)
 
 import logging
 import os

@@ -1,20 +1,13 @@
 """Sources with a BOS symbol at every sentence start, checked against their sidecar files, and
 the speaker segments that ride with them (paper 004; written by :mod:`.sentence_bos`).
 
-Sidecars beside the binarized data (``DATA_BIN/{split}.sentences`` and, for dialogues,
-``DATA_BIN/{split}.segments``), one line per example in the order of the binarized lines:
-
-- ``.sentences``: the number of sentences of the source (= BOS symbols);
-- ``.segments``: the speaker index of every sentence (turn), space-separated.
-
-:func:`check_sentences` runs over a whole split before training (vectorised over the mmap'd
-tokens): every source must start with BOS, hold as many BOS symbols as its ``.sentences`` line
-says, and fit ``max_source_positions``; each ``.segments`` line must name one speaker per
-sentence, below the model's segment count. Errors name the file and the 1-based example line.
-
-Batch keys added by :class:`SentenceSegmentsDataset` to fairseq's ``LanguagePairDataset`` batch:
-    net_input.src_segments   B x N   speaker index of every sentence (0 beyond an example's N_b)
+:func:`check_sentences` checks a whole split before training against ``{split}.sentences`` and
+``{split}.segments``; the sidecar files and the checks: docs/data-formats.md, section
+fairseq_hier.data.sentence_dataset. Batch keys: the comment below.
+Imports ``data``, ``io``, ``errors``; numpy, torch, fairseq.
 """
+# Batch keys added by :class:`SentenceSegmentsDataset` to fairseq's ``LanguagePairDataset`` batch:
+#     net_input.src_segments   B x N   speaker index of every sentence (0 beyond an example's N_b)
 
 import logging
 import os

@@ -1,26 +1,8 @@
 """Shards of a preparation step: ``--shard K/N`` cuts a split into N contiguous blocks of its
 examples, so that a cluster's job array (Slurm or similar) prepares a corpus on N machines.
 
-The rule: shard ``K`` of ``N`` (``0 <= K < N``) of an input of ``n`` examples holds the examples
-``[K*n//N, (K+1)*n//N)`` in input order (0-based). The N shards' outputs, concatenated in the
-order ``0, 1, ..., N-1``, are exactly the outputs of one run on the whole input: a step drops or
-keeps each example on its own, so the cut commutes with it. An example is whatever the step
-reads as one (a line, a JSON record, a document of the document-translation steps, which are
-never split).
-
-Shard markers. Every text file a step writes as a shard gets a marker beside it, ``FILE.shard``:
-one JSON object, e.g. ``{"shard": "1/2", "unit": "examples", "first": 500, "stop": 1000,
-"of": 1000, "input": "raw/train.src"}`` (the block ``[first, stop)`` of the ``of`` examples of
-``input``). A step reading a file that has a marker knows that its input is already a shard:
-
-- with ``--shard``, it refuses (the file would be cut twice);
-- without, it processes the file whole and copies the marker beside its own outputs;
-- the markers of a step's inputs must agree (one shard's source with another shard's target is
-  an error naming both files).
-
-A step writing whole outputs removes a stale marker left beside them by an earlier sharded run.
-Binary sidecars (graphs, dependency codes) get no marker: no step reads them.
-
+The cut and the shard markers (``FILE.shard``) beside every sharded output: docs/data-formats.md,
+section fairseq_hier.data.shards.
 Standard library only.
 """
 

@@ -1,48 +1,10 @@
 """The demo's synthetic multi-document summarisation corpus (deterministic per seed),
 with the ground truth of every summary's facts.
 
-Each example is about one made-up place, the *entity*; its name (one token from a closed set of
-120 names, of which ``--names`` (8) are used) is the title. The summary states the entity's facts (attribute -> value, each value
-from a small closed vocabulary of ``--values`` words per attribute) in a fixed order, each
-sentence naming the place, e.g.::
-
-    kalon is a harbour in velmoria . kalon was founded by aldric . kalon is known for its silk .
-
-The source is ``title <P> paragraph <P> paragraph ...``, a handful of short documents about
-*several* places; a document about a place opens with its heading ``name :`` (as a retrieved web
-page has its title), and its sentences name the place too:
-
-- *relevant* paragraphs each state one or two of the entity's facts (never in the summary's
-  phrasing; always with the entity's name) among filler sentences; together they cover the
-  summary's facts and no single one holds them all; sometimes an extra one restates a fact;
-- *confusable distractors*: ``--other-entities`` other places, each with all the same attributes
-  (every value different from the entity's), stated in the same way over paragraphs of their own,
-  so that only the name tells a fact of the entity from a fact of another place;
-- a few paragraphs that mention the entity without stating a fact (``--mentions``), and pure
-  filler (``--fillers``, none by default);
-- paragraphs come in ranked order with noise: a relevant paragraph scores N(1, noise), any other
-  N(0, noise), sorted by score; relevant ones tend to be near the top, but not reliably.
-
-So a model has to read several paragraphs and keep the facts of the *title's* place: Lead, the
-summary template filled with the most frequent values, and "the first value stated for each
-attribute" (the ranking alone) get about 24%, 13% and 51% of the facts right at the defaults
-(see ``fairseq-hier-demo-facts``); copying any value of the right attribute gets about a third.
-
-Writes ``{train,valid,test}.src`` and ``.tgt`` (one example per line, lowercase, whitespace
-tokens; ``<P>`` is only the paragraph separator) and ``{split}.facts.jsonl``, the ground truth,
-one JSON object per example::
-
-    {"entity": "kalon",
-     "facts": {"kind": {"value": "harbour", "paragraphs": [1, 4]}, ...},   # the summary's facts
-     "distractors": [{"entity": "tomer", "attribute": "kind", "value": "castle",
-                      "paragraph": 2}, ...]}                                 # other places' facts
-
-``paragraphs``/``paragraph`` are 1-based positions in the source (1 = the paragraph after the
-title). Each split has its own RNG stream (seeded from ``--seed`` and the split's name), so a split
-does not change when another split's size does; the vocabularies are fixed (independent of the
-seed).
-
-``fairseq-hier-demo-corpus`` writes its three splits.
+Writes ``{train,valid,test}.src`` / ``.tgt`` and ``{split}.facts.jsonl`` (run by
+``fairseq-hier-demo-corpus``). How examples, distractors and the ranking noise are made, the
+baselines' expected scores and the facts file: docs/data-formats.md, section
+fairseq_hier.demo.corpus. Imports ``fairseq_hier.io``.
 """
 
 import json

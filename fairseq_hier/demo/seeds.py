@@ -1,29 +1,8 @@
 """Demo systems compared over several training seeds, with intervals and a rule for orderings.
 
-A *seed folder* is one run of the demo (``examples/demo/run_demo.sh`` with ``WORK=DIR``): its
-corpus ``DIR/raw/test.{tgt,facts.jsonl}`` and, per system, a run folder ``DIR/RUN`` holding
-``test.hyp`` and, for a trained model, ``attention.json`` (``fairseq-hier-attention-cosine``).
-
-Every metric is a ratio of sums over the test examples, ``sum(num) / sum(den)``:
-
-- ``facts``: correct gold facts / gold facts (:func:`fairseq_hier.demo.facts.score_example`);
-- ``rouge-2``, ``rouge-l``: mean per-document F of official ROUGE-1.5.5 (``-d``, the scorer of
-  ``fairseq-hier-significance``): ``num`` the F, ``den`` 1;
-- ``cosine``: mean paragraph-attention cosine over the scored examples (``num`` the cosine,
-  ``den`` 1; an example without a gold distribution has ``den`` 0).
-
-Intervals (percentile bootstrap, 95%):
-
-- *per seed*: resample that seed's test examples;
-- *over seeds*: the value is the mean over seeds of each seed's value; each resample draws every
-  seed's examples independently (a seed-stratified bootstrap). It covers the test examples of
-  the seeds run, not the spread of training runs: with two seeds that spread is shown by the
-  per-seed values, never folded into an interval;
-- *a difference* ``A - B``: the same resampled examples for both systems (paired).
-
-**Ordering rule.** ``A > B`` is claimed only when, in every seed, the paired interval of
-``A - B`` lies above 0 (and ``A < B`` when it lies below 0 in every seed); otherwise the
-ordering is *not shown*, whatever the means say.
+Seed folders, the metrics (ratios of sums over test examples), the per-seed and seed-stratified
+bootstrap intervals and the ordering rule: docs/evaluation.md, section fairseq_hier.demo.seeds.
+Imports ``fairseq_hier.demo``, ``scoring``, ``io``, ``errors``; numpy inside functions.
 """
 
 import json

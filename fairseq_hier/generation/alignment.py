@@ -1,33 +1,12 @@
 """Attention-alignment scores of 001 Sec. 4 and the statistics they need, per hypothesis.
 
-Decoding scores a hypothesis y (001 Eq. 17) as
-
-    score(y) = log P(y|x) / |y|  +  beta * bonus(y)
-
-with one of three bonuses (001 Table 2):
-
-- ``attalign`` (Eq. 18): ``sum_p log(max(min(eta_p(y), eta_hat_p), eps))`` over the paragraphs
-  present in the source, eta_hat predicted by the attention-prediction model;
-- ``extprob``: the same with eta_hat replaced by the normalised extractive (ranker) scores;
-- ``strcov``: structural coverage (Eq. 13, after Li et al. 2018b), re-defined as 001 Sec. 5.3
-  does for word-by-word decoding, averaged over the steps of y:
-  ``(1/|y|) sum_t (1 - sum_p min(alpha_{t,p}, sum_{t'<t} alpha_{t',p}))``. The paper does not
-  say how strCov enters the beam score; we read it as this per-step mean, scaled by beta like
-  Eq. 17, so that it is on the per-token scale of ``log P / |y|`` (our reading).
-
-eta(y) is the hypothesis' own accumulated paragraph attention (Eq. 14-16): alpha_{t,p} is the
-decoder's paragraph attention at step t (heads averaged, layers summed and normalised; 001
-footnote 3), summed over all |y| steps of y including the step that emits EOS, then normalised
-over paragraphs. Label extraction (``fairseq-hier-extract-attention``) sums exactly the same
-steps of the teacher-forced gold summary, so eta(y) and eta_hat are comparable.
-
-``eps`` keeps Eq. 18 finite when a paragraph received (numerically) zero attention: the log of
-the minimum is taken after clamping it to ``eps`` (default 1e-6, ``--align-epsilon``), so one
-ignored paragraph costs at most ``log(eps) = -13.8`` (times beta). Absent (padding) paragraphs
-are left out of the sum, as in the authors' code (which skipped ``eta_p(y) == 0``).
+``score(y) = log P(y|x) / |y| + beta * bonus(y)`` (001 Eq. 17) with the bonus ``attalign``
+(Eq. 18), ``extprob`` or ``strcov`` (001 Table 2), and :class:`AlignmentTracker`, which
+accumulates a hypothesis' own paragraph attention eta(y). The bonuses, our reading of strCov and
+``eps``: docs/models.md, section fairseq_hier.generation.alignment.
 
 Legend: N hypotheses (batch x beam rows of the generator), P paragraphs. Masks: ``present`` is
-True for real paragraphs.
+True for real paragraphs. Imports torch.
 """
 
 from typing import Optional

@@ -1,28 +1,15 @@
 """fairseq's beam search that also returns HAT's sentence attention per hypothesis (paper 004,
 Sec. 6 "What has the hierarchical attention learned?", Figures 2-3).
 
+The generator post-processes fairseq's hypotheses (no copy of ``_generate``) into
+``hypo["attention"]`` and the ``A-`` lines of ``--print-sentence-attention``
+(:func:`format_sentence_alignment`). How the attention travels and the line format: docs/models.md,
+section fairseq_hier.generation.sentence_attention.
+
 Shape legend: ``B`` batch, ``K`` beam, ``N`` sentences (BOS markers) in the batch's longest
 source, ``N_i`` sentences of example ``i``, ``T`` target steps of a hypothesis (its tokens,
 final EOS included). Masks follow fairseq: True = padding (an absent sentence).
-
-How the attention travels. :class:`~fairseq_hier.models.hat.HATDecoder` returns one layer's
-head-averaged sentence attention; with ``sentence_attention_as_attn`` it returns it as
-``extra["attn"]``, the slot fairseq's beam search already records at every step, reorders with
-the beams and stores per finished hypothesis as ``hypo["attention"]`` (``N x T``). This
-generator therefore changes nothing in the search (no copy of ``_generate``): it sets the two
-decoder attributes, runs fairseq's ``generate`` and post-processes every hypothesis:
-
-* ``hypo["attention"]``: ``N_i x T``, the rows of the example's present sentences only;
-* ``hypo["alignment"]``: what ``fairseq-generate --print-alignment soft`` prints, one list per
-  target step of ``"%.6f"`` strings over the present sentences (:func:`format_sentence_alignment`).
-
-The printed line is ``A-<id><TAB>`` followed by the ``T`` steps separated by single spaces, each
-step the ``N_i`` weights separated by commas (each step sums to 1)::
-
-    A-7\t0.912301,0.050000,0.037699 0.100000,0.800000,0.100000 ...
-
-:func:`fairseq_hier.report.sentence_heatmap.parse_sentence_alignment` reads that payload back (``T x N_i``
-floats) without importing torch or fairseq.
+Imports ``models.hat``; torch, fairseq.
 """
 
 from typing import List

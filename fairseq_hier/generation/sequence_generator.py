@@ -1,67 +1,14 @@
 """fairseq's SequenceGenerator with attention alignment (001 Sec. 4) and the papers' decoding rules.
 
-:class:`AttentionAlignmentSequenceGenerator` subclasses fairseq's generator and changes it only
-through its seams, so every other ``fairseq-generate`` option keeps its meaning (beam, nbest,
-lenpen, max-len-a/b, min-len, no-repeat-ngram-size, prefix-size, unnormalized, ...):
-
-- the ensemble wrapper (:class:`TrackingEnsembleModel`) computes eta_hat from the encoder output
-  (or takes the extProb scores) and keeps an :class:`~fairseq_hier.generation.alignment.AlignmentTracker`
-  in the generator's row order: it is reordered whenever fairseq reorders the encoder output and
-  updated with every step's paragraph attention, all as tensor ops;
-- ``finalize_hypos``: a finished hypothesis' score becomes ``log P / |y|^lenpen + beta * bonus``
-  (001 Eq. 17; lenpen 1 = the paper's |y|), written explicitly into each newly finalized
-  hypothesis, so fairseq's final sort picks the aligned best;
-- with ``B x P x L`` sources, ``--max-len-a`` multiplies the number of source tokens (the
-  longest source of the batch, as fairseq's padded length does for flat sources), not the
-  number of paragraphs; ``--match-source-len`` already reads the ``src_lengths`` of the batch,
-  which the task sets to the source tokens kept per example. Every hierarchical model decodes
-  with this generator (with no alignment option it is fairseq's beam search);
-- optionally (``--align-live-beams``), :class:`AlignedBeamSearch` ranks the live candidates of
-  every step by the same score (bonus of the hypothesis so far); the cumulative log-probabilities
-  fairseq keeps are left untouched. Off by default: the paper and the authors' code rescore
-  finished hypotheses only ("when a hypothesis emits EOS"), which keeps the search itself equal
-  to vanilla beam search and makes beta=0 trivially identical to it;
-- the n-gram blocker hook also blocks the previous ``--block-previous-tokens`` tokens except a
-  configurable list (000 Sec. 4.2 / 001 Sec. 5.2: "block two tokens (except commas) before the
-  current step"), counted as the authors' code counts them: the last N tokens that are not
-  exceptions, among the last 2N (yema2018/wiki_sum ``main.py``, ``eval_by_beam_search``);
-- optionally (``--stop-on-top-beam``), a sentence's search ends at the first step whose best
-  candidate is EOS, as hiersumm's ``_fast_translate_batch`` ends it ("End condition is top beam
-  is finished"), instead of fairseq's ``beam`` finished hypotheses;
-- ``generate`` optionally keeps only the top-s paragraphs by eta_hat before decoding
-  (``--align-keep-paragraphs``, 001 Table 6) and fills fairseq's ``alignment`` field with the
-  paragraph attention for ``--print-alignment`` (soft: one distribution over paragraphs per
-  target token; hard: ``paragraph-token`` pairs of the most attended paragraph).
-
-- the length penalty's form (``--length-penalty-form``): fairseq's ``|y| ** lenpen`` or Wu et
-  al.'s ``lp(y) = ((5 + |y|) / 6) ** lenpen`` (OpenNMT's ``-length_penalty wu -alpha``), both
-  dividing a finished hypothesis' score (|y| counts the generated tokens with EOS, as fairseq
-  does; OpenNMT's beam counts its BOS too, one more). For Wu's form ``finalize_hypos`` sets, for
-  the step at hand, the exponent under which fairseq's own division ``(step + 1) ** len_penalty``
-  equals ``lp(y)``;
-- OpenNMT's "summary" coverage penalty with ``-stepwise_penalty`` (``--coverage-penalty summary
-  --coverage-beta BETA``), :class:`CoveragePenalty`: ``cp = beta * (sum_i max(cov_i, 1) - n)``,
-  ``cov`` the attention the decoder returns (``extra["attn"]``) summed over the steps so far,
-  ``n`` the number of keys: the source tokens without EOS and padding (OpenNMT's sources have
-  no EOS; the copy distribution leaves the same keys out), or every key with
-  ``--coverage-count-eos``. As OpenNMT's ``GNMTGlobalScorer.update_score`` does, the running
-  score of every live hypothesis is ``sum log p - cp(cov through the current step)``: the
-  ensemble subtracts this step's increase of ``cp`` from the row's log-probabilities (the same
-  for every candidate token of the row), so the search ranks by it and fairseq's finished score
-  is ``(sum log p - cp) / lp(y)`` (OpenNMT divides the stepwise penalty by the length penalty
-  too). Positional scores then carry the coverage increments. The attention is the one OpenNMT
-  uses for flat copy models (head 0 of the last layer, :mod:`fairseq_hier.modules.copy_attention`),
-  fairseq's head average of the last layer for a plain ``transformer``, the token attention of
-  ``liu_ht`` and HAT, and the paragraph attention of PHT / VHT (``cov`` then runs over paragraphs);
-
-Host syncs: nothing that runs at every decoding step (the ensemble's ``forward_decoder`` and
-reorderings, the tracker, the searches, :class:`PreviousTokenBlocker`) reads a
-tensor on the host (no ``.item()``, ``.tolist()``, ``bool(tensor)``, ``nonzero()``): checked by
-``tests/generation/test_decoding_syncs.py``. Host reads are left to what runs once per batch (the encoder,
-``--max-len-a``, ``--align-keep-paragraphs``, the alignment lines) and to ``finalize_hypos``, which
-fairseq itself runs on the host, only at the steps where hypotheses end.
+:class:`AttentionAlignmentSequenceGenerator` changes fairseq's generator only through its seams
+(:class:`TrackingEnsembleModel`, ``finalize_hypos``, :class:`AlignedBeamSearch`,
+:class:`PreviousTokenBlocker`, :class:`CoveragePenalty`), so every other ``fairseq-generate``
+option keeps its meaning. Each seam, the length-penalty forms, the coverage penalty and the rule
+against host syncs at every step: docs/models.md, section
+fairseq_hier.generation.sequence_generator.
 
 Legend: B sentences, K beam, N = B*K rows, P paragraphs, L tokens per paragraph, V vocab.
+Imports ``generation``, ``models``, ``modules``, ``data``, ``errors``; torch, fairseq.
 """
 
 import contextlib

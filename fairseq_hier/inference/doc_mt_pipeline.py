@@ -3,38 +3,20 @@ document -> the source chunk lines ``fairseq-hier-doc-tokenize`` + ``fairseq-hie
 write for it, and the chunk translations -> the document as ``fairseq-hier-doc-bleu`` puts it
 together.
 
-The record's options are the prepare step's (``examples/doc_mt_common/prepare.sh`` records them):
-
-    fairseq-hier-record DATA_BIN --task document_translation --pipeline doc_chunks \\
-        --option src_lang=en --option tgt_lang=de --option max_chunk_tokens=512 \\
-        --option src_tokenizer=auto --option tgt_tokenizer=auto \\
-        --asset bpe.codes=work/bpe.codes --generation "--beam 4 --max-len-a 0 --max-len-b 1023"
-
-``src_tokenizer`` / ``tgt_tokenizer`` are ``fairseq-hier-doc-tokenize``'s choices of the prepare
-step (``auto``, ``moses``, ``jieba``, ``none``; a record without them reads as ``auto``).
-
-encode (``RawExample.documents``: exactly one document, one sentence per non-blank line, as the
-raw layout of :mod:`fairseq_hier.data.documents`): every sentence through
-:func:`~fairseq_hier.data.doc_chunks.tokenizer` for ``src_lang`` and ``src_tokenizer``, the
-recorded joint fastBPE codes (:func:`fairseq_hier.data.doc_chunks.apply_bpe`, which checks the
-codes first), then :func:`~fairseq_hier.data.doc_chunks.chunk_spans` and one ``<s>``-marked line
-per chunk. At inference there is no target: chunks are
-cut by the source side alone (target lengths 0), so they equal the prepare step's whenever the
-source side bound its cut, and are never larger than ``max_chunk_tokens``. A sentence longer
-than the limit is its own chunk, cut to it as ``fairseq-hier-doc-chunk`` cuts it (counted).
-
-decode: the chunk hypotheses (``H-`` strings) -> BPE removed, stray ``<s>``/``</s>`` dropped,
-detokenised for ``tgt_lang`` and ``tgt_tokenizer``
-(:func:`fairseq_hier.scoring.bleu.postprocess_hypotheses`) -> joined in order
-(:func:`~fairseq_hier.data.doc_chunks.reassemble`).
+The record's options, ``encode`` and ``decode``: docs/inference.md, section
+fairseq_hier.inference.doc_mt_pipeline.
+Imports ``preparation.doc_chunk``, ``data``, ``text.tokenizers``, ``scoring.bleu``, ``inference``,
+``errors``.
 """
 
 import logging
 from typing import Callable, List
 
-from ..data.doc_chunks import (BOS, SPECIAL_SYMBOLS, TOKENIZERS, ChunkRow, apply_bpe, chunk_spans,
-                               choose_tokenizer, reassemble, tokenizer)
+from ..data.bpe_codes import apply_bpe
+from ..data.chunk_map import ChunkRow, reassemble
+from ..preparation.doc_chunk import BOS, SPECIAL_SYMBOLS, chunk_spans
 from ..scoring.bleu import postprocess_hypotheses
+from ..text.tokenizers import TOKENIZERS, choose_tokenizer, tokenizer
 from .pipeline_base import (InputError, Pipeline, RawExample, RecordError, choice,
                             register_pipeline)
 

@@ -1,5 +1,5 @@
 """The raw inputs of the summarizer read from files: ``.jsonl`` files of examples (the
-JSON-lines schema of :mod:`fairseq_hier.data.own_data`, read by its reader) and cluster files
+JSON-lines schema of :mod:`fairseq_hier.readers.own_data`, read by its reader) and cluster files
 whose documents are separated by ``|||||`` lines, directories of them read in name order
 (``fairseq-hier-summarize`` documents the formats and errors).
 """
@@ -9,7 +9,7 @@ import logging
 import os
 from typing import List, Tuple
 
-from ..data.own_data import read_examples
+from ..readers.own_data import read_examples
 from ..errors import HierError
 from .pipeline_base import InputError, RawExample
 
@@ -63,7 +63,7 @@ def is_jsonl(path: str) -> bool:
 
 def read_jsonl(path: str) -> List[RawExample]:
     """The examples of a JSON-lines file, read by the schema's one reader
-    (:func:`~fairseq_hier.data.own_data.read_examples`: its errors, one line naming file, line,
+    (:func:`~fairseq_hier.readers.own_data.read_examples`: its errors, one line naming file, line,
     id and field); ``summary`` is not read, and a line holding a bare list of strings is the
     documents of one example. An empty document is dropped (logged with its count), as the
     converters drop it; an example whose every document is empty is an error."""

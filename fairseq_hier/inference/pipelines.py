@@ -16,13 +16,13 @@ lines (``tgt_dict.string`` of the tokens, as fairseq's ``H-`` lines) into the fi
 import logging
 from typing import List, Tuple
 
-from ..data.mds_readers import clean
-from ..data.own_data import PARAGRAPH_MODES, split_paragraphs
-from ..data.rouge_ngrams import split_source
+from ..readers.mds import clean
+from ..readers.own_data import PARAGRAPH_MODES, split_paragraphs
+from ..data.paragraphs import split_source
 from ..preparation.parse import DEFAULT_MODEL, load_parser, parse_lines
 from ..preparation.spm import encode_lines
 from ..ranking.runtime import Record, Scorer, load_ranker, write_ranked
-from ..ranking.tfidf import tfidf_scores
+from ..ranking.tfidf import write_ranked_tfidf
 from . import doc_mt_pipeline, sentence_pipeline  # noqa: F401  (they register by import)
 # the base class, the registry and the errors, re-exported: the pipelines' API is this module
 from .pipeline_base import (PIPELINES, InputError, Pipeline, RawExample,  # noqa: F401
@@ -117,7 +117,7 @@ class ParagraphPipeline(Pipeline):
     # ------------------------------------------------------------------ steps
     def paragraphs(self, example: RawExample) -> List[str]:
         """The paragraph texts, one line each, separators escaped: the converter's own split
-        (:func:`~fairseq_hier.data.own_data.split_paragraphs`)."""
+        (:func:`~fairseq_hier.readers.own_data.split_paragraphs`)."""
         return split_paragraphs(example.documents, self.options["paragraphs"], self.counts,
                                 self.options["max_documents"])
 
@@ -152,16 +152,16 @@ class ParagraphPipeline(Pipeline):
             return line
         import io
 
-        title, paragraphs, empty = split_source(line, self.options["separator"])
+        separator, keep = self.options["separator"], self.options["keep"]
+        record = Record(1, *split_source(line, separator))
+        out = io.StringIO()
         if self.options["rank"] == "tfidf":
-            record, logits = Record(1, title, paragraphs, empty), tfidf_scores(title, paragraphs)
+            cut = write_ranked_tfidf(record, separator, keep, out, None)
         else:
             scorer = self._ranker()
-            done = scorer.add(Record(1, title, paragraphs, empty)) + scorer.flush()
-            (record, logits), = done
-        out = io.StringIO()
-        self.counts["paragraphs cut by the ranker's keep"] += write_ranked(
-            record, logits, self.options["separator"], self.options["keep"], out, None)
+            (record, logits), = scorer.add(record) + scorer.flush()
+            cut = write_ranked(record, logits, separator, keep, out, None)
+        self.counts["paragraphs cut by the ranker's keep"] += cut
         return out.getvalue().rstrip("\n")
 
     def _ranker(self):

@@ -2,21 +2,11 @@
 documents into the lines that ``fairseq-preprocess`` binarized, so a checkpoint trained on it can
 summarise new raw documents.
 
-    fairseq-hier-record DATA_BIN --task hierarchical_summarization --pipeline paragraphs \\
-        --option subword=sentencepiece --asset spm.model=work/spm/spm.model \\
-        --generation "--beam 5 --lenpen 1.0 --max-len-b 200 --no-repeat-ngram-size 3" \\
-        --generation-for liu_ht="--beam 5 --lenpen 0.4 --max-len-b 400 --min-len 20"
-
-The file's layout, its assets and the checkpoint state our tasks keep of it are
-:mod:`fairseq_hier.data.preprocessing_record`. This module adds what needs the pipelines:
-``pipeline`` names a :class:`~fairseq_hier.inference.pipelines.Pipeline`, whose ``OPTIONS`` and
-``ASSETS`` are checked here (:func:`check_record`), so a wrong record fails at preprocessing time,
-not at inference. ``generation`` holds the recipe's tuned ``fairseq-generate`` options
-(overridable at inference); :func:`write_record` parses them with fairseq-interactive's own
-parser, as the summarizer will, and checks their ranges (:func:`check_generation`); so are those of
-``generation_for`` (per architecture, each name checked against fairseq's registered
-architectures), which replace ``generation`` for a checkpoint of that architecture. The record and
-its assets are written together or not at all (:class:`fairseq_hier.io.OutputSet`).
+:func:`check_record` (the pipeline's ``OPTIONS`` and ``ASSETS``), :func:`check_generation` and
+:func:`write_record` (record and assets together or not at all); the layout lives in
+:mod:`fairseq_hier.data.preprocessing_record`. Details: docs/inference.md, section
+fairseq_hier.inference.record.
+Imports ``data``, ``generation``, ``safe_loading``, ``io``, ``errors``; fairseq inside functions.
 """
 
 import json

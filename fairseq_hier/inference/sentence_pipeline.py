@@ -3,56 +3,22 @@ line ``fairseq-hier-sentence-bos`` writes for it (GPT-2 BPE ids with BART's dict
 before every sentence, cut at sentence boundaries to ``max_source_positions``), and a hypothesis
 -> text as the recipes' decode step gives it (``fairseq-generate --bpe gpt2``'s ``D-`` line).
 
-The record's options are the prepare step's (``examples/hat_common/prepare.sh`` records them):
-
-    fairseq-hier-record DATA_BIN --task hat_summarization --pipeline sentence_bos \\
-        --option format=source_target --option max_source_positions=1024 \\
-        --asset encoder.json=bart/encoder.json --asset vocab.bpe=bart/vocab.bpe \\
-        --generation "--beam 1 --lenpen 1.0 --min-len 40 --max-len-a 0 --max-len-b 120"
-
-How a raw document (``RawExample.documents``: exactly one, except for ``jsonl``) gives
-sentences, per ``format`` (the rules of :mod:`fairseq_hier.data.readers`, by their own
-functions):
-
-- ``cohan`` (arXiv, PubMed): every non-blank line is a sentence (the dataset's segmentation),
-  whitespace collapsed; a line of more than :data:`~fairseq_hier.data.readers.MAX_SPAN_WORDS`
-  words (a one-line article) is split by pysbd and counted
-  (:func:`~fairseq_hier.data.readers.split_long_spans`);
-- ``presumm`` (CNN/DM as PreSumm's json shards): as ``cohan``, one sentence a line, and the
-  document is lowercased whatever ``lowercase`` says (PreSumm's tokens are lowercased; give the
-  sentences PTB-tokenised, as its ``src`` sentences are);
-- ``source_target`` (CNN/DM, XSum): the text, whitespace collapsed, split by pysbd;
-- ``samsum``: ``Speaker: utterance`` lines, one turn each (:func:`~fairseq_hier.data.readers.
-  parse_dialogue`: continuation lines, unknown speakers as in the reader);
-- ``qmsum`` (AMI): ``speaker: content`` lines as ``samsum``, then the meeting reader's turn rules
-  (fillers of the asset ``filler_words.txt`` dropped with ``filler_words=true``, emptied turns
-  dropped);
-- ``jsonl`` (your own data): every document of the example (several are allowed), each split as
-  ``source_target`` splits its text, no sentence spanning two documents
-  (:func:`~fairseq_hier.data.own_data.document_sentences`, as ``fairseq-hier-sentence-bos
-  --format jsonl``).
-
-In every format, ``<t> ... </t>`` tags are read as the readers read them: a tagged text or line
-gives its tagged sentences (tags dropped; pysbd only splits a tagged span longer than
-:data:`~fairseq_hier.data.readers.MAX_SPAN_WORDS` words), a tagged dialogue turn loses its tags.
-
-Then :class:`~fairseq_hier.data.sentence_bos.SentenceBOSEncoder` (BPE, BOS markers and the cut)
-makes the line. ``lowercase`` lowercases the document first: the arXiv/PubMed recipe records it
-(their published text is lowercased, so it changes nothing on their data and brings raw text to
-their case). Cuts and reader events are counted in ``self.counts`` (logged by the API). Speaker
-segments (``--speakers``) are not produced: a model with segment embeddings refuses raw input
-(the task's one-line error).
+The record's options and how each ``format`` gives sentences: docs/inference.md, section
+fairseq_hier.inference.sentence_pipeline.
+Imports ``data``, ``preparation``, ``inference``; fairseq inside functions.
 """
 
 import logging
 import re
 from typing import List
 
-from ..data import readers
 from ..data.bart_files import check_gpt2_files
-from ..data.own_data import document_sentences
-from ..data.readers import load_filler_words
-from ..data.sentence_bos import FORMATS, SentenceBOSEncoder
+from ..readers.own_data import document_sentences
+from ..readers.qmsum import load_filler_words, meeting_turns
+from ..readers.records import (MAX_SPAN_WORDS, Record, article_fields, collapse, split_long_spans,
+                               split_t_tagged)
+from ..readers.samsum import parse_dialogue
+from ..preparation.sentence_bos import FORMATS, SentenceBOSEncoder
 from .pipeline_base import InputError, Pipeline, RawExample, RecordError, register_pipeline
 
 logger = logging.getLogger(__name__)
@@ -132,41 +98,41 @@ class SentenceBOSPipeline(Pipeline):
 
     # ------------------------------------------------------------------ steps
     def record(self, text: str, where: str):
-        """The reader's :class:`~fairseq_hier.data.readers.Record` of a raw document (its
+        """The reader's :class:`~fairseq_hier.readers.records.Record` of a raw document (its
         sentences, or its text for pysbd) under the recorded format."""
         from collections import Counter
 
         stats, fmt = Counter(), self.options["format"]
         sentences, source = None, None
         if fmt in ("cohan", "presumm"):
-            lines = (readers.collapse(line) for line in _LINE_END.split(text))
-            sentences, tagged = readers.split_t_tagged(line for line in lines if line)
+            lines = (collapse(line) for line in _LINE_END.split(text))
+            sentences, tagged = split_t_tagged(line for line in lines if line)
             # a line of more than MAX_SPAN_WORDS words is a one-line article: pysbd splits it
-            sentences = readers.split_long_spans(sentences, readers.MAX_SPAN_WORDS, stats)
+            sentences = split_long_spans(sentences, MAX_SPAN_WORDS, stats)
             stats["t_tagged_sources"] += int(tagged)
         elif fmt == "source_target":
-            sentences, source = readers.article_fields(text, stats)
+            sentences, source = article_fields(text, stats)
         else:
-            speakers, sentences = readers.parse_dialogue(text, stats)
+            speakers, sentences = parse_dialogue(text, stats)
             if fmt == "qmsum":
                 # the turns' utterances (parse_dialogue's sentence is "speaker: utterance")
                 turns = [{"speaker": s, "content": t[len(s) + 1:].strip() if s else t}
                          for s, t in zip(speakers, sentences)]
                 try:
-                    speakers, sentences = readers._meeting_turns(
+                    speakers, sentences = meeting_turns(
                         {"meeting_transcripts": turns}, where, self._fillers, stats)
                 except ValueError as e:
                     raise InputError(str(e)) from None
         self.counts.update({f"{fmt} reader: {k}": v for k, v in stats.items() if v})
         if not (sentences or source):
             raise InputError(f"{where}: the document has no sentence")
-        return readers.Record(id=where, where=where, sentences=sentences, text=source,
-                              speakers=None, summary="", summary_sentences=[])
+        return Record(id=where, where=where, sentences=sentences, text=source,
+                      speakers=None, summary="", summary_sentences=[])
 
     def documents_record(self, documents: List[str], where: str):
         """Format ``jsonl``: the record of an example's documents, each split as
         ``fairseq-hier-sentence-bos --format jsonl`` splits it
-        (:func:`~fairseq_hier.data.own_data.document_sentences`)."""
+        (:func:`~fairseq_hier.readers.own_data.document_sentences`)."""
         from collections import Counter
 
         stats = Counter()
@@ -174,8 +140,8 @@ class SentenceBOSPipeline(Pipeline):
         self.counts.update({f"jsonl reader: {k}": v for k, v in stats.items() if v})
         if not (sentences or text):
             raise InputError(f"{where}: the documents have no sentence")
-        return readers.Record(id=where, where=where, sentences=sentences, text=text,
-                              speakers=None, summary="", summary_sentences=[])
+        return Record(id=where, where=where, sentences=sentences, text=text,
+                      speakers=None, summary="", summary_sentences=[])
 
     # ------------------------------------------------------------------ API
     def encode(self, example: RawExample) -> List[str]:

@@ -4,39 +4,12 @@ style of fairseq's hub interfaces (``BARTHubInterface``).
     from fairseq_hier.inference import HierSummarizer
     summarizer = HierSummarizer.from_pretrained("checkpoints/pht")       # checkpoint_best.pt
     summarizer.summarize([["first document ...", "second document ..."]])
-    summarizer.summarize([{"title": "Lisbon", "documents": [...]}], beam=3)
 
-What it does, in order:
-1. reads the checkpoint (``checkpoint_best.pt``, else ``checkpoint_last.pt``, or the file named)
-   and the preprocessing record its task kept (:mod:`fairseq_hier.inference.record`): the
-   recipe's pipeline, its assets (sentencepiece / GPT-2 BPE / BPE codes / ranker) and the
-   dictionaries, written back to a temporary folder that serves as the task's data; without a
-   record in the checkpoint, a ``hier_preprocess.json`` in the checkpoint directory (written
-   there with ``fairseq-hier-record``, beside the dictionaries) is used; with neither, a one-line
-   :class:`~fairseq_hier.inference.record.RecordError`;
-2. builds the task from the checkpoint's own task options (paragraph cuts, layout, ...) and the
-   generator from the record's tuned ``fairseq-generate`` options for the checkpoint's
-   architecture (the record's ``generation_for`` entry of that architecture when it has one,
-   else its ``generation``: :func:`~fairseq_hier.data.preprocessing_record.generation_for`),
-   then the caller's overrides
-   (``generation=["--beam", "3"]`` or keyword arguments ``beam=3``), parsed by fairseq's own
-   parser and checked (:func:`fairseq_hier.generation.checks.check_generation_options`): an
-   unknown option or a value out of range is a one-line :class:`~fairseq_hier.errors.HierError`
-   (a ``ValueError``), never fairseq's ``SystemExit``, naming the record (and its field) when the
-   option is the record's;
-3. per example: the pipeline's ``encode`` (raw documents -> the task's raw lines, exactly as the
-   recipe made them), the task's ``build_dataset_for_inference`` and batches, ``inference_step``,
-   the best hypothesis, the pipeline's ``decode``. This is fairseq-interactive's path on the same
-   lines, so the two agree token for token. ``summarize(..., beam=3)`` and ``generate(...,
-   beam=3)`` decode that one call with other decoding options (the fields of fairseq's
-   ``GenerationConfig``: ``beam``, ``lenpen``, ``max_len_b``, ``no_repeat_ngram_size``, ...).
-
-Checkpoints are loaded safely (:mod:`fairseq_hier.safe_loading`): a checkpoint that would run
-code on loading is refused in one line unless ``trust_checkpoint=True``, and so is a file that is
-not a checkpoint of a task the summarizer decodes.
-
-Runs on the GPU when there is one (``cpu=True`` to stay on the CPU); ``--fp16`` / ``--bf16`` in
-``generation`` cast the model. ``progress=True`` shows a tqdm bar over examples.
+What it does in order (record, task and generator, per-example pipeline), safe loading and
+devices: docs/inference.md, section fairseq_hier.inference.summarizer. Imports ``inference``,
+``data``, ``preparation``, ``generation``, ``safe_loading``,
+``errors``;
+torch, fairseq and tqdm inside functions.
 """
 
 import copy
@@ -45,7 +18,7 @@ import os
 import tempfile
 from typing import Iterable, List, Optional, Sequence, Union
 
-from ..data.dependency import DependencyParses
+from ..data.dependency_codes import DependencyParses
 from ..data.preprocessing_record import (RECORD_FILE, STATE_KEY, Assets, RecordError,
                                          generation_for, restore)
 from ..errors import HierError, check_range, shell_words

@@ -1,26 +1,9 @@
 """Activation checkpointing of our own layers: ``--checkpoint-activations`` and
 ``--offload-activations``, the flags fairseq's Transformer stacks already honour.
 
-fairseq wraps its own encoder and decoder layers with
-``fairseq.modules.checkpoint_activations.checkpoint_wrapper`` (a reentrant
-``autograd.Function``). That wrapper sees only the tensors passed *directly* as arguments: a
-tensor reached through a dict (the ``encoder_out`` dict our PHT/VHT decoder layers read) or
-through an attribute (HAT's sentence context) would be recomputed in the backward pass as a
-new graph hanging off the encoder's, which the nested ``backward`` then walks a second time
-("Trying to backward through the graph a second time"), and a layer whose tensor inputs do
-not require grad would get none. Our layers therefore use torch's non-reentrant checkpoint
-(``torch.utils.checkpoint.checkpoint(..., use_reentrant=False)``): the forward records the
-normal graph but keeps none of the layer's intermediate activations; the backward recomputes
-them (same RNG state, so dropout masks are replayed) wherever they are needed, whatever the
-arguments hold. Parameter names are unchanged (``forward`` is replaced in place, as fairseq's
-wrapper does), so checkpoints load with or without the flag.
-
-``--offload-activations`` additionally keeps the layer's own tensor arguments (its input
-``x``, masks) on the CPU between the forward and the backward pass, copied back inside the
-recomputation; tensors inside dicts (the encoder output, shared by every layer and kept by the
-encoder anyway) stay where they are.
-
-Under ``torch.no_grad()`` (validation, fairseq-generate) the layer runs as is.
+Our layers use torch's non-reentrant checkpoint in place of fairseq's wrapper, keeping parameter
+names. Why, what offloading moves, and ``torch.no_grad()``: docs/precision-and-distributed.md,
+section fairseq_hier.models.checkpointing. Imports torch, fairseq.
 """
 
 import functools

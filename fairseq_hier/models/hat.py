@@ -3,45 +3,11 @@
 Shape legend: ``B`` batch, ``S`` source tokens, ``N`` sentences (BOS markers) per source, ``T``
 target steps, ``C`` model dim, ``H`` heads. fairseq's masks: True = padding.
 
-The model is fairseq's BART (``BARTModel``: Transformer encoder/decoder with learned positions,
-``layernorm_embedding``, GELU) plus two hierarchical parts, built through fairseq's hooks:
-
-* encoder (Sec. 3.2): the standard encoder, then full encoder layers (self-attention + FFN)
-  that attend only over the encoder states at the BOS positions (one ``<s>`` opens every
-  sentence, Sec. 3.1); their outputs are the sentence representations ``N x B x C``. One such
-  layer by default (``--hierarchical-layers 1``: "a single hierarchical layer works the best,
-  although multiple hierarchical layers may be used");
-* decoder (Sec. 3.3): every decoder layer gains one attention sublayer (attention, dropout,
-  residual, LayerNorm; no extra FFN) over those sentence states.
-
-Where the decoder sublayer sits (Figure 1 / Sec. 3.3: "each layer first performs self attention
-... and then attends over the outputs of the final token level encoder layer ... We add an
-attention module that attends over the BOS token embeddings"): after the token-level
-encoder-decoder attention and before the FFN, so the sentence-level query already carries the
-token-level context, and the FFN mixes both. In fairseq's post-norm layer the token-level block
-ends with ``encoder_attn_layer_norm``; our sublayer runs as a forward hook on that LayerNorm, so
-fairseq's own layer forward is used unchanged and every BART parameter keeps its name. Pre-norm
-layers (``--decoder-normalize-before``) have no such point and are refused with a clear error.
-
-Speaker segments (004 Sec. 4.1, SAMSum and AMI): with ``--segment-embeddings K`` a learned
-embedding per speaker index (0 = the first speaker of the dialogue, ...) is added to the token
-embeddings of every token of that speaker's turns ("the input to the encoder layers is the sum of
-the token embeddings, position embeddings and segment embeddings"); the speaker index of each
-sentence (turn) rides in ``net_input["src_segments"]`` ``B x N``. Off by default (K = 0).
-
-Wrapped layers: with ``--ddp-backend fully_sharded`` fairseq wraps each decoder layer in a module
-(FSDP) that holds the layer; :meth:`HATDecoder.sentence_layers` finds the layer inside whatever
-wraps it, so the sentence context always reaches the layer whose hook reads it, and a layer that
-runs without it raises instead of skipping the sentence attention.
-
-Added source positions (004 Sec. 4.1: "the additional positional embedding ... random
-initialize"): ``--position-init random`` (the default) keeps this model's own fresh rows beyond
-the checkpoint's; ``tile`` repeats the checkpoint's rows (:func:`extend_positions`).
-
-Parameter count (checked in tests/models/test_hat.py): with BART's dictionary (50265 symbols) and 3072
-source positions, ``bart_large`` has 408,388,608 parameters and ``hat_bart_large`` 471,390,208
-(the paper: 408M and 471M). The difference, 63,001,600 = one encoder layer (12,596,224) + 12 x
-(attention 4,198,400 + LayerNorm 2,048), is the check of the design.
+fairseq's BART plus hierarchical encoder layers over the BOS states (Sec. 3.2) and one sentence
+attention sublayer per decoder layer (Sec. 3.3), a hook on ``encoder_attn_layer_norm``; speaker
+segments, FSDP-wrapped layers, added source positions (:func:`extend_positions`) and the
+parameter count that checks the design: docs/models.md, section fairseq_hier.models.hat. Imports
+``modules``, ``data``, ``compat``, ``errors``; torch, fairseq.
 """
 
 import logging

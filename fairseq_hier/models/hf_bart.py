@@ -1,40 +1,10 @@
 """Hugging Face BART directories read as fairseq BART checkpoints.
 
-A Hugging Face BART directory (``../shared/formats/MORE_LAYOUTS.md``) holds ``config.json``, the
-weights in ``model.safetensors`` (read with the ``safetensors`` package) or ``pytorch_model.bin``,
-and the tokenizer's ``vocab.json`` / ``merges.txt`` (fairseq's files derived from them:
-:mod:`fairseq_hier.data.bart_files`). :func:`read_checkpoint` turns it into a fairseq checkpoint
-in the layout of the 2019 ``bart.large`` release (``encoder.*`` / ``decoder.*`` keys, no
-``output_projection``, one row per symbol of ``vocab.json``, ``<mask>`` last), so that it loads
-exactly as that release does (fairseq's BART upgrade drops the ``<mask>`` row for fine-tuning
-dictionaries and ties ``output_projection``; ours extends positions and logs every key).
-
-Checks, each an error of one line naming the file and the field or key:
-
-* ``config.json`` against the model's options (:func:`check_config`): sizes, activation,
-  embedding scale, layer-norm placement, special ids, positions (a model may have more source or
-  target positions than ``max_position_embeddings``: the table is extended, never cut) and the
-  dictionary (``vocab_size`` rows, or one fewer when the ``<mask>`` row is dropped).
-* the weights (:func:`fairseq_state_dict`): every key mapped, none missing, none left over; the
-  token embeddings tied (``model.shared``, ``model.{encoder,decoder}.embed_tokens`` and
-  ``lm_head``, whichever the file holds, must be one table: fairseq's BART shares them);
-  ``final_logits_bias`` zero. A non-zero bias is refused rather than dropped: fairseq's BART has
-  no output bias, so the model would not compute what the checkpoint computes (Hugging Face keeps
-  it zero for BART: it is a buffer no training updates).
-
-The key mapping, Hugging Face (``model.`` prefix optional) -> fairseq:
-
-* ``model.shared.weight`` ``[V, C]`` -> ``encoder.embed_tokens.weight`` and
-  ``decoder.embed_tokens.weight`` (fairseq's BART upgrade ties ``decoder.output_projection``);
-* ``model.{encoder,decoder}.embed_positions.weight`` ``[P + 2, C]`` (both offset by 2),
-  ``model.{encoder,decoder}.layernorm_embedding.*``, ``model.encoder.layers.{i}.`` +
-  ``self_attn.{q,k,v,out}_proj``, ``self_attn_layer_norm``, ``fc1``, ``fc2``, ``final_layer_norm``
-  (``.weight``, ``.bias``) and ``model.decoder.layers.{i}.`` + the same and
-  ``encoder_attn.{q,k,v,out}_proj``, ``encoder_attn_layer_norm`` -> the same name without
-  ``model.``;
-* ``final_logits_bias`` ``[1, V]``, ``lm_head.weight`` and the tied copies of ``shared`` ->
-  checked, not kept;
-* fairseq's ``{encoder,decoder}.version`` buffers -> 3, as fairseq's own models hold.
+:func:`read_checkpoint` turns ``config.json`` and ``model.safetensors`` / ``pytorch_model.bin``
+into a fairseq checkpoint in the layout of the ``bart.large`` release; :func:`check_config` and
+:func:`fairseq_state_dict` check the options and every key. The checks and the key mapping:
+docs/models.md, section fairseq_hier.models.hf_bart. Imports ``data.bart_files``, ``errors``; torch
+(safetensors inside functions).
 """
 
 import json

@@ -1,19 +1,15 @@
 """Parallel and vertical hierarchical Transformers, PHT and VHT (Ma & Zong 2020, paper 000;
 PHT details in Chaudhary, paper 001).
 
-Encoder (shared by all paragraphs, Eq. 1): fairseq's TransformerEncoder over every paragraph,
-paragraphs folded into the batch axis; only present paragraphs are encoded. PHT adds multi-head
-attention pooling (Eq. 2-5) and the ranking encoding (Eq. 6) to get static paragraph embeddings.
-Decoder: fairseq-style incremental decoder whose layers are
-:class:`~fairseq_hier.modules.hierarchical_decoder_layer.PHTDecoderLayer` or
-:class:`~fairseq_hier.modules.hierarchical_decoder_layer.VHTDecoderLayer`.
-
-The decoder returns, per target step, the paragraph-attention distribution ``B x T x P``
-(heads averaged, layers summed then normalised: 001 footnote 3) as ``extra["attn"][0]``, so
-fairseq's SequenceGenerator stores it per hypothesis and analysis code can read it.
+Encoder (Eq. 1, paragraphs folded into the batch; PHT adds pooling, Eq. 2-5, and the ranking
+encoding, Eq. 6) and an incremental decoder of ``PHTDecoderLayer`` / ``VHTDecoderLayer``
+(:mod:`fairseq_hier.modules.hierarchical_decoder_layer`) that returns the paragraph attention
+``B x T x P`` as ``extra["attn"][0]``. Details: docs/models.md, section
+fairseq_hier.models.hierarchical_transformer.
 
 Legend: B batch, P paragraphs, L tokens per paragraph, T target steps, C model dim, V vocab.
-Masks: True = padding / absent paragraph.
+Masks: True = padding / absent paragraph. Imports ``modules``, ``data``, ``compat``, ``errors``;
+torch, fairseq.
 """
 
 import argparse

@@ -1,39 +1,13 @@
 """Liu & Lapata's Hierarchical Transformer for multi-document summarisation (paper 002), ``liu_ht``.
 
-Encoder (002 Sec. 3.2), over ``B x P x L`` ranked paragraphs (only present paragraphs are
-encoded: ``N`` rows folded into the batch, no loop over paragraphs):
-
-- embeddings (Eq. 9-10): ``x0_ij = sqrt(d) w_ij + [e_j ; e_i]``, the *split* positional embedding
-  of hiersumm (``TransformerInterEncoder``): the first d/2 dimensions encode the token position
-  j inside the paragraph, the last d/2 the paragraph rank i, both sinusoidal (so any number of
-  paragraphs and tokens can be read at test time). The paper writes ``[e_i ; e_j]``; the order of
-  the halves is immaterial for a model trained from scratch and we follow the public code.
-  ``--no-paragraph-position`` (002 Table 3, "w/o PP") spends all d dimensions on j.
-- local layers (Eq. 11-12): fairseq's own ``TransformerEncoderLayer`` over each paragraph
-  (post-LN, as the equations write it; hiersumm's code is pre-LN), built by the
-  :meth:`LiuHTEncoder.build_local_layer` hook (ParsingSum replaces its attention there);
-- global layers (Eq. 13-23, :class:`GlobalTransformerLayer`): multi-head pooling of every
-  paragraph, inter-paragraph attention per head, the heads' contexts linearly fused and added to
-  every token, then a feed-forward network with a residual LayerNorm;
-- graph-informed attention (Eq. 24): with ``--paragraph-graph KIND`` on the task, head
-  ``--graph-head`` of every global layer uses the external paragraph graph instead of learned
-  weights.
-
-Which layers are global: ``--global-layers`` lists 0-based layer indices (hiersumm's
-``-inter_layers``). The paper's model has 7 layers, "5 local-attention layers at the bottom and 2
-global attention layers at the top": indices 5 and 6 (hiersumm's README trains 8 layers with 6,7
-global, i.e. 6 local + 2 global).
-
-Decoder: fairseq's ``TransformerDecoder``, 6 layers (002 gives no depth: its decoder "follows the
-Transformer architecture" of Vaswani et al., whose base model has 6; hiersumm's
-``train_abstractive.py`` defaults to ``-dec_layers 1``, which its README command keeps)
-attending over the *flat* memory of all kept paragraph tokens, padding removed and the examples
-re-padded to their longest total (hiersumm's ``unpadded``), so decoding cost
-depends on real tokens, not on ``P x max L``.
+Local and global encoder layers over ranked paragraphs (002 Sec. 3.2, graph-informed attention
+with the task's ``--paragraph-graph``) and a decoder over the flat memory of the kept tokens;
+the equations and the readings chosen: docs/models.md, section fairseq_hier.models.liu_ht.
 
 Legend: B batch, P paragraphs, L tokens per paragraph, N present paragraphs (rows of B*P),
 S flat memory length, T target steps, C model dim, H heads, D = C / H.
-Masks: True = padding / absent paragraph.
+Masks: True = padding / absent paragraph. Imports ``modules``, ``data``, ``compat``, ``errors``;
+torch, fairseq.
 """
 
 import argparse

@@ -1,34 +1,13 @@
 """Liu & Lapata's paragraph ranker (paper 002 Sec. 3.1, "Paragraph Ranking"), model
 ``paragraph_ranker``.
 
-A logistic regression per paragraph, conditioned on the title:
-
-    u_t = lstm_t(w_t)                    (Eq. 1)   title LSTM over its word embeddings
-    u_p = lstm_p(w_p)                    (Eq. 2)   paragraph LSTM
-    t_hat = maxpool_i u_ti               (Eq. 3)
-    p_j = tanh(W1 [u_pj; t_hat])         (Eq. 4)
-    p = maxpool_j p_j                    (Eq. 5)   over the paragraph's tokens, padding excluded
-    s = sigmoid(W2 p)                    (Eq. 6)
-
-trained with binary cross-entropy against the ROUGE-2 recall of each paragraph (criterion
-``paragraph_ranking``, task ``paragraph_ranking``). The model returns the logits ``W2 p``; the
-scores are their sigmoid (:meth:`ParagraphRankerModel.get_scores`).
-
-Readings where the paper is silent (002 Sec. 4 gives only "hidden size of the two LSTMs 256",
-"dropout 0.2 before all linear layers", Adagrad lr 0.15):
-- the word embedding size is not given: 256, the LSTMs' hidden size; the two LSTMs share one
-  embedding table (one vocabulary); one layer each, left to right;
-- the size of ``p_j`` (the rows of W1) is not given: 256 as well (``--feature-dim``);
-- "before all linear layers": dropout on the word embeddings (the input of the LSTMs' gate
-  projections), on ``[u_pj; t_hat]`` (before W1) and on ``p`` (before W2);
-- an empty title (allowed) gives ``t_hat = 0``: max-pooling over no state is undefined.
-W1 [u; t] is computed as W1_u u + W1_t t (the same linear map, split by its columns) so that the
-title term is computed once per paragraph rather than once per token.
+The model's parts and equations: docs/models.md, section fairseq_hier.models.paragraph_ranker.
 
 Legend: B batch, P paragraphs, L tokens per paragraph, Lt title tokens, N present paragraphs of
 the batch, E embedding dim, H LSTM hidden size, F feature dim (of ``p_j``).
 Paragraphs fold into the batch: the LSTM reads the N present paragraphs of all examples at once
 (packed sequences), never a Python loop. Absent paragraphs (length 0) get logit ``-inf``.
+Imports ``modules``, ``data``, ``compat``, ``errors``; torch, fairseq.
 """
 
 from dataclasses import dataclass, field

@@ -1,36 +1,11 @@
 """Copy attention (OpenNMT-py's ``-copy_attn``, the pointer-generator of Fabbri et al.'s FT
 baseline that paper 003 compares with and builds ParsingSum-FT on).
 
-At every target step the output distribution mixes generating and copying::
-
-    p(w) = (1 - p_copy) * softmax(logits)_w + p_copy * sum_{i: src_i = w} a_i
-    p_copy = sigmoid(w_c . h + b_c)
-
-``h`` is the decoder's output state (after its final LayerNorm in OpenNMT's pre-LN form),
-``logits`` its projection onto the vocabulary (OpenNMT's ``CopyGenerator.linear``, a projection
-of its own with a bias; the caller passes the logits), ``a`` the copy attention over the source
-tokens. OpenNMT's ``CopyGenerator`` reads the same ``h`` and the first head of the last decoder
-layer's encoder attention (its ``MultiHeadedAttention`` returns head 0, before dropout, as "the"
-attention); the decoders of :mod:`fairseq_hier.models.parsingsum` pass exactly that (fairseq's
-``alignment_heads=1`` on the last layer).
-
-Where it differs from OpenNMT, and why:
-
-- The source and target share one dictionary in our recipes, so copying adds attention mass to
-  the source tokens' own ids: there is no per-example extended vocabulary (OpenNMT's
-  ``-dynamic_dict``), and a source word outside the dictionary is copied as ``<unk>``
-  (sentencepiece leaves almost none).
-- fairseq appends EOS to every source (OpenNMT's sources have no end marker). The copy
-  distribution is ``a`` restricted to the copyable source tokens (not padding, EOS or BOS) and
-  renormalised over them: the distribution OpenNMT's attention gives over the keys it has, and no
-  copy path to EOS. A row without any copyable token does not copy (``p_copy = 0``).
-- OpenNMT sets the padding logit to ``-inf`` before the softmax; fairseq's generator bans padding
-  itself and its criterion never targets it, so the logits are used as they are.
-
-The mixture is computed in float32 and returned as log-probabilities (floored at the smallest
-normal float32, so that label smoothing, which sums every log-probability, stays finite).
+The copy distribution and how it follows OpenNMT-py: docs/models.md, section
+fairseq_hier.modules.copy_attention.
 
 Legend: B batch, T target steps, S source tokens, V vocabulary, C decoder output dim.
+Imports torch.
 """
 
 from typing import Sequence

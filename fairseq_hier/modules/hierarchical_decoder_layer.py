@@ -1,24 +1,11 @@
 """Decoder layers of the parallel and vertical hierarchical Transformers (Ma & Zong 2020, 000).
 
-Both reuse fairseq's TransformerDecoderLayerBase for part I (masked self-attention + LayerNorm)
-and part III (FFN + LayerNorm) and replace part II, the cross attention:
-
-- :class:`PHTDecoderLayer` (000 Eq. 7-10, 001 Eq. 7-10): paragraph-level attention over the
-  static paragraph embeddings and word-level attention inside every paragraph run in parallel;
-  the word-level context vectors are fused with the paragraph attention weights:
-  ``X^int = sum_p A^para_p X^word_p`` and ``X^II = LayerNorm(X^I + X^para + X^int)``.
-- :class:`VHTDecoderLayer` (000 Eq. 11-13): word-level attention inside every paragraph first
-  (dynamic paragraph embeddings ``X_t^word``), ranking encoding added, then paragraph-level
-  attention per target step over them: ``X^II = LayerNorm(X^I + X^para)``. Eq. 11 is
-  ``X_t^word := X_t^word + R`` (``dynamic_embedding="paper"``, the default); the authors' code
-  (yema2018/wiki_sum, my_model.py) instead uses ``LayerNorm(X_t^I + Dropout(X_t^word + R))``, the
-  word contexts with a residual from part I (``dynamic_embedding="authors"``).
-
-Dropout follows 000 Sec. 4.2 ("dropout ... to the output of each sub-layer"), post-LayerNorm as
-in the papers. The paragraph attention returned is averaged over heads (000 footnote 5).
+``PHTDecoderLayer`` and ``VHTDecoderLayer`` reuse fairseq's ``TransformerDecoderLayerBase`` for
+the masked self-attention; their word- and paragraph-level attention and how they are fused:
+docs/models.md, section fairseq_hier.modules.hierarchical_decoder_layer.
 
 Legend: T target steps, B batch (x beam), P paragraphs, L tokens per paragraph, C model dim.
-Masks: True = padding / absent paragraph.
+Masks: True = padding / absent paragraph. Imports ``modules``, ``errors``; torch, fairseq.
 """
 
 from typing import Dict, Optional, Tuple

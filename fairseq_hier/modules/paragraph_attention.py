@@ -1,36 +1,12 @@
 """Word-level cross attention inside every paragraph, all paragraphs at once (000/001 Eq. 8).
 
-``X_p^word = MultiHead(X^I, C_p, C_p)`` for every paragraph p: one softmax per paragraph over its
-tokens, computed for all paragraphs in one fused attention call (paragraphs fold into the head
-axis; no Python loop; :func:`word_attention`). Two read-outs:
-
-- per-paragraph contexts ``T x B x P x C`` (VHT's dynamic paragraph embeddings, Eq. 11);
-- fused with paragraph weights ``A^para`` (PHT Eq. 9): ``X^int = sum_p A_p X_p^word``. The
-  attention is contracted over the tokens first (``B x H x P x T x D`` per-paragraph contexts),
-  then weighted by ``A^para``; ``probs * A`` (``B x H x P x T x L``) is never built. Since
-  ``sum_p A_p = 1`` and the output projection is affine, the projection is applied once, after
-  the weighting (equal to projecting every ``X_p^word`` first).
-
-Memory and time: the probabilities are never stored (flash / memory-efficient
-kernels of ``scaled_dot_product_attention``); keys and values are projected
-for present paragraphs only (absent ones are zeros, masked anyway; a batch without absent
-paragraphs is projected as it is, with no gathered copy of the words); the keys/values cache of
-incremental decoding is contiguous, because fairseq's ``reorder_incremental_state`` leaves
-encoder-decoder caches alone when the row count does not change (a permuted view would be
-copied by every layer at every step).
-
-The word states may be read through a row index (``word_rows``, ``B`` indices into the
-encoder's batch ``B0``): after step 0 of decoding only the paragraph masks are read, so the
-model's ``reorder_encoder_out`` composes row indices instead of copying ``L x B x P x C`` at
-every beam step; the rows are gathered once, when the keys and values are projected.
-
-The module is fairseq's MultiheadAttention (same parameters, incremental cache, reorder); the
-cache holds the projected keys/values as ``B x H x P x L x D`` (batch first, so fairseq's own
-``reorder_incremental_state`` applies; ``H x P`` adjacent so that ``B x (H*P) x L x D`` is a
-free view for the kernel).
+One softmax per paragraph over its own tokens, for every paragraph in one batched call; the
+equations, masking and the fused path: docs/models.md, section
+fairseq_hier.modules.paragraph_attention.
 
 Legend: T target steps, B batch, P paragraphs, L tokens, C model dim, H heads, D = C / H,
 N present paragraphs. Mask convention: True = padding.
+Imports ``errors``; torch, fairseq.
 """
 
 from typing import Dict, Optional, Tuple

@@ -1,21 +1,87 @@
-"""Tokenised parallel documents -> BPE'd chunks of at most ``max_chunk_tokens`` tokens with a BOS
-marker per source sentence, and the chunk map (paper 004 Sec. 4.2): the joint fastBPE codes
-applied to both sides, every document cut at sentence boundaries
-(:func:`fairseq_hier.data.doc_chunks.chunk_spans`), overlong sentences truncated and counted
-(``fairseq-hier-doc-chunk`` documents the files and errors).
+"""The ``fairseq-hier-doc-chunk`` step (paper 004 Sec. 4.2: "we split documents into chunks of at
+most 512 tokens. We only split at segment boundaries"): tokenised parallel documents -> BPE'd
+chunks with a ``<s>`` before every source sentence, and the chunk map. :func:`chunk_spans` is the
+one chunking rule (greedy over sentences, both sides within the limit, an over-long sentence
+alone and truncated), used here and by the ``doc_chunks`` pipeline of new text.
+
+Files written: docs/data-formats.md, section "Document chunks and the chunk map" (the map is read
+through :mod:`fairseq_hier.data.chunk_map`).
+
+May import: :mod:`fairseq_hier.data`, :mod:`fairseq_hier.readers`, ``io``, ``errors``; tqdm inside
+the function that shows it.
 """
 
 import logging
-from typing import List, Optional, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple
 
-from fairseq_hier.data.doc_chunks import (SPECIAL_SYMBOLS, ChunkRow, apply_bpe, check_codes,
-                                          chunk_spans, write_chunks)
-from fairseq_hier.data.documents import read_documents, split_paths
+from fairseq_hier.data.bpe_codes import apply_bpe, check_codes
+from fairseq_hier.data.chunk_map import ChunkRow
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
+from fairseq_hier.io import atomic_outputs
+from fairseq_hier.readers.documents import read_documents, split_paths
 
 logger = logging.getLogger("fairseq_hier.doc_chunk")
 SHOWN = 5  # truncated sentences named in the log
+BOS = "<s>"
+SPECIAL_SYMBOLS = ("<s>", "<pad>", "</s>", "<unk>")  # fairseq's Dictionary specials
+
+
+def chunk_spans(src_lengths: Sequence[int], tgt_lengths: Sequence[int],
+                limit: int) -> Tuple[List[Tuple[int, int]], List[int]]:
+    """Greedy chunking of one document at sentence boundaries.
+
+    Args:
+        src_lengths, tgt_lengths: BPE tokens of every sentence (source without its BOS).
+        limit: the most tokens of a chunk on either side (source BOS markers included).
+    Returns:
+        ``spans``: ``(first, last)`` sentence indices (inclusive) of each chunk, covering
+        ``0..n-1`` in order, each sentence once; ``overlong``: the sentences that alone exceed the
+        limit on a side (each is its own chunk, to be truncated).
+    """
+    if limit < 2:
+        raise HierError(f"--max-chunk-tokens must be at least 2 (a BOS and a token), got {limit}")
+    spans: List[Tuple[int, int]] = []
+    overlong: List[int] = []
+    first, src_used, tgt_used = 0, 0, 0
+    for i, (s, t) in enumerate(zip(src_lengths, tgt_lengths)):
+        s += 1  # its BOS marker
+        if i > first and (src_used + s > limit or tgt_used + t > limit):
+            spans.append((first, i - 1))
+            first, src_used, tgt_used = i, 0, 0
+        if s > limit or t > limit:
+            overlong.append(i)
+        src_used, tgt_used = src_used + s, tgt_used + t
+    if len(src_lengths):
+        spans.append((first, len(src_lengths) - 1))
+    # an over-long sentence closes the chunk before it (it cannot fit) and the one after it
+    # (nothing fits after it): it is always alone
+    return spans, overlong
+
+
+def split_source_chunk(line: str) -> List[str]:
+    """A source chunk line -> its sentences (the text after each ``<s>``)."""
+    parts = f" {line.strip()} ".split(f" {BOS} ")
+    if parts[0].strip():
+        raise HierError(f"a source chunk must open with {BOS}: {line[:60]!r}")
+    return [p.strip() for p in parts[1:]]
+
+
+def write_chunks(out: str, src: str, tgt: str, chunks: Iterable[Tuple[ChunkRow, List[str],
+                                                                       List[str]]],
+                 inputs: Iterable[str] = ()) -> int:
+    """Write ``OUT.{src,tgt,chunks}`` from ``(row, source sentences, target sentences)`` (BPE'd
+    token strings, already cut to the limit), together once complete; none may be one of
+    ``inputs`` (:func:`fairseq_hier.io.atomic_outputs`)."""
+    n = 0
+    with atomic_outputs((f"{out}.{src}", f"{out}.{tgt}", f"{out}.chunks"),
+                        inputs) as (fs, ft, fm):
+        for row, source, target in chunks:
+            fs.write(" ".join(f"{BOS} {s}" for s in source) + "\n")
+            ft.write(" ".join(target) + "\n")
+            fm.write(row.line())
+            n += 1
+    return n
 
 
 def sentence_lines(docs) -> List[int]:

@@ -1,8 +1,8 @@
 """Tokenisation of a split of parallel documents (paper 004 Sec. 4.2: "We use Moses for
 preprocessing the English, German and Czech text and Jieba for tokenizing the Chinese text"):
-every sentence of our raw layout (:mod:`fairseq_hier.data.documents`) through
-:func:`fairseq_hier.data.doc_chunks.tokenizer` for its language and the chosen tokenizer
-(``auto``, ``moses``, ``jieba``, ``none``: :func:`fairseq_hier.data.doc_chunks.choose_tokenizer`),
+every sentence of our raw layout (:mod:`fairseq_hier.readers.documents`) through
+:func:`fairseq_hier.text.tokenizers.tokenizer` for its language and the chosen tokenizer
+(``auto``, ``moses``, ``jieba``, ``none``: :func:`fairseq_hier.text.tokenizers.choose_tokenizer`),
 in worker processes (``fairseq-hier-doc-tokenize`` documents the files).
 """
 
@@ -10,10 +10,10 @@ import logging
 import time
 from typing import List, Optional
 
-from fairseq_hier.data.doc_chunks import choose_tokenizer, tokenizer
-from fairseq_hier.data.documents import Document, read_documents, split_paths, write_documents
-from fairseq_hier.data.sentence_bos import encode_records
+from fairseq_hier.readers.documents import Document, read_documents, split_paths, write_documents
 from fairseq_hier.data.shards import Shard, mark_outputs, select
+from fairseq_hier.preparation.sentence_bos import encode_records
+from fairseq_hier.text.tokenizers import choose_tokenizer, tokenizer
 
 logger = logging.getLogger("fairseq_hier.doc_tokenize")
 
@@ -39,7 +39,7 @@ class SentenceTokenizer:
 def tokenize_sentences(sentences: List[str], lang: str, workers: int, progress: bool,
                        choice: str = "auto") -> List[str]:
     """``sentences`` tokenised for ``lang`` with ``choice``; logs the tokenizer once (and the
-    fallback's warning, :meth:`fairseq_hier.data.doc_chunks.TokenizerChoice.warning`)."""
+    fallback's warning, :meth:`fairseq_hier.text.tokenizers.TokenizerChoice.warning`)."""
     chosen = choose_tokenizer(lang, choice)  # a bad choice fails here, before any worker starts
     if chosen.fallback:
         logger.warning(chosen.warning())

@@ -1,25 +1,39 @@
-"""The paragraph graphs of a split for the graph-informed attention of Liu & Lapata 2019 (002,
-Eq. 24): every example of a raw source file read and checked, its graph built
-(:mod:`fairseq_hier.data.graphs`, in worker processes) and written
-(:mod:`fairseq_hier.data.paragraph_graph`); ``fairseq-hier-graph`` documents the kinds and rates.
+"""The paragraph-graph step of Liu & Lapata 2019 (002, Eq. 24), ``fairseq-hier-graph``: every
+example of a raw source file read and checked (its paragraphs by the dataset's rules,
+:func:`fairseq_hier.data.paragraphs.text_paragraphs`), its graph built in worker processes
+(:class:`fairseq_hier.text.graphs.GraphBuilder`, the builder the task also runs at inference) and
+written (:mod:`fairseq_hier.data.paragraph_graph`); the command documents the kinds and rates.
+
+May import: :mod:`fairseq_hier.data`, :mod:`fairseq_hier.text`, :mod:`fairseq_hier.io`,
+:mod:`fairseq_hier.workers`, :mod:`fairseq_hier.errors`; numpy (through the graphs) and tqdm
+inside the functions, so that the command's ``--help`` stays light.
 """
 
 import logging
 import time
-from typing import List, Optional, Tuple
+from typing import Iterable, List, Optional, Tuple
 
 from fairseq_hier.data.shards import Shard, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import batches, iter_lines
+from fairseq_hier.workers import ordered_map
 
 logger = logging.getLogger("fairseq_hier.paragraph_graph")
+
+
+def build_graphs(builder, work: Iterable, workers: int = 1,
+                 in_flight: Optional[int] = None) -> Iterable[list]:
+    """``builder(batch)`` for each batch of ``work``, in order, with ``workers`` processes
+    (:func:`fairseq_hier.workers.ordered_map`: at most ``in_flight`` batches, default 2 per
+    worker, are read ahead, so that a split larger than memory streams)."""
+    return ordered_map(builder, work, workers, "graph", in_flight)
 
 
 class LineWork:
     """Picklable ``batch of (line number, raw line) of path -> per line`` work, run in the worker
     processes (so that the main process only reads lines and writes graphs): each line split into
     its paragraphs by the dataset's rules and checked, then counted (``builder`` None) or turned
-    into its graph by ``builder`` (:class:`fairseq_hier.data.graphs.GraphBuilder`)."""
+    into its graph by ``builder`` (:class:`fairseq_hier.text.graphs.GraphBuilder`)."""
 
     def __init__(self, path: str, separator: str, builder=None):
         self.path, self.separator, self.builder = path, separator, builder
@@ -45,8 +59,6 @@ def paragraph_counts(path: str, separator: str, workers: int = 1,
     """Check every line of ``path`` (:class:`LineWork`, with ``workers`` processes); returns the
     paragraphs of each example. Lines end at ``\\n`` only (as :func:`fairseq_hier.io.read_lines`);
     HierError for an unreadable file, a non-UTF-8 line, a line without paragraph or no line."""
-    from fairseq_hier.data.graphs import build_graphs  # numpy: imported when used
-
     counts = [c for batch in build_graphs(LineWork(path, separator),
                                           batches(iter_lines(path), batch_size), workers)
               for c in batch]
@@ -65,8 +77,8 @@ def write_graphs(source: str, kind: str, output_prefix: str, separator: str = "<
     # tqdm, and numpy through the graph modules, imported here: --help stays light
     from tqdm import tqdm
 
-    from fairseq_hier.data.graphs import GraphBuilder, build_graphs
     from fairseq_hier.data.paragraph_graph import ParagraphGraphWriter
+    from fairseq_hier.text.graphs import GraphBuilder
 
     builder = GraphBuilder(kind)
     start = time.perf_counter()

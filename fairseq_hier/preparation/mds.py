@@ -1,6 +1,6 @@
 """Multi-News and WCEP, as published, converted to fairseq-hier's raw format: each document one
 paragraph of ``<P> document 1 <P> document 2 ...``, one summary per line
-(:mod:`fairseq_hier.data.mds_readers` reads the layouts; ``fairseq-hier-mds-to-raw`` documents the
+(:mod:`fairseq_hier.readers.mds` reads the layouts; ``fairseq-hier-mds-to-raw`` documents the
 files, counts and errors).
 """
 
@@ -9,9 +9,9 @@ import logging
 import os
 from typing import List, Optional
 
-from fairseq_hier.data.markup import describe_markup, markup_counts
-from fairseq_hier.data.mds_readers import (PUBLISHED_SPLIT, describe_skipped, format_counts,
-                                           input_paths, read_split, source_line)
+from fairseq_hier.readers.markup import describe_markup, markup_counts
+from fairseq_hier.readers.mds import (PUBLISHED_SPLIT, describe_skipped, format_counts,
+                                      input_paths, read_split, source_line)
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs

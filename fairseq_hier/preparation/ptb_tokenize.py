@@ -3,13 +3,13 @@
 pysbd sentences, NLTK's Penn Treebank word tokenizer, the sentences joined again on their line
 (``fairseq-hier-ptb-tokenize`` says why these libraries and what the output looks like). A line
 holding the sentence separator ``<q>`` (a reference's sentences,
-:func:`fairseq_hier.data.markup.join_sentences`) keeps it: each sentence is tokenised alone.
+:func:`fairseq_hier.readers.markup.join_sentences`) keeps it: each sentence is tokenised alone.
 """
 
 from typing import List
 
-from fairseq_hier.data.markup import SENTENCE_SEPARATOR, join_sentences, separated_sentences
-from fairseq_hier.data.readers import pysbd_segmenter
+from fairseq_hier.readers.markup import SENTENCE_SEPARATOR, join_sentences, separated_sentences
+from fairseq_hier.readers.records import pysbd_segmenter
 from fairseq_hier.io import atomic_outputs, read_lines
 
 

@@ -1,34 +1,28 @@
 """The paragraph ranker's training labels (Liu & Lapata 2019, paper 002 Sec. 3.1 and 4): the
 ROUGE-2 recall of each paragraph of a raw source line against the target summary
-(``fairseq-hier-rank-labels`` documents the files), and the streaming line readers that the
-ranker's other steps share.
+(``fairseq-hier-rank-labels`` documents the files), and the pairing of two line-aligned raw
+files that the ranker's other steps share.
 """
 
 import logging
 import time
 from typing import Iterator, Optional, Tuple
 
-from fairseq_hier.data.rouge_ngrams import rouge_n_recall, split_source, tokenize
+from fairseq_hier.data.paragraphs import split_source
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
-from fairseq_hier.io import atomic_outputs, batches, iter_lines as numbered_lines
+from fairseq_hier.io import atomic_outputs, batches
+from fairseq_hier.readers.lines import line_texts, progress_total
 from fairseq_hier.workers import ordered_map
+from fairseq_hier.text.rouge_ngrams import rouge_n_recall, tokenize
 
 logger = logging.getLogger("fairseq_hier.rank_labels")
 DECIMALS = 4
 
 
-def iter_lines(path: str) -> Iterator[str]:
-    """The lines of a UTF-8 file without their ends, streamed (only ``\\n`` ends a line, as
-    :func:`fairseq_hier.io.read_lines`). HierError naming the file (and line) if it cannot be
-    read."""
-    for _, line in numbered_lines(path):
-        yield line.rstrip("\n").rstrip("\r")
-
-
 def iter_parallel(path_a: str, path_b: str) -> Iterator[Tuple[str, str]]:
     """Pairs of lines of two line-aligned files; ValueError naming both when one ends first."""
-    a, b = iter_lines(path_a), iter_lines(path_b)
+    a, b = line_texts(path_a), line_texts(path_b)
     number = 0
     for number, line_a in enumerate(a, start=1):
         line_b = next(b, None)
@@ -39,15 +33,6 @@ def iter_parallel(path_a: str, path_b: str) -> Iterator[Tuple[str, str]]:
     if next(b, None) is not None:
         raise HierError(f"line counts differ: {path_a} has {number} lines, {path_b} has more "
                         f"(one example per line is expected)")
-
-
-def count_lines(path: str) -> Optional[int]:
-    """Number of lines of a file (for a progress bar's total), None if it cannot be read."""
-    try:
-        with open(path, "rb") as f:
-            return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 24), b""))
-    except OSError:
-        return None
 
 
 def example_labels(pair: Tuple[str, str], separator: str = "<P>", lowercase: bool = False,
@@ -77,7 +62,7 @@ def write_labels(source: str, target: str, output: str, separator: str = "<P>",
     when every line succeeded); logs the counts and returns the number of examples."""
     from tqdm import tqdm
 
-    selection = select(shard, [source, target], lambda: sum(1 for _ in numbered_lines(source)))
+    selection = select(shard, [source, target], lambda: sum(1 for _ in line_texts(source)))
     pairs = selection.take(iter_parallel(source, target))
     jobs = ((pair, separator, lowercase, n) for pair in pairs)
     stats = dict(examples=0, paragraphs=0, empty=0, no_ngram=0)
@@ -85,7 +70,7 @@ def write_labels(source: str, target: str, output: str, separator: str = "<P>",
     results = (line for chunk in ordered_map(_labels_worker, batches(jobs, 32), workers,
                                              "rank-labels") for line in chunk)
     with atomic_outputs([output], inputs=[source, target]) as (out,):
-        total = count_lines(target)  # the progress bar's: the shard's examples of it
+        total = progress_total(target)  # the progress bar's: the shard's examples of it
         bar = tqdm(results, total=total and len(selection.slice(range(total))), unit="ex",
                    mininterval=1.0, desc="labels", disable=not progress_bar)
         for number, (line, num_p, empty, no_ngram) in enumerate(bar, selection.first + 1):

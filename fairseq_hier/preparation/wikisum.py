@@ -8,7 +8,7 @@ Clone paragraphs (Liu & Lapata 2019, Sec. 4: "paragraphs in the source documents
 recall against the target summary was higher than 0.8", exact copies of the Wikipedia article):
 :func:`clone_paragraphs` finds them, the ROUGE-2 recall of each paragraph against the target
 (matched target bigrams, counts clipped, over the target's bigram count, as the ranker's labels:
-:func:`fairseq_hier.data.rouge_ngrams.rouge_n_recall`) on lowercased tokens as the files hold them
+:func:`fairseq_hier.text.rouge_ngrams.rouge_n_recall`) on lowercased tokens as the files hold them
 (sentencepiece pieces in the shards; the title prefix of a paragraph is not counted).
 :func:`remove_clones_raw` drops them from raw WikiSum in our raw format (the input of the
 ranker); :class:`Converter` drops them from the shards only when asked (``clone_recall``).
@@ -23,11 +23,12 @@ from typing import List, Optional, Sequence, Tuple
 
 from tqdm import tqdm
 
-from fairseq_hier.data.markup import join_sentences
-from fairseq_hier.data.rouge_ngrams import rouge_n_recall, split_source
+from fairseq_hier.readers.markup import join_sentences
+from fairseq_hier.data.paragraphs import split_source
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
+from fairseq_hier.text.rouge_ngrams import rouge_n_recall
 
 logger = logging.getLogger("fairseq_hier.wikisum_to_raw")
 SPLITS = ("train", "valid", "test")

@@ -1,41 +1,26 @@
 """How much of the target the first L paragraphs of a ranking cover, Table 1 of Liu & Lapata
 (2019, paper 002): ROUGE-L recall of the concatenated L best paragraphs against the gold target,
-for the original order, the tf-idf similarity order of Liu et al. (2018) and ranked files, with
-bootstrap intervals (``fairseq-hier-rank-eval`` documents the orderings and checks).
+for the original order, the tf-idf similarity order of Liu et al. (2018) (the order that
+``fairseq-hier-rank --method tfidf`` writes) and ranked files, with bootstrap intervals
+(``fairseq-hier-rank-eval`` documents the orderings and checks).
 """
 
 import logging
 from collections import Counter
 from typing import List, Sequence, Tuple
 
-from fairseq_hier.data.rouge_ngrams import rouge_l_recall_prefixes, split_source, tokenize
+from fairseq_hier.data.paragraphs import split_source
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import batches
-from fairseq_hier.preparation.rank_labels import count_lines, iter_lines, iter_parallel
+from fairseq_hier.preparation.rank_labels import iter_parallel
+from fairseq_hier.readers.lines import line_texts, progress_total
+from fairseq_hier.text.rouge_ngrams import rouge_l_recall_prefixes, tokenize
+from fairseq_hier.text.tfidf import query_cosines, similarity_order
 from fairseq_hier.workers import ordered_map
 
 logger = logging.getLogger("fairseq_hier.rank_eval")
 BUILTIN = ("original", "similarity")
 RESERVED = BUILTIN + ("ci95", "examples")
-
-
-def _identity(tokens):
-    return tokens
-
-
-def similarity_order(title: Sequence[str], paragraphs: List[List[str]]) -> List[int]:
-    """Paragraph indices by descending tf-idf cosine similarity with the title (stable); idf fit
-    on the example's paragraphs."""
-    import numpy as np
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    if not title:
-        return list(range(len(paragraphs)))
-    vectorizer = TfidfVectorizer(analyzer=_identity)
-    matrix = vectorizer.fit_transform(paragraphs)  # P x V, rows l2-normalised
-    title_vector = vectorizer.transform([list(title)])  # 1 x V
-    similarity = (matrix @ title_vector.T).toarray().ravel()  # P cosines
-    return np.argsort(-similarity, kind="stable").tolist()
 
 
 def prefix_recalls(paragraphs: List[List[str]], target: List[str], ls: Sequence[int]):
@@ -76,7 +61,8 @@ def evaluate_example(job) -> Tuple:
         return None, (-1, "no paragraph in the source line"), False
     orderings = [paragraphs]
     if similarity:
-        orderings.append([paragraphs[i] for i in similarity_order(title, paragraphs)])
+        order = similarity_order(query_cosines(paragraphs, title))  # fairseq-hier-rank's
+        orderings.append([paragraphs[i] for i in order])
     for k, line in enumerate(ranked_lines):
         ranked_title, ranked, _ = split_source(line, separator, lowercase)
         why = check_ranked(title, paragraphs, ranked_title, ranked, max(ls))
@@ -142,7 +128,7 @@ def evaluate_rankings(source: str, target: str, ranked_specs: Sequence[str] = ()
     ls = sorted(set(ls))
     names = ["original"] + (["similarity"] if similarity else []) + \
         [name for name, _ in ranked]
-    streams = [iter_lines(path) for _, path in ranked]
+    streams = [line_texts(path) for _, path in ranked]
 
     def jobs():
         for number, (source_line, target_line) in enumerate(iter_parallel(source, target), 1):
@@ -162,7 +148,7 @@ def evaluate_rankings(source: str, target: str, ranked_specs: Sequence[str] = ()
                                                "rank-eval") for result in chunk)
     rows, empty_targets = [], 0
     for number, (recalls, fault, empty) in enumerate(
-            tqdm(results, total=count_lines(target), unit="ex", mininterval=1.0,
+            tqdm(results, total=progress_total(target), unit="ex", mininterval=1.0,
                  desc="rank-eval", disable=not progress_bar), start=1):
         if fault is not None:
             k, why = fault

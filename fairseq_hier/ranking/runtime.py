@@ -13,12 +13,12 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional
 
-from fairseq_hier.data.own_data import read_examples, split_paragraphs
-from fairseq_hier.data.readers import collapse
-from fairseq_hier.data.rouge_ngrams import split_source
+from fairseq_hier.readers.own_data import read_examples, split_paragraphs
+from fairseq_hier.readers.lines import line_texts, progress_total
+from fairseq_hier.readers.records import collapse
+from fairseq_hier.data.paragraphs import split_source
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs
-from fairseq_hier.preparation.rank_labels import count_lines, iter_lines
 from fairseq_hier.safe_loading import expecting_task, trusting
 
 logger = logging.getLogger("fairseq_hier.rank")
@@ -36,7 +36,7 @@ class Record:
 
 
 def read_raw(path: str, separator: str) -> Iterator[Record]:
-    for number, line in enumerate(iter_lines(path), start=1):
+    for number, line in enumerate(line_texts(path), start=1):
         title, paragraphs, empty = split_source(line, separator)
         yield Record(number, title, paragraphs, empty)
 
@@ -56,7 +56,7 @@ def spm_tokenizer(model: str) -> Callable[[str], List[str]]:
 
 
 def read_jsonl(path: str, separator: str, tokenize: Callable[[str], List[str]]) -> Iterator[Record]:
-    """Records of a JSON-lines file of the schema (:mod:`fairseq_hier.data.own_data`; summaries
+    """Records of a JSON-lines file of the schema (:mod:`fairseq_hier.readers.own_data`; summaries
     not read): paragraphs = the non-blank lines of the documents, in order, cleaned as every
     reader of the schema cleans them."""
     stats = collections.Counter()
@@ -219,7 +219,7 @@ def rank_file(path: str, source: str, output: str, input_format: str = "raw",
                 f"their first {max_tokens} tokens, separator {separator!r}")
     with atomic_outputs(outputs, inputs=[source, path, spm_model]) as handles:
         out, scores_file = handles[0], (handles[1] if scores_out else None)
-        bar = tqdm(total=count_lines(source), unit="ex", mininterval=1.0, desc="rank",
+        bar = tqdm(total=progress_total(source), unit="ex", mininterval=1.0, desc="rank",
                    disable=not progress_bar)
 
         def write(done):

@@ -1,176 +1,38 @@
-"""Each architecture's published training and decoding settings, and how they are scaled to a
+"""The papers' settings (:mod:`fairseq_hier.recipes.architectures`, the one table) scaled to a
 user's data set and GPUs (``fairseq-hier settings``; the recipe ``examples/own_data/``).
 
-The paper's form is kept: its model shape, input cut, optimiser, learning rate, schedule,
-criterion, effective batch and decoding rules. Three things follow the user's data and machine,
-and each is said in the log with the numbers it came from:
+The paper's form is kept (model, input cut, optimiser, schedule, criterion, effective batch,
+decoding rules); the updates follow the user's examples (the same epochs, at least
+:data:`MIN_UPDATES`; warm-up, decay and checkpoints shrink alike), the effective batch is kept on
+the user's GPUs through ``--update-freq``, and the decoding lengths may come from the training
+targets (their 99th / 5th percentiles). Each choice is logged with its numbers; the user's
+fairseq arguments replace the setting of the same name and are parsed with fairseq-train's own
+parser (:func:`check_train_options`). The rules in full: ``examples/own_data/README.md``, "How
+the settings are chosen".
 
-- **updates**: as many epochs as the paper trained, i.e. the paper's updates x (the user's
-  training examples / the paper's), never more than the paper's updates and never fewer than
-  :data:`MIN_UPDATES` (or the paper's, if fewer). Warm-up, the step schedule's decay period,
-  ``--total-num-update`` and the checkpoint interval shrink by the same factor.
-- **the effective batch**: the paper's examples (or tokens) per update on its GPUs, kept on any
-  number of GPUs: ``--update-freq`` is the paper's GPUs x accumulation / the user's GPUs
-  (rounded up); with more GPUs than that, the per-GPU batch shrinks instead.
-- **decoding lengths** (``--targets``, the training targets in subword tokens): the longest
-  summary allowed is the 99th percentile of the training targets' lengths (at most the model's
-  target positions), and where the paper sets a minimum length, the minimum is their 5th
-  percentile.
-
-Every option can be overridden: the user's fairseq arguments replace the setting of the same
-name (the log names each one); a new per-GPU batch keeps the effective batch through
-``--update-freq`` unless that is given too. The user's training arguments are parsed with
-fairseq-train's own parser for the task (:func:`check_train_options`) before they are printed:
-an unknown option or a malformed value is an error, as fairseq-train would find it later.
+May import: ``errors``, ``recipes.architectures`` and the standard library; torch inside
+:func:`count_gpus`, fairseq inside the functions that parse options or look up names.
 """
 
 import math
 import shlex
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from ..errors import HierError
+from .architectures import PAPERS, Architecture, variant
 
 #: the fewest updates a scaled run gets (unless the paper trains fewer)
 MIN_UPDATES = 1000
 
-ADAM_NOAM = ("--optimizer", "adam", "--adam-betas", "(0.9, 0.98)", "--adam-eps", "1e-09",
-             "--lr-scheduler", "inverse_sqrt")
-LABEL_SMOOTHING = ("--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1")
 
-
-@dataclass(frozen=True)
-class Paper:
-    """One architecture's published setup (the paper's form; see docs/papers.md for the ids)."""
-
-    arch: str
-    source: str  # where the settings are stated
-    dataset: str  # the data set they were tuned on
-    train_examples: int  # its training examples
-    task: str
-    subword: str  # sentencepiece | gpt2
-    model: Tuple[str, ...]  # arch, shape and the task's input cut
-    optimisation: Tuple[str, ...]  # optimiser, lr, schedule (without its lengths), criterion ...
-    batch_option: str  # --batch-size (examples) or --max-tokens (tokens), per GPU
-    batch: int
-    gpus: int  # the paper's GPUs
-    update_freq: int  # and its accumulation
-    updates: int
-    warmup: int
-    interval: int  # updates between checkpoints (and validations)
-    generation: Tuple[str, ...]  # fairseq-generate's options, max length last
-    max_len: int  # the paper's longest output (--max-len-b)
-    min_len: Optional[int] = None  # its shortest, where it sets one
-    decay_period: Optional[int] = None  # the step scheduler's --lr-deacy-period
-    polynomial: bool = False  # --total-num-update = the updates
-    parse: bool = False  # needs spaCy's dependency parse (--dependency-parse spacy)
-    pretrained: Optional[str] = None  # fine-tuned from this BART (fairseq's name)
-    max_target_positions: int = 1024
-    langs: Tuple[str, str] = ("src", "tgt")  # the binarized files' suffixes
-
-
-# PHT/VHT: 000 Sec. 4.2 and 001 Sec. 5.2 (model, optimiser, decoding rules). Not in 000 or 001:
-# the batch of 16 examples is the authors' (yema2018/wiki_sum README.md line 15 "--batch_size
-# 16", main.py line 26 default=16 at fb7d827; earlier commits of main.py default to 28); the
-# comma exempt from blocking is their id 10, '\u2581,' (main.py eval_by_beam_search, "while 10 in
-# bnw_block"), skipped when the two previous tokens are counted (PreviousTokenBlocker)
-PHT = dict(
-    source="000 Sec. 4.2, 001 Sec. 5.2", dataset="WikiSum (ranked)", train_examples=1_579_360,
-    task="hierarchical_summarization", subword="sentencepiece",
-    optimisation=ADAM_NOAM + ("--lr", "4.94e-4", "--criterion", "cross_entropy"),
-    batch_option="--batch-size", batch=16, gpus=1, update_freq=1, updates=600_000,
-    warmup=16_000, interval=20_000,
-    generation=("--beam", "5", "--lenpen", "1.0", "--no-repeat-ngram-size", "3",
-                "--block-previous-tokens", "2", "--block-previous-exceptions", "\u2581,"),
-    max_len=200)
-PHT_CUT = ("--max-paragraphs", "30", "--max-paragraph-tokens", "100")
-# 003 Sec. 3.2 and footnotes 2-3 (examples/mds_common/README.md)
-MDS = dict(
-    dataset="Multi-News", train_examples=44_972, task="hierarchical_summarization",
-    subword="sentencepiece", gpus=1, update_freq=1, batch_option="--max-tokens",
-    optimisation=("--optimizer", "adam", "--adam-betas", "(0.9, 0.998)", "--dropout", "0.1",
-                  "--lr", "1e-3", "--lr-scheduler", "step", "--lr-decay", "0.5"),
-    max_len=300, min_len=200)
-MDS_CUT = ("--max-paragraphs", "10", "--max-paragraph-tokens", "160")
-# the flat systems: the documents concatenated and cut to 500 pieces (Fabbri et al.'s
-# -src_seq_length_trunc 500, examples/mds_common/train.sh)
-MDS_FLAT = ("--max-paragraphs", "10", "--max-paragraph-tokens", "500",
-            "--max-source-positions", "500")
-# FT: Fabbri et al.'s OpenNMT scripts (003 footnote 3): no label smoothing (OpenNMT's copy loss
-# ignores it); Wu's length penalty 0.9, the summary coverage penalty 5, trigram blocking
-FT = dict(MDS, source="003 Sec. 3.2, footnote 3", batch=4096, updates=20_000, warmup=8000,
-          decay_period=4000, interval=2000,
-          optimisation=MDS["optimisation"] + ("--criterion", "label_smoothed_cross_entropy",
-                                              "--label-smoothing", "0"),
-          generation=("--beam", "5", "--length-penalty-form", "wu", "--lenpen", "0.9",
-                      "--coverage-penalty", "summary", "--coverage-beta", "5",
-                      "--no-repeat-ngram-size", "3"))
-# HT: Liu & Lapata's code (003 footnote 2): label smoothing 0.1, Wu's length penalty 0.4, no
-# blocking, the search ended when its top beam ends (hiersumm's predictor_builder.py l. 328-329)
-HT = dict(MDS, source="003 Sec. 3.2, footnote 2", batch=13_000, updates=100_000, warmup=8000,
-          decay_period=20_000, interval=5000,
-          optimisation=MDS["optimisation"] + LABEL_SMOOTHING,
-          generation=("--beam", "5", "--length-penalty-form", "wu", "--lenpen", "0.4",
-                      "--stop-on-top-beam"))
-# 004 Sec. 4.1, arXiv/PubMed (examples/hat_common, examples/hat_arxiv)
-HAT = dict(
-    source="004 Sec. 4.1", dataset="arXiv", train_examples=203_037, task="hat_summarization",
-    subword="gpt2", langs=("source", "target"),
-    optimisation=("--dropout", "0.1", "--attention-dropout", "0.1", "--weight-decay", "0.01",
-                  "--optimizer", "adam", "--adam-betas", "(0.9, 0.999)", "--adam-eps", "1e-08",
-                  "--lr-scheduler", "polynomial_decay", "--lr", "3e-5",
-                  "--required-batch-size-multiple", "1") + LABEL_SMOOTHING,
-    batch_option="--batch-size", batch=4, gpus=2, update_freq=16, updates=30_000, warmup=900,
-    interval=3000, polynomial=True, generation=("--beam", "2", "--lenpen", "1.0"),
-    max_len=966, min_len=72)
-HAT_SOURCE = ("--max-source-positions", "3072")
-
-PAPERS: Dict[str, Paper] = {p.arch: p for p in (
-    Paper("pht", model=("--arch", "pht") + PHT_CUT, **PHT),
-    Paper("vht", model=("--arch", "vht") + PHT_CUT, **PHT),
-    Paper("liu_ht", source="002 Sec. 4", dataset="WikiSum (ranked)", train_examples=1_579_360,
-          task="hierarchical_summarization", subword="sentencepiece",
-          model=("--arch", "liu_ht", "--max-paragraphs", "24", "--max-paragraph-tokens", "500"),
-          optimisation=("--optimizer", "adam", "--adam-betas", "(0.9, 0.998)", "--adam-eps",
-                        "1e-09", "--lr-scheduler", "inverse_sqrt", "--lr", "1.3975e-3",
-                        "--warmup-init-lr", "0") + LABEL_SMOOTHING,
-          batch_option="--max-tokens", batch=10_500, gpus=1, update_freq=16, updates=500_000,
-          warmup=8000, interval=5000,
-          # 002 Sec. 4: beam 5, Wu's length penalty alpha 0.4, "until an end-of-sequence token";
-          # hiersumm (nlpyang/hiersumm), the paper's code: README.md line 43, the evaluation
-          # command, "-alpha 0.4 -max_length 400"; src/train_abstractive.py line 376
-          # "-min_length', default=20" (the command keeps it); its predictor ends a search when
-          # the top beam ends (src/abstractive/predictor_builder.py line 328 "End condition is
-          # top beam is finished")
-          generation=("--beam", "5", "--length-penalty-form", "wu", "--lenpen", "0.4",
-                      "--stop-on-top-beam"),
-          max_len=400, min_len=20),
-    Paper("transformer_copy", model=("--arch", "transformer_copy") + MDS_FLAT, **FT),
-    # fairseq's post-LN Transformer with FT's shape and settings (not OpenNMT's pre-LN form of
-    # transformer_copy): a plain fairseq baseline beside 003's FT
-    Paper("transformer", model=("--arch", "transformer", "--encoder-layers", "4",
-                                "--decoder-layers", "4", "--share-all-embeddings") + MDS_FLAT,
-          **FT),
-    Paper("parsingsum_ft", model=("--arch", "parsingsum_ft", "--dependency-parse", "spacy")
-          + MDS_FLAT, parse=True, **FT),
-    Paper("parsingsum_ht", model=("--arch", "parsingsum_ht", "--dependency-parse", "spacy")
-          + MDS_CUT, parse=True, **HT),
-    Paper("hat_bart_large", model=("--arch", "hat_bart_large") + HAT_SOURCE,
-          pretrained="bart.large", **HAT),
-    Paper("long_bart_large", model=("--arch", "long_bart_large") + HAT_SOURCE,
-          pretrained="bart.large", **HAT),
-    Paper("hat_bart_base", model=("--arch", "hat_bart_base") + HAT_SOURCE,
-          pretrained="bart.base", **HAT),
-    Paper("long_bart_base", model=("--arch", "long_bart_base") + HAT_SOURCE,
-          pretrained="bart.base", **HAT),
-)}
-
-
-def paper(arch: str) -> Paper:
+def paper(arch: str, dataset: Optional[str] = None) -> Architecture:
+    """``arch``'s row of :data:`~fairseq_hier.recipes.architectures.ARCHITECTURES` with its
+    paper settings (for ``dataset``: :func:`~fairseq_hier.recipes.architectures.variant`)."""
     if arch not in PAPERS:
         raise HierError(f"no recipe settings for --arch {arch} (expected one of "
                         f"{', '.join(PAPERS)})")
-    return PAPERS[arch]
+    return variant(arch, dataset)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,7 +96,7 @@ class Scaled:
     notes: List[str] = field(default_factory=list)
 
 
-def scale(p: Paper, examples: int, gpus: int, batch: Optional[int] = None,
+def scale(p: Architecture, examples: int, gpus: int, batch: Optional[int] = None,
           update_freq: Optional[int] = None) -> Scaled:
     """The paper's updates scaled to ``examples`` training examples and its effective batch
     kept on ``gpus`` GPUs (``batch``, ``update_freq``: the user's, where given)."""
@@ -262,7 +124,7 @@ def scale(p: Paper, examples: int, gpus: int, batch: Optional[int] = None,
                   notes)
 
 
-def smallest_batch(p: Paper) -> int:
+def smallest_batch(p: Architecture) -> int:
     """The smallest per-GPU batch that holds one example at the paper's cut: 1 example, or the
     tokens of the longest source the cut lets through (flat: --max-source-positions; paragraphs:
     max-paragraphs x max-paragraph-tokens), at most the paper's batch."""
@@ -305,7 +167,7 @@ def keep_effective_batch(option: str, batch: int, paper_gpus: int, paper_update_
     return per_gpu, freq, note
 
 
-def train_options(p: Paper, s: Scaled) -> List[str]:
+def train_options(p: Architecture, s: Scaled) -> List[str]:
     """fairseq-train's options (without the data, --user-dir, --save-dir and the BART init)."""
     args = ["--task", p.task]
     if p.langs != ("src", "tgt"):
@@ -366,7 +228,7 @@ def generation_settings(arch: str, target_lengths: Optional[Sequence[int]] = Non
         notes = [note]
     else:
         notes = [f"decoding lengths: the paper's ({p.dataset})"]
-    args = list(p.generation)
+    args = list(p.rules)
     if min_len is not None:
         args += ["--min-len", str(min_len)]
     args += ["--max-len-a", "0", "--max-len-b", str(max_len)]

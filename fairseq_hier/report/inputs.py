@@ -3,54 +3,10 @@
     run = load_run("work/checkpoints/pht", subset="test")
     run.name, run.arch, run.metric, run.hypotheses(), run.reference_file("rouge"), run.efficiency
 
-A RUN_DIR is the folder of one system, the one every recipe writes (and fairseq-train's
-``--save-dir``); SUBSET is the scored split (``--subset``, default ``test``). Its files, all
-optional (what is missing becomes a note in the report):
-
-- ``run.json``: ``{"name": "PHT", "arch": "pht", "task": "hierarchical_summarization",
-  "metric": "rouge"}``; every field optional: name defaults to the folder name, arch to the
-  folder name too (the demo's layout is ``checkpoints/<arch>/``); ``metric`` (``rouge`` or
-  ``bleu``) is what the report scores when ``--metric`` is not given. :func:`write_run_json`
-  writes it (``fairseq-hier-run-json`` checks first that fairseq knows the arch and the task).
-- ``checkpoint_best.pt``, ``checkpoint_last.pt``: fairseq-train's checkpoints (named in the
-  command that measures the attention cosine).
-- ``train.log``: fairseq-train's output (:mod:`fairseq_hier.report.logs`).
-- ``SUBSET.hyp`` (one detokenised output per line, as scored) or else ``generate-SUBSET.txt``
-  (``fairseq-generate --results-path``; its ``D-`` lines): the scored summaries.
-- ``SUBSET.ref``: the references used, one per line (the first reference of each example);
-  ``SUBSET.refs.jsonl``, only when some example has several: one JSON list of all its reference
-  strings per line. ROUGE scores against ``SUBSET.refs.jsonl`` when present, else
-  ``SUBSET.ref`` (ROUGE-1.5.5's multi-model scoring for several); the runs of one table must
-  hold the same references. ``--reference`` overrides them.
-- ``SUBSET.docs``: one detokenised document per line (``fairseq-hier-doc-bleu --output-dir``'s
-  ``NAME.docs``): the scored translations of ``--metric bleu``, against ``SUBSET.ref`` (one
-  reference document per line).
-- ``SUBSET.rouge.txt`` (``fairseq-hier-rouge``'s report; a second ROUGE report is
-  ``SUBSET.rouge_KIND.txt``, e.g. ``test.rouge_whole.txt``) or ``SUBSET.bleu.txt``
-  (``fairseq-hier-doc-bleu``'s output): the scores the recipe printed, listed with the run.
-- ``generate-SUBSET.txt`` with ``A-`` lines (``fairseq-generate --print-sentence-attention``,
-  HAT): sentence-attention heatmaps.
-- ``efficiency.json`` (``fairseq-hier-efficiency --output``)::
-
-    {"device": "cpu", "tokens": 1600, "budget_gib": 11.0, "dtype": "fp32", "layers": 3,
-     "embed_dim": 256, "heads": 4, "data": null,
-     "rows": [{"arch": "pht", "params": 123, "params_mb": 0.5, "max_batch": 8,
-               "max_batch_at_limit": false, "max_batch_method": "cpu search (peak allocations)",
-               "peak_mem_mb": 12.5, "peak_batch": 1, "valid_seconds": 3.2,
-               "valid_examples": 200, "valid_note": "synthetic"}, ...]}
-
-  (the full description: :mod:`fairseq_hier.analysis.efficiency`).
-
-- ``attention.json`` (``fairseq-hier-attention-cosine --output``)::
-
-    {"kind": "paragraph", "arch": "pht", "checkpoint": "...", "split": "test", "examples": N,
-     "cosine": {"mean": m, "low": lo, "high": hi}, "per_example": [...],
-     "heatmaps": [{"id": 0, "rows": [tokens..., "</s>"], "cols": ["P1", ...],
-                   "weights": [[P floats] per row], "gold": [P floats]}, ...]}
-
-A file that is present but malformed (not JSON, a field of the wrong type, a heatmap whose
-weights do not match its labels, a metric other than rouge or bleu) is a one-line error naming
-the file and the field.
+:func:`load_run`, :func:`load_references`, :func:`write_run_json`. The RUN_DIR's files
+(``run.json``, hypotheses, references, score reports, ``efficiency.json``, ``attention.json``)
+and their checks: docs/data-formats.md, section fairseq_hier.report.inputs. Imports
+``analysis.generate_log``, ``io``, ``errors``.
 """
 
 import json

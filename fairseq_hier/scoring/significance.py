@@ -1,70 +1,8 @@
 """Paired bootstrap significance between two systems scored on the same documents.
 
-The test (Koehn 2004, "Statistical significance tests for machine translation evaluation";
-Berg-Kirkpatrick et al. 2012, "An empirical investigation of statistical significance in NLP"):
-draw ``samples`` resamples of the N document indices with replacement (one numpy
-``default_rng(seed)``, the SAME indices for both systems: the pairing), and compute in each
-resample the score of system A and of system B. Reported, for ``delta = B - A``:
-
-- ``delta``: B's score minus A's on all documents (no resampling);
-- ``low``, ``high``: the 2.5th and 97.5th percentiles of the resampled deltas (numpy's linear
-  interpolation): the 95% percentile interval of the improvement;
-- ``p_value``: the share of resamples in which B does NOT beat A (``resampled delta <= 0``): a
-  one-sided test of "B is better than A", no +1 smoothing. B better on every document gives 0,
-  two identical systems give 1 (a tie never counts as a win). ``p_value < 0.05``: significant.
-
-ROUGE (:func:`rouge_per_document`, :func:`rouge_significance`): the per-document F1 of ROUGE-1,
-ROUGE-2 and ROUGE-L from ONE run of the official ROUGE-1.5.5 per system, exactly as ``rouge`` /
-files2rouge run it (:mod:`fairseq_hier.scoring.rouge`: same files, same arguments) plus ROUGE's
-``-d`` flag, which prints every evaluation's R/P/F after the averages. A system's score ``f`` here
-is the plain mean of its per-document F, and a resample's score the mean over its documents. NOTE:
-the "Average_F" that ROUGE-1.5.5 prints (``rouge``'s score, kept here as ``reported_f``) is NOT
-that plain mean: ROUGE-1.5.5 reports the mean of its own 1000 bootstrap resample means (its line
-``$ROUGEAverages->{"AvgF"}=$resampleAvgROUGE_F``; the plain mean is commented out), resamples drawn
-with Perl's ``srand(i); int(rand(N))`` (drand48) over the 5-digit per-document scores. The two
-differ by that bootstrap's noise, about sd / sqrt(1000 N) (per-document sd 0.2: ~3e-3 on 5
-documents, ~6e-5 on 10,000); tests/scoring/test_significance.py re-computes ROUGE's printed average exactly
-from the per-document scores parsed here. An empty summary scores 0 on every metric
-(``rouge -zs``): the document stays in, so both systems are compared on the same documents. Without Perl's
-XML::Parser (or with ``fallback``) the ``rouge-score`` package scores each document instead,
-announced with ``rouge``'s loud banner: NOT ROUGE-1.5.5 numbers (there ``reported_f`` is the plain
-mean, as ``rouge``'s fallback reports it).
-
-BLEU (:func:`bleu_significance`): corpus BLEU whose segments are whole documents (what
-``fairseq-hier-doc-bleu`` calls document BLEU), scored by sacreBLEU's own code on the paired
-resamples above: sacreBLEU's sufficient statistics per document (float32, as its bootstrap keeps
-them) summed over each resample's documents, then ``BLEU._compute_score_from_stats``. Our draw
-``default_rng(seed).integers(0, N, (S, N))`` is the one ``rng.choice(N, (S, N))`` of sacreBLEU's
-bootstrap makes, so every system's mean and 95% half-width (``sacrebleu_mean``,
-``sacrebleu_ci95``: sacreBLEU's ``estimate_ci`` on those resamples) equal the figures of
-sacreBLEU's own paired bootstrap and ``--confidence`` (a test checks it). The comparison is the
-one defined above, the same for ROUGE and BLEU and in every command that reports it
-(``fairseq-hier-significance``, ``fairseq-hier-doc-bleu``, ``fairseq-hier-report``): ``delta``,
-its percentile interval and the one-sided ``p_value``; two identical systems give p = 1.
-sacreBLEU's own paired p-value is not reported: it is ``(1 + #{|d*| - mean|d*| > |d|}) / (S +
-1)`` over the resampled absolute differences ``|d*|``, which gives 0.001 for a system compared
-with itself. BLEU's seed must not be 0: sacreBLEU's paired test reads seed 0 as "unseeded", so
-it could not reproduce the resamples (default 12345, sacreBLEU's).
-
-    from fairseq_hier.scoring.significance import rouge_significance
-    result = rouge_significance(refs, {"PHT": pht_hyps, "PHT+align": aligned_hyps}, "PHT")
-    result["systems"]["PHT+align"]["rouge-l"]  # {"f", "delta", "low", "high", "p_value"}
-
-Sets of hypothesis files (ROUGE): a system may be a :class:`HypothesisSet`, several decodings of
-one system's test set (e.g. its 5 best validation checkpoints, whose averaged test scores Liu &
-Lapata 2019 report). Its per-document score is the mean of its members' per-document F, so its
-``f`` is the mean of the members' ``f`` and ``reported_f`` the mean of their ROUGE-1.5.5 averages;
-every resample of the paired bootstrap above averages those per-document means over its
-documents. The interval and p-value therefore cover the sampling of test documents with the
-members held fixed, not the variation between training runs. A set of one is exactly the
-single-file system. A set's entries add ``members`` (each member's ``name``, ``f`` and
-``reported_f``) and ``f_low``/``f_high``: the 95% percentile interval of the set's mean F over the
-same resamples.
-
-Command line: ``fairseq-hier-significance`` (:mod:`fairseq_hier.cli.significance`).
-
-The resampling itself (:func:`~fairseq_hier.scoring.bootstrap.bootstrap_indices`,
-:func:`~fairseq_hier.scoring.bootstrap.mean_interval`) is :mod:`fairseq_hier.scoring.bootstrap`'s.
+The test (Koehn 2004), its resampling, the p-value, sets of decodings, and the ROUGE and BLEU
+scorers it resamples: docs/evaluation.md, section fairseq_hier.scoring.significance.
+Imports ``scoring``, ``errors``; numpy, rouge-score and sacreBLEU inside functions.
 """
 
 import json

@@ -1,8 +1,8 @@
 """Task ``attention_prediction``: train the attention-prediction model of 001 Sec. 4.2.1.
 
 Data: a label directory written by ``fairseq-hier-extract-attention`` (format in
-:mod:`fairseq_hier.data.attention_labels`): per split, the paragraph embeddings Phi of a trained
-PHT model and the gold paragraph-attention distribution eta. Typical use:
+:mod:`fairseq_hier.data.attention_prediction_dataset`): per split, the paragraph embeddings Phi
+of a trained PHT model and the gold paragraph-attention distribution eta. Typical use:
 
     fairseq-train LABELS --user-dir fairseq_hier --task attention_prediction \\
         --arch attention_predictor --criterion attention_mse --input-dim 256 --optimizer adam ...
@@ -20,8 +20,8 @@ from fairseq.dataclass import FairseqDataclass
 from fairseq.tasks import FairseqTask, register_task
 from omegaconf import II
 
-from ..data.attention_labels import META, load_split, read_meta
-from ..data.attention_prediction_dataset import AttentionPredictionDataset
+from ..data.attention_prediction_dataset import (META, AttentionPredictionDataset, load_split,
+                                                 read_meta)
 from ..data.shards import epoch_data_path
 from ..models.option_checks import check_model_fits_task, check_model_options
 from ..errors import HierError

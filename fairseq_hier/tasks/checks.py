@@ -1,24 +1,8 @@
 """Up-front checks shared by the tasks: everything that can be refused before the first update
 or the first decoded batch is refused there, in one line naming the option, file or line.
 
-- :func:`check_options`: a task's numeric options against their ranges, when the task is set
-  up (``--max-paragraphs 0`` would otherwise abort inside the first step);
-- :func:`load_dictionary`: a fairseq ``dict.txt`` read line by line: a line without a count, or
-  with a count that is not an integer, a duplicate symbol, a file that is not UTF-8 are errors
-  naming the file and line; a UTF-8 byte-order mark is removed (with a warning) instead of
-  sticking to the first symbol; :func:`separator_index`: the paragraph separator in it;
-- :func:`check_lengths`: a loaded split against ``--max-source-positions`` /
-  ``--max-target-positions``: when every example is too long, fairseq would skip them all and
-  fail on an empty batch list, so that is an error naming the split, the option and the longest
-  example; when some are, their count is logged and fairseq's own skip rules apply;
-- :func:`filter_indices_by_size`: fairseq's size filter, whose refusals (a valid/test example
-  over the limits) become one line naming the split and the example;
-- :func:`check_bpe`: the files of ``--bpe gpt2`` (``encoder.json``, ``vocab.bpe``:
-  :func:`fairseq_hier.data.bart_files.check_gpt2_files`) and ``--bpe fastbpe`` (codes: :func:`fairseq_hier.data.doc_chunks.check_codes`) read and
-  checked before fairseq's encoders see them;
-- :class:`InputLines`: raw inference lines (``fairseq-interactive``, the summarisation API)
-  numbered over the whole input, although fairseq-interactive hands them to the task one
-  ``--buffer-size`` buffer at a time, and the tokens that became ``<unk>`` counted in the log.
+What is checked: docs/models.md, section fairseq_hier.tasks.checks. Imports ``data``, ``io``,
+``errors``; numpy (fairseq inside functions).
 """
 
 import logging
@@ -29,7 +13,7 @@ import numpy as np
 from ..errors import HierError, check_range
 from ..io import read_lines
 from ..data.bart_files import check_gpt2_files
-from ..data.doc_chunks import check_codes
+from ..data.bpe_codes import check_codes
 
 logger = logging.getLogger(__name__)
 

@@ -2,32 +2,8 @@
 BOS marker at every source sentence (HAT, paper 004 Sec. 4.2), on ``fairseq-preprocess
 --joined-dictionary`` output of ``fairseq-hier-doc-chunk``.
 
-fairseq's ``translation`` task (same options, data-bin and batches; the same data trains
-``hat_transformer_*`` and the plain ``transformer`` baselines, which read the BOS markers as
-ordinary tokens) plus, when a split is loaded and before any update:
-
-- ``{split}.chunks`` (the chunk map, :mod:`fairseq_hier.data.doc_chunks`) beside the binarized
-  data: one well-formed line per example, every document's chunks contiguous and tiling its
-  sentences;
-- every source opens with BOS and holds one BOS per sentence of its chunk map line;
-- sources and targets hold at most ``--max-chunk-tokens`` tokens + EOS (the chunker's limit).
-
-``--max-source-positions`` / ``--max-target-positions`` must leave room for a chunk and its EOS.
-Generation (``fairseq-generate``) translates chunk by chunk; ``fairseq-hier-doc-bleu`` puts the
-documents back together from the chunk map and scores them.
-
-Inference from raw lines (``fairseq-interactive``, :mod:`fairseq_hier.inference`): one chunk a
-line, as ``fairseq-hier-doc-chunk`` writes it (``<s> Das ist ein Te@@ st . <s> Und ...``), or,
-with ``--bpe fastbpe --bpe-codes CODES`` (and ``--tokenizer moses --moses-source-lang L
---moses-no-escape`` for untokenised text: Moses without the recipe's punctuation normalisation;
-the ``doc_chunks`` pipeline is the exact preparation), text with literal ``<s>`` markers, each
-sentence encoded on its own. Every line must open with BOS and hold at most
-``--max-chunk-tokens`` + EOS tokens: else a one-line ValueError naming the input line, before any
-decoding.
-
-Decoding takes the training cuts from the checkpoint (:mod:`fairseq_hier.tasks.training_cuts`):
-``--max-chunk-tokens``, ``--max-source-positions`` and ``--max-target-positions`` left at their
-defaults on the command line are the checkpoint's.
+Data layout, options and checks: docs/models.md, section fairseq_hier.tasks.document_translation.
+Imports ``models``, ``generation``, ``data``, ``modules``, ``io``, ``errors``; fairseq.
 """
 
 import logging
@@ -37,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from fairseq.tasks import register_task
 
-from ..data.doc_chunks import documents_of, read_chunk_map
+from ..data.chunk_map import documents_of, read_chunk_map
 from ..data.sentence_dataset import check_sentences
 from ..generation.checks import check_generation_options
 from .hat_summarization import HATSummarizationConfig, HATSummarizationTask

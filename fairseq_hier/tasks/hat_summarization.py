@@ -1,45 +1,9 @@
 """Task ``hat_summarization``: summarisation with a BOS symbol at every source sentence (HAT,
 paper 004 Sec. 3.1 and 4.1), on standard ``fairseq-preprocess`` output with BART's dictionary.
 
-fairseq's ``translation`` task (same options, same data-bin, same batches) plus what HAT's input
-needs, checked when a split is loaded, before any update:
-
-- every source opens with BOS and holds as many BOS symbols as its ``{split}.sentences`` line says
-  (written by ``fairseq-hier-sentence-bos``, copied beside the binarized data) and fits
-  ``--max-source-positions`` (the cut belongs to ``fairseq-hier-sentence-bos``, which cuts at
-  sentence boundaries; ``--truncate-source`` would cut a sentence and its BOS and is refused);
-- with a model that has speaker segment embeddings (``--segment-embeddings K``), ``{split}.segments``
-  gives the speaker index of every sentence, each below K (a role's fixed id, or the speaker's
-  order of appearance: ``fairseq-hier-sentence-bos --speaker-ids``); batches carry them as
-  ``net_input.src_segments`` ``B x N``.
-
-Used for ``hat_bart_*`` and for the plain ``long_bart_*`` / ``bart_*`` baselines alike (same data).
-``--print-sentence-attention`` makes ``fairseq-generate`` print the decoder's sentence attention
-(004 Sec. 6) as its ``A-`` lines: per target token, the weights over the source's sentences.
-
-Inference from raw lines (``fairseq-interactive``, :mod:`fairseq_hier.inference`): a line is the
-source as ``fairseq-hier-sentence-bos`` writes it (``<s> 713 318 ... <s> 464 ...``), or, with
-``--bpe gpt2 --gpt2-encoder-json E --gpt2-vocab-bpe V``, text with literal ``<s>`` markers
-(``<s> First sentence. <s> Second one.``): the BPE is applied to each sentence between the markers
-(sentence ``i > 0`` with its leading space, as ``fairseq-hier-sentence-bos`` encodes it), never
-across them. Before any decoding, every line must open with BOS and fit
-``--max-source-positions`` (EOS included); a failure is a one-line error naming the input line
-(numbered over the whole input, whatever ``--buffer-size``). Models with speaker segments cannot
-be fed from raw lines (their speakers would be lost): a one-line error says so.
-
-Also refused up front (:mod:`fairseq_hier.tasks.checks`): numeric options out of range, a
-malformed dictionary line, a split whose every target is longer than ``--max-target-positions``,
-bad decoding options (before any batch) and a garbage ``--gpt2-encoder-json`` /
-``--gpt2-vocab-bpe`` or ``--bpe-codes`` file (named, before fairseq's BPE reads it).
-
-    fairseq-interactive DATA_BIN --user-dir fairseq_hier --task hat_summarization \\
-        --source-lang source --target-lang target --path CKPT --max-source-positions 1024 \\
-        --bpe gpt2 --gpt2-encoder-json bart/encoder.json --gpt2-vocab-bpe bart/vocab.bpe \\
-        --beam 4 < document_lines.txt
-
-Decoding takes the training cuts from the checkpoint (:mod:`fairseq_hier.tasks.training_cuts`):
-``--max-source-positions`` and ``--max-target-positions`` left at their defaults on the command
-line are the checkpoint's.
+Data layout, sidecar files, options and checks: docs/models.md, section
+fairseq_hier.tasks.hat_summarization. Imports ``models``, ``generation``, ``data``, ``modules``,
+``io``, ``errors``; fairseq.
 """
 
 import logging

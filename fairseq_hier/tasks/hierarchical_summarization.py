@@ -1,35 +1,8 @@
 """Task ``hierarchical_summarization``: summarise ranked paragraphs, on standard fairseq-preprocess output.
 
-Raw data, one example per line (whitespace-tokenised, any subword scheme):
-
-    train.src   title <P> paragraph 1 <P> paragraph 2 <P> ...   (paragraphs in ranked order)
-    train.tgt   the summary
-
-binarised with ``fairseq-preprocess --source-lang src --target-lang tgt --joined-dictionary``.
-``<P>`` (``--paragraph-separator``) is an ordinary dictionary entry. How lines become paragraphs
-(title placement, empty paragraphs, cuts, errors) is documented in
-:mod:`fairseq_hier.data.paragraphs`; every split is validated when it is loaded, before training.
-
-With ``--dependency-parse NAME`` the split's dependency parse ``SPLIT.parse.NAME.{bin,idx}``
-(``fairseq-hier-parse`` + ``fairseq-hier-deps``, :mod:`fairseq_hier.data.dependency`) is checked
-against the binarized source (example count, one code per token) and batched for ParsingSum's
-models (``parsingsum_ft``, ``parsingsum_ht``), cut exactly as the source is cut.
-
-The same data-bin trains hierarchical models (``pht``, ``vht``: ``B x P x L`` sources) and flat
-ones (fairseq's ``transformer``: the concatenation of the same kept paragraphs, cut to
-``--max-source-positions``); ``--source-layout auto`` picks the layout from the model.
-
-Refused up front, in one line (:mod:`fairseq_hier.tasks.checks`): numeric options out of range
-when the task is set up, model options when the model is built, decoding options when the
-generator is built; a malformed ``dict.*.txt`` line (file and line named); a split whose every
-example is longer than ``--max-target-positions`` (or, hierarchical layout, whose every longest
-paragraph is longer than ``--max-source-positions``), naming the split and its longest example
-(when only some are, they are counted in the log and fairseq skips them). fairseq-interactive's
-bad lines are numbered over its whole input, and tokens that became ``<unk>`` are counted.
-
-Decoding takes the training cuts from the checkpoint (:mod:`fairseq_hier.tasks.training_cuts`):
-the options of ``checkpoint_options`` left at their defaults on the command line are the
-checkpoint's.
+Raw data, the extra inputs (graphs, parses, alignment labels), options and checks: docs/models.md,
+section fairseq_hier.tasks.hierarchical_summarization.
+Imports ``models``, ``generation``, ``data``, ``modules``, ``io``, ``errors``; fairseq.
 """
 
 import logging
@@ -43,7 +16,7 @@ from fairseq.dataclass import ChoiceEnum, FairseqDataclass
 from fairseq.tasks import FairseqTask, register_task
 from omegaconf import II
 
-from ..data.dependency import DependencyParses
+from ..data.dependency_codes import DependencyParses
 from ..data.hierarchical_dataset import HierarchicalSummarizationDataset
 from ..data.paragraph_graph import InferenceGraphs, ParagraphGraphs
 from ..data.preprocessing_record import keep_in_task_state
@@ -287,7 +260,7 @@ class HierarchicalSummarizationTask(TrainingCuts, FairseqTask):
         paragraphs and cut exactly as a binarized split is; a line that a split would reject is
         an error naming the input line, numbered over the whole fairseq-interactive input (for
         direct calls: the position in ``src_tokens``). ``dependency_parses``: the
-        :class:`~fairseq_hier.data.dependency.DependencyParses` of these lines, for ParsingSum
+        :class:`~fairseq_hier.data.dependency_codes.DependencyParses` of these lines, for ParsingSum
         (``HierSummarizer`` parses raw documents as the recipe did)."""
         if constraints is not None:
             raise HierError("hierarchical_summarization: --constraints is not supported")

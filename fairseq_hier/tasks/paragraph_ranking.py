@@ -1,39 +1,8 @@
 """Task ``paragraph_ranking``: train Liu & Lapata's paragraph ranker (paper 002 Sec. 3.1).
 
-Raw data, one example per line (format and rules in :mod:`fairseq_hier.data.ranking_dataset`):
-
-    R/train.src      title <P> paragraph <P> paragraph ...   (paragraphs in any order)
-    R/train.tgt      the summary (only to make the labels)
-
-Steps (the tests run a tiny version of each):
-
-    fairseq-hier-rank-labels --source R/train.src --target R/train.tgt --output RB/train.labels
-    fairseq-hier-rank-labels --source R/valid.src --target R/valid.tgt --output RB/valid.labels
-    fairseq-preprocess --only-source --source-lang src --trainpref R/train --validpref R/valid \\
-        --destdir RB [--srcdict dict.txt]
-    fairseq-train RB --user-dir fairseq_hier --task paragraph_ranking --arch paragraph_ranker \\
-        --criterion paragraph_ranking --optimizer adagrad --lr 0.15 --max-tokens 110000
-    fairseq-hier-rank --path checkpoints/checkpoint_best.pt --source R/test.src --output test.src
-
-``fairseq-preprocess --only-source`` writes ``RB/dict.src.txt`` and ``RB/train.src-None.src.
-{bin,idx}``; the source half of a summarisation data-bin (``train.src-tgt.src.{bin,idx}``) is read
-too. The labels are ``{split}.labels`` in the data directory or in ``--labels-dir``. Every split
-is validated when it is loaded, before training: as many label lines as examples, as many labels
-as non-empty paragraphs in every example, labels in [0, 1].
-
-002 Sec. 4 trains with Adagrad, lr 0.15 (``--optimizer adagrad --lr 0.15``). An example is a batch
-item with all its paragraphs (at most ``--max-paragraphs``): ``--max-tokens`` counts its padded
-cost (kept paragraphs x longest kept paragraph + title), at most ``max_paragraphs x
-max_paragraph_tokens`` + the title (100,100 with the defaults; WikiSum averages ~525 paragraphs),
-so ``--max-tokens 110000`` holds any example. fairseq skips bigger training examples with a
-warning that counts them ("N samples have invalid sizes and will be skipped") and stops on a
-bigger validation example, naming its index and size.
-
-The task reads the data directory only for its dictionary when set up, so a checkpoint loads
-wherever ``dict.src.txt`` is found (``fairseq-hier-rank --data DIR`` points elsewhere).
-
-A checkpoint is evaluated with its training cuts (:mod:`fairseq_hier.tasks.training_cuts`): the
-options of ``checkpoint_options`` left at their defaults are the checkpoint's.
+Raw data (format and rules in :mod:`fairseq_hier.data.ranking_dataset`), labels, options and
+checks: docs/models.md, section fairseq_hier.tasks.paragraph_ranking. Imports ``models``,
+``generation``, ``data``, ``modules``, ``io``, ``errors``; fairseq.
 """
 
 import glob

@@ -2,40 +2,9 @@
 (paragraph cuts, source layout, chunk limit, the extra inputs a model reads), left at their
 defaults on a decoding command line, are the checkpoint's.
 
-Each task names its options once, as :attr:`TrainingCuts.checkpoint_options`. When a checkpoint
-is decoded, for each of them:
-
-- left at its dataclass default on the command line, with another value in the checkpoint: the
-  checkpoint's value is set on the task's config before any split or raw input is cut, so the
-  cuts, the checks and the task's ``max_positions()`` agree; one info line lists what was taken,
-  ``taking the training cuts from the checkpoint: --max-paragraphs 20 --max-paragraph-tokens 50``;
-- given on the command line with another value than the checkpoint's: kept, and one warning
-  line per option, ``decoding with --max-paragraphs 10, the model was trained with 20``.
-
-A value given equal to the default cannot be told from a value not given: the checkpoint's is
-taken. The options of :attr:`TrainingCuts.checkpoint_checked` (the languages, which choose the
-dictionaries when the task is set up, before any checkpoint is read) are never taken; a
-difference is a warning. Decoding options (attention alignment, blocking,
-``--print-sentence-attention``) and ``data`` are never taken; a checkpoint of another task gives
-nothing.
-
-The checkpoint's values reach the task through two fairseq hooks:
-
-1. the task's checkpoint state: every task records its values there when it is set up
-   (:meth:`TrainingCuts.remember_training_cuts`), fairseq saves that state in each checkpoint
-   (``task_state``), and ``checkpoint_utils.load_model_ensemble`` hands it to the task's
-   ``load_state_dict`` before the model is built: in ``fairseq-generate`` and in
-   ``fairseq-interactive``, whose raw lines are then cut as the training data was;
-2. ``load_dataset(split, task_cfg=...)``: ``fairseq-generate`` passes the checkpoint's task
-   config when it loads the split to decode, so a checkpoint whose state does not hold the
-   values is still decoded with its cuts; the options that decide how the model is built
-   (``--dependency-parse``, ``--paragraph-graph``) must then be given, and
-   ``fairseq-interactive`` needs every cut on its command line.
-
-A task set up from the checkpoint's own config (``setup_task(..., from_checkpoint=True)``:
-``fairseq-validate``, ``HierSummarizer``, the library's loaders) already decodes with the
-checkpoint's values and deliberate overrides: it takes nothing, and warns about an override
-that differs from the training value.
+Which options, how a default is told from a given value, and what is logged: docs/models.md,
+section fairseq_hier.tasks.training_cuts.
+Imports ``tasks.checks``, ``errors``; fairseq, omegaconf.
 """
 
 import dataclasses

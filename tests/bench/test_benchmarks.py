@@ -1,5 +1,5 @@
-"""Smoke runs of the side-by-side training and decoding benchmarks (benchmarks/efficiency.py and
-benchmarks/decoding_speed.py): each script's ``main`` with command-line arguments, at tiny widths,
+"""Smoke runs of the side-by-side training and decoding benchmarks (benchmarks/training_cost.py
+and benchmarks/decoding_speed.py): each script's ``main`` with command-line arguments, at tiny widths,
 runs end to end on CPU and prints as its last line the JSON summary with every ratio key; each
 ratio is the architecture's raw figure over the baseline's, both read from the same summary, up to
 the script's rounding (so an inverted or wrongly based ratio fails). The timed rounds themselves
@@ -11,7 +11,6 @@ max-batch search and its keys (on fake results), and bad options fail with a one
 """
 
 import importlib
-import importlib.util
 import itertools
 import math
 import statistics
@@ -22,17 +21,16 @@ import torch
 import torch.nn.functional as F
 
 from conftest import ROOT, run_benchmark
+from fairseq_hier.analysis.efficiency import largest_batch
 
-BENCHMARKS = ROOT / "benchmarks"
 HIER = ("pht", "vht", "liu_ht", "hat")
 
 
-def load_efficiency():
-    """benchmarks/efficiency.py as a module (it imports only the standard library at the top)."""
-    spec = importlib.util.spec_from_file_location("efficiency", BENCHMARKS / "efficiency.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def load(monkeypatch, name="training_cost"):
+    """``benchmarks/NAME.py`` as the module ``benchmarks.NAME`` (the repository root first on
+    ``sys.path``, as the script puts it)."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    return importlib.import_module(f"benchmarks.{name}")
 
 
 def assert_quotient(ratio, num, den, digits, ratio_digits):
@@ -78,10 +76,9 @@ def assert_exact_interval(summary, key, den, num, digits):
 
 
 def spy(monkeypatch, module, name, calls):
-    """Wrap ``benchmarks/MODULE.py``'s ``name`` (as the benchmark imports it, by module name) so
-    that each call's arguments and result are appended to ``calls``."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    owner = importlib.import_module(module)
+    """Wrap ``benchmarks/MODULE.py``'s ``name`` (as the benchmark names it: patched in its
+    module) so that each call's arguments and result are appended to ``calls``."""
+    owner = load(monkeypatch, module)
     original = getattr(owner, name)
 
     def recorded(*args, **kwargs):
@@ -92,7 +89,7 @@ def spy(monkeypatch, module, name, calls):
     monkeypatch.setattr(owner, name, recorded)
 
 
-def test_step_flops_counts_cpu_fused_attention():
+def test_step_flops_counts_cpu_fused_attention(monkeypatch):
     """torch's FlopCounterMode has no formula for CPU's flash-attention kernels (a fused flat
     encoder would count 0 attention FLOPs on CPU); ours counts them as torch does CUDA's:
     forward 2 products of 2*B*H*S*S*D, backward 5 (the scores recomputed)."""
@@ -102,13 +99,13 @@ def test_step_flops_counts_cpu_fused_attention():
     def step():
         F.scaled_dot_product_attention(q, k, v).sum().backward()
 
-    assert load_efficiency().step_flops(step) == 7 * 2 * b * h * s * s * d
+    assert load(monkeypatch, "harness").step_flops(step) == 7 * 2 * b * h * s * s * d
 
 
 def test_largest_batch_search():
     """The max-batch search (run on CUDA only) finds the exact boundary by doubling then
     bisecting, in few trials, and says when it stopped at its limit."""
-    search = load_efficiency().largest_batch
+    search = largest_batch
     tried = []
 
     def fits(size):
@@ -123,18 +120,18 @@ def test_largest_batch_search():
     assert search(lambda size: True, 1) == (1, True)
 
 
-def test_max_batch_table_keys(capsys):
+def test_max_batch_table_keys(monkeypatch, capsys):
     """The max-batch results (CUDA only) become ``{pht,vht}_max_batch_ratio_1600`` (fp32), with
     ``_bf16`` and ``_vs_s2`` variants; here with figures of an H100 run."""
-    efficiency = load_efficiency()
+    bench = load(monkeypatch)
     found = {"fp32": {"transformer": 64, "transformer-S2": 27, "pht": 53, "vht": 45},
              "bf16": {"transformer": 88, "transformer-S2": 40, "pht": 75, "vht": 71}}
     max_batch = {(dtype, arch): {"max_batch": n, "at_limit": False}
                  for dtype, sizes in found.items() for arch, n in sizes.items()}
-    args = types.SimpleNamespace(max_batch_cap_gib=11.0, archs=list(efficiency.ARCHS),
+    args = types.SimpleNamespace(max_batch_cap_gib=11.0, archs=list(bench.ARCHS),
                                  dtype=["fp32", "bf16"])
     ratios, details = {}, {}
-    efficiency.max_batch_table(args, max_batch, ratios, details)
+    bench.max_batch_table(args, max_batch, ratios, details)
     assert ratios == {"pht_max_batch_ratio_1600": round(53 / 64, 3),
                       "pht_max_batch_ratio_1600_vs_s2": round(53 / 27, 3),
                       "vht_max_batch_ratio_1600": round(45 / 64, 3),
@@ -153,21 +150,21 @@ def test_max_batch_table_keys(capsys):
     (["--lengths", "1600,150"], "--lengths: [150] not positive multiples of 100"),
     (["--dtype", "fp16"], "--dtype: unknown 'fp16'; choose from fp32, bf16"),
 ])
-def test_efficiency_bad_options(argv, message, capsys):
+def test_training_cost_bad_options(argv, message, monkeypatch, capsys):
     with pytest.raises(SystemExit) as exit_info:
-        load_efficiency().parse_args(["--device", "cpu", *argv])
+        load(monkeypatch).parse_args(["--device", "cpu", *argv])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
 
 
-def test_efficiency_smoke(monkeypatch, capsys):
-    """Every model of efficiency.py at 200 tokens: ratios of all four to the flat transformer
+def test_training_cost_smoke(monkeypatch, capsys):
+    """Every model of training_cost.py at 200 tokens: ratios of all four to the flat transformer
     (tokens/s with its interval from the recorded rounds, memory, FLOPs, memory to
     transformer-S2), none OOM, no max-batch search on CPU."""
     calls = []
-    spy(monkeypatch, "efficiency", "alternated_times", calls)
-    out, summary = run_benchmark("efficiency", ["--widths", "tiny", "--lengths", "200",
-                                                 "--steps", "2", "--one-process"],
+    spy(monkeypatch, "training_cost", "alternated_times", calls)
+    out, summary = run_benchmark("training_cost", ["--widths", "tiny", "--lengths", "200",
+                                                    "--steps", "2", "--one-process"],
                                  monkeypatch, capsys)
     assert len(calls) == 1  # one length, one dtype: one set of alternated rounds
     (_, rounds, _), times = calls[0]
@@ -177,7 +174,7 @@ def test_efficiency_smoke(monkeypatch, capsys):
     for measure in ("tokens_per_s", "peak_mb", "gflops"):
         assert set(summary[measure]["200"]) == archs
         assert all(v > 0 for v in summary[measure]["200"].values()), measure
-    digits = load_efficiency().DIGITS
+    digits = load(monkeypatch).DIGITS
     # each ratio: the architecture's figure over the baseline's (tokens/s: the architecture's
     # over the flat model's, i.e. the flat model's step time over the architecture's)
     for arch in HIER:
@@ -215,7 +212,7 @@ def test_decoding_speed_smoke(monkeypatch, capsys):
     (_, dtype), (peaks, times, _) = calls[0]
     assert dtype == "fp32" and set(times) == {"transformer", "pht", "vht"}
     assert all(len(t) == 2 and min(t) > 0 for t in times.values())
-    digits = importlib.import_module("decoding_speed").DIGITS
+    digits = load(monkeypatch, "decoding_speed").DIGITS
     batch = summary["config"]["batch_size"]
     for arch, seconds in times.items():
         assert summary["s_per_example"]["fp32"][arch] == round(statistics.median(seconds) / batch,

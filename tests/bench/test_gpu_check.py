@@ -13,7 +13,7 @@
    device has no .venv).
 5. The default plan's order (a unit test of the planner): every training (each architecture's
    fp32, then bf16, then fp16) before any evaluation, every evaluation before the benchmarks,
-   efficiency.py at 3000 tokens first of them; each step after the steps it needs.
+   training_cost.py at 3000 tokens first of them; each step after the steps it needs.
 6. The scheduler on steps that sleep (forked from this process): two steps at once, a timed
    (exclusive) step alone; the budget stops a running step, which with the steps after it is
    ``not run``.

@@ -3,18 +3,21 @@ and hour estimates are those its formulas give from the same summary's figures."
 
 import importlib
 import json
+import logging
 
 import pytest
 
 from conftest import ROOT
 
-BENCHMARKS = ROOT / "benchmarks"
-
 
 @pytest.fixture
 def prepare_speed(monkeypatch):
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    return importlib.import_module("prepare_speed")
+    monkeypatch.syspath_prepend(str(ROOT))  # before pysbd's top-level package `benchmarks`
+    # its main() quiets the package's logger: the tests after this one in the process read INFO
+    package_logger = logging.getLogger("fairseq_hier")
+    level = package_logger.level
+    yield importlib.import_module("benchmarks.prepare_speed")
+    package_logger.setLevel(level)
 
 
 def literal_hours(units, rate_1, fraction, cores):

@@ -8,16 +8,13 @@ here from the recorded rounds (parsing_speed's ``rounds``; alignment_speed's thr
 (``test_benchmarks.assert_exact_interval``), and the raw figures are those rounds' medians.
 """
 
-import importlib
 import statistics
 import sys
 
 import pytest
 
-from conftest import ROOT, run_benchmark
-from test_benchmarks import assert_exact_interval, spy
-
-BENCHMARKS = ROOT / "benchmarks"
+from conftest import run_benchmark
+from test_benchmarks import assert_exact_interval, load, spy
 
 
 def check_ratio(summary, key, numerator, denominator):
@@ -55,10 +52,9 @@ def test_parsing_speed_ratios_are_lga_over_its_baselines(dtype, tail, monkeypatc
 
 @pytest.mark.parametrize("value, bad", [("fp16", "fp16"), ("fp32,bf8", "bf8")])
 def test_parsing_speed_bad_dtype_is_a_one_line_error(value, bad, monkeypatch, capsys):
-    """argparse's error, as ``benchmarks/efficiency.py``'s ``--dtype``: usage, then one error
+    """argparse's error, as ``benchmarks/training_cost.py``'s ``--dtype``: usage, then one error
     line, exit 2."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    bench = importlib.import_module("parsing_speed")
+    bench = load(monkeypatch, "parsing_speed")
     monkeypatch.setattr(sys, "argv", ["parsing_speed.py"])
     with pytest.raises(SystemExit) as exit_info:
         bench.parse_args(["--device", "cpu", "--dtype", value])
@@ -71,8 +67,7 @@ def test_parsing_speed_bad_dtype_is_a_one_line_error(value, bad, monkeypatch, ca
 
 def test_parsing_speed_names_the_1600_piece_figures_without_a_suffix(monkeypatch):
     """The target length's keys carry no length suffix; the others carry ``_N``."""
-    monkeypatch.syspath_prepend(str(BENCHMARKS))
-    bench = importlib.import_module("parsing_speed")
+    bench = load(monkeypatch, "parsing_speed")
     args = bench.parse_args(["--device", "cpu", "--lengths", "500,1600", "--widths", "tiny"])
     times = {t: {"transformer_copy": [2.0, 2.0, 2.0], "parsingsum_ft": [2.2, 2.2, 2.2],
                  "transformer": [1.0, 1.0, 1.0]} for t in (500, 1600)}

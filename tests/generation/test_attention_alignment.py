@@ -122,8 +122,8 @@ def test_labels_on_a_full_disk_leave_no_file(pipeline, data_bin, tmp_path):
 def test_extracted_labels_are_the_teacher_forced_attention(pipeline, data_bin):
     from fairseq import checkpoint_utils
 
+    from fairseq_hier.data.attention_prediction_dataset import load_split, read_meta
     from fairseq_hier.preparation.attention_labels import teacher_forced_labels
-    from fairseq_hier.data.attention_labels import load_split, read_meta
 
     meta = read_meta(pipeline["labels"])
     assert meta["splits"] == {"train": 48, "valid": 8, "test": 8} and meta["embed_dim"] == 32

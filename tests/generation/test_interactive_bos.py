@@ -90,8 +90,8 @@ def prepare_doc_mt(root):
     """Toy En-De documents -> fairseq-hier-doc-tokenize, fastbpe learnbpe, fairseq-hier-doc-chunk
     (in-process) -> chunks and chunk maps."""
     from fairseq_hier.cli import doc_chunk, doc_tokenize
-    from fairseq_hier.demo.documents import toy_document
-    from fairseq_hier.data.documents import Document, write_documents
+    from fairseq_hier.demo.translation_corpus import toy_document
+    from fairseq_hier.readers.documents import Document, write_documents
 
     rng = random.Random(1)
     splits = {"train": [toy_document(rng, rng.randint(2, 6)) for _ in range(10)],
@@ -329,7 +329,7 @@ def test_doc_mt_bpe_is_applied_per_sentence_between_markers(runs):
     """--bpe fastbpe's encode_fn on text lines gives the chunk lines of fairseq-hier-doc-chunk."""
     import fastBPE
 
-    from fairseq_hier.data.doc_chunks import remove_bpe
+    from fairseq_hier.data.bpe_codes import remove_bpe
 
     mt = interactive_task(runs["mt"] / "data-bin", "--task", "document_translation",
                           "--source-lang", "en", "--target-lang", "de", "--max-chunk-tokens",
@@ -464,7 +464,7 @@ def test_doc_chunks_pipeline_encodes_as_tokenize_and_chunk_write(runs, tmp_path)
     pipeline cuts by the source alone): a document of several chunks and one with an over-long
     sentence cut to the limit."""
     from fairseq_hier.cli import doc_chunk, doc_tokenize
-    from fairseq_hier.data.documents import Document, write_documents
+    from fairseq_hier.readers.documents import Document, write_documents
 
     mt = runs["mt"]
     src_docs = [src for src, _ in runs["docs"]["test"]]
@@ -514,7 +514,7 @@ def test_doc_chunks_sentences_end_only_at_newlines():
     ``\\r``): a U+2028 or form feed inside a sentence does not split it."""
     pipeline = PIPELINES["doc_chunks"]({"src_lang": "en"}, {})
     example = RawExample(["It rained\u2028all day .\r\n\nThen\x0cthe sun came out .\n"])
-    from fairseq_hier.data.doc_chunks import tokenizer
+    from fairseq_hier.text.tokenizers import tokenizer
 
     tokenize = tokenizer("en")
     assert pipeline.sentences(example) == [tokenize("It rained\u2028all day ."),

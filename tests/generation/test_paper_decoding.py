@@ -3,12 +3,13 @@ source without EOS, the authors' comma rule of PHT/VHT's token blocking (yema201
 hiersumm's stopping rule for liu_ht (nlpyang/hiersumm), each against a literal transcription of
 the reference code; and the defaults that follow them, each with its source."""
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 import torch
-from conftest import build_model, make_dict
+from conftest import BIN, build_model, make_dict
 from fairseq.models import FairseqDecoder, FairseqEncoder, FairseqEncoderDecoderModel
 from tiny_models import FLAT, one_thread  # noqa: F401
 
@@ -54,8 +55,9 @@ def test_defaults_are_the_papers_and_their_authors_code():
 def shell_array(name):
     """The words of a bash array of examples/wikisum/generation.sh."""
     script = f'source examples/wikisum/generation.sh; printf "%s\\n" "${{{name}[@]}}"'
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")  # fairseq-hier-settings
     out = subprocess.run(["bash", "-c", script], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout
+                         check=True, env=env).stdout
     return out.splitlines()
 
 

@@ -1,4 +1,6 @@
 """Attention-prediction model of 001 Sec. 4.2.1: dataset, model, criterion, task, and the real CLIs.
+The model's masking (exactly 0 at absent paragraphs, whatever they hold), batch invariance and
+save/load are tests/models/test_contracts.py's, for every architecture.
 
 Small but distinct sizes (B=3, P in {2, 4, 5}, C=8 / 16) so that a wrong transpose fails.
 """
@@ -15,8 +17,8 @@ from omegaconf import OmegaConf
 
 import fairseq_hier  # noqa: F401  (registers task, model, criterion)
 from fairseq_hier.criterions.attention_mse import AttentionMSECriterion
-from fairseq_hier.data.attention_labels import AttentionLabelWriter, load_split, write_meta
-from fairseq_hier.data.attention_prediction_dataset import AttentionPredictionDataset
+from fairseq_hier.data.attention_prediction_dataset import AttentionPredictionDataset, load_split
+from fairseq_hier.preparation.attention_labels import AttentionLabelWriter, write_meta
 from fairseq_hier.errors import HierError
 from fairseq_hier.models.attention_predictor import (
     AttentionPredictorConfig,
@@ -100,23 +102,6 @@ def test_collater_pads_and_masks(tmp_path):
 
 
 # ---------------------------------------------------------------------- (b) model
-def test_model_zero_at_absent_paragraphs_and_rows_sum_to_one():
-    model = build_model()
-    lengths = [4, 2, 5]
-    phi = torch.randn(3, 5, 8)
-    mask = mask_of(lengths, 5)
-    phi_garbage = phi.masked_fill(mask[..., None], 1e3)  # what absent paragraphs hold is ignored
-    eta_hat = model(phi, mask)
-    assert eta_hat.shape == (3, 5)
-    assert torch.all(eta_hat[mask] == 0)
-    assert torch.all(eta_hat[~mask] > 0)
-    assert torch.allclose(eta_hat.sum(-1), torch.ones(3), atol=1e-6)
-    assert torch.allclose(model(phi_garbage, mask), eta_hat, atol=1e-6)
-    # batch invariance: an example alone (no padding) gives the same distribution
-    alone = model(phi[1:2, :2], mask[1:2, :2])
-    assert torch.allclose(alone, eta_hat[1:2, :2], atol=1e-6)
-
-
 def test_paper_defaults():
     cfg = AttentionPredictorConfig()
     assert (cfg.input_dim, cfg.encoder_layers, cfg.encoder_attention_heads,

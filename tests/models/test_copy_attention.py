@@ -110,7 +110,8 @@ def test_defaults_flags_and_registry():
     from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY, MODEL_REGISTRY
     from fairseq.models.transformer import TransformerModel
 
-    from fairseq_hier.models.parsingsum import ParsingSumFTModel, TransformerCopyModel
+    from fairseq_hier.models.parsingsum import ParsingSumFTModel
+    from fairseq_hier.models.transformer_copy import TransformerCopyModel
 
     assert MODEL_REGISTRY["transformer_copy"] is TransformerCopyModel
     assert ARCH_MODEL_REGISTRY["transformer_copy"] is TransformerCopyModel

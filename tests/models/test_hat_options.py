@@ -15,11 +15,12 @@ from fairseq.modules.checkpoint_activations import checkpoint_wrapper
 import fairseq_hier
 from conftest import TINY_HAT, bos_source, build_model, left_pad, make_dict
 from fairseq_hier.models import hat
+from fairseq_hier.recipes.architectures import archs_with
 
 fairseq_hier.register()
 
 D = make_dict(30)
-HAT_ARCHS = ["hat_bart_base", "hat_bart_large", "long_bart_base", "long_bart_large"]
+HAT_ARCHS = archs_with(task="hat_summarization")  # the BART presets (HAT's and the plain long)
 
 
 def preset(arch, **kw):

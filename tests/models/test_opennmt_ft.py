@@ -17,7 +17,7 @@ from conftest import run_cli, train_args
 from test_parsingsum import build, flat_batch, literal_lga
 from conftest import random_prev_tokens as prev_tokens
 
-from fairseq_hier.models.parsingsum import dependency_matrix
+from fairseq_hier.modules.linguistic_attention import dependency_matrix
 from fairseq_hier.modules.opennmt_layer_norm import OpenNMTLayerNorm
 
 

@@ -1,7 +1,9 @@
 """ParsingSum (paper 003): the dependency matrix on pieces, linguistic-guided attention against a
 literal implementation of Eq. 4-7 and of Table 6's fusions (values and gradients), alpha = 0 ==
-the plain models on the same weights (``transformer_copy`` / ``liu_ht``), batch invariance (padding must not leak into M) and
-incremental == full decoding, for ``parsingsum_ft`` and ``parsingsum_ht``.
+the plain models on the same weights (``transformer_copy`` / ``liu_ht``), the parse required,
+for ``parsingsum_ft`` and ``parsingsum_ht``. Batch invariance (padding and the other examples'
+arcs must not reach M), masking, incremental == full decoding and save/load are
+tests/models/test_contracts.py's, for every architecture.
 
 Small but distinct sizes (B=2, S=7, H=2, D=4 / C=8) so that a wrong transpose fails.
 """
@@ -15,7 +17,7 @@ import torch
 import fairseq_hier  # noqa: F401  (registers the models)
 from conftest import paragraph_dict as make_dict
 from conftest import random_prev_tokens as prev_tokens
-from fairseq_hier.models.parsingsum import (
+from fairseq_hier.modules.linguistic_attention import (
     LinguisticGuidedAttention,
     dependency_matrix,
     lga_context,
@@ -172,9 +174,10 @@ def test_banded_gradients_in_double_precision(kernel, fusion, weight, monkeypatc
     gradient folded into the kernel's backward; the anchored kernel of other devices) give the
     values and the q / k / v gradients of Eq. 4-7 written out (lga_context) to 1e-10 in float64,
     padding included, and torch's gradcheck passes on the fused one."""
-    from fairseq_hier.models import parsingsum
+    from fairseq_hier.modules import linguistic_attention
 
-    monkeypatch.setattr(parsingsum, "fused_lse_supported", lambda q: kernel == "fused_lse")
+    monkeypatch.setattr(linguistic_attention, "fused_lse_supported",
+                        lambda q: kernel == "fused_lse")
     torch.manual_seed(3)
     words, heads = random_parse(26, 4)
     words, heads = words.unsqueeze(0).repeat(2, 1), heads.unsqueeze(0).repeat(2, 1)
@@ -294,46 +297,6 @@ def test_alpha_zero_is_the_plain_model_on_the_same_weights(arch, plain, form):
     lga.encoder.lga.lga_alpha = 2.0
     changed, _ = lga(src, None, prev, src_words=words, src_heads=heads)
     assert (changed - theirs).abs().max() > 1e-3
-
-
-@pytest.mark.parametrize("arch", ["parsingsum_ft", "parsingsum_ht"])
-def test_batch_invariance(arch):
-    """An example gives the same logits alone as next to a longer one: padding and the other
-    example's arcs must not reach it through M."""
-    model, d = build(arch)
-    g = torch.Generator().manual_seed(3)
-    src, words, heads = (flat_batch if arch == "parsingsum_ft" else hier_batch)(d, g)
-    prev = prev_tokens(d, 2, 5)
-    together, _ = model(src, None, prev, src_words=words, src_heads=heads)
-    if arch == "parsingsum_ft":
-        one = (src[1:, :5], words[1:, :5], heads[1:, :5])
-    else:
-        one = (src[1:], words[1:], heads[1:])
-    alone, _ = model(one[0], None, prev[1:], src_words=one[1], src_heads=one[2])
-    torch.testing.assert_close(together[1], alone[0], atol=1e-5, rtol=1e-5)
-
-
-@pytest.mark.parametrize("arch", ["parsingsum_ft", "parsingsum_ht"])
-def test_incremental_equals_full_with_beam_reorder(arch):
-    model, d = build(arch)
-    g = torch.Generator().manual_seed(5)
-    src, words, heads = (flat_batch if arch == "parsingsum_ft" else hier_batch)(d, g)
-    prev = prev_tokens(d, 2, 6)
-    enc = model.encoder(src, src_words=words, src_heads=heads)
-    state, steps, order = {}, [], torch.arange(2)
-    for t in range(6):
-        if t == 3:
-            new_order = torch.tensor([1, 1, 0])  # beam expansion and reorder
-            model.decoder.reorder_incremental_state_scripting(state, new_order)
-            enc = model.encoder.reorder_encoder_out(enc, new_order)
-            order = order[new_order]
-        logits, _ = model.decoder(prev[order, : t + 1], enc, incremental_state=state)
-        steps.append(logits[:, -1])
-    full, _ = model(src[order], None, prev[order], src_words=words[order],
-                    src_heads=heads[order])
-    torch.testing.assert_close(torch.stack(steps[3:], 1), full[:, 3:], atol=1e-5, rtol=1e-5)
-    if arch == "parsingsum_ft":  # the copy attention's source tokens follow the beams
-        assert torch.equal(enc["src_tokens"][0], src[order])
 
 
 @pytest.mark.parametrize("arch", ["parsingsum_ft", "parsingsum_ht"])

@@ -1,7 +1,7 @@
 """Any parser's CoNLL-U through ``fairseq-hier-deps`` (docs/data-formats.md, "CoNLL-U from any
 parser"): a file in the form Stanza writes (``# text``/``# sent_id`` comments, MISC offsets,
 multiword tokens, ``# newdoc``/``# newpar`` added per example and segment) gives the same codes as
-the spaCy path (:func:`fairseq_hier.data.dependency.write_example`) on the same tokens and trees,
+the spaCy path (:func:`fairseq_hier.preparation.parse.write_example`) on the same tokens and trees,
 and the arcs written by hand."""
 
 from pathlib import Path
@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from fairseq_hier.data.dependency import (CONTINUATION, NOT_A_WORD, DependencyParses,
-                                          ParseCounts, decode, read_conllu, write_example)
+from fairseq_hier.data.dependency_codes import CONTINUATION, NOT_A_WORD, DependencyParses, decode
+from fairseq_hier.preparation.dependencies import read_conllu
+from fairseq_hier.preparation.parse import ParseCounts, write_example
 
 N, C = NOT_A_WORD, CONTINUATION
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fairseq_hier.data.dependency import (CONTINUATION, NOT_A_WORD, DependencyParses,
-                                          DependencyWriter, ParseCounts, conllu_sentences,
-                                          decode, match_words, project_heads, read_conllu,
-                                          source_words)
+from fairseq_hier.data.dependency_codes import CONTINUATION, NOT_A_WORD, DependencyParses, decode
+from fairseq_hier.preparation.dependencies import (DependencyWriter, match_words, project_heads,
+                                                   read_conllu, source_words)
+from fairseq_hier.preparation.parse import ParseCounts, conllu_sentences
 from fairseq_hier.errors import HierError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,10 +12,12 @@ import pytest
 import sacrebleu
 from conftest import ROOT, run_cli, run_recipe
 
-from fairseq_hier.demo.documents import toy_document, write_nc_tsv, write_sgm
-from fairseq_hier.data.doc_chunks import (ChunkRow, chunk_spans, detokenizer, read_chunk_map,
-                                          reassemble, remove_bpe, split_source_chunk, tokenizer)
-from fairseq_hier.data.documents import read_sentence_blocks
+from fairseq_hier.data.bpe_codes import remove_bpe
+from fairseq_hier.data.chunk_map import ChunkRow, read_chunk_map, reassemble
+from fairseq_hier.demo.translation_corpus import toy_document, write_nc_tsv, write_sgm
+from fairseq_hier.preparation.doc_chunk import chunk_spans, split_source_chunk
+from fairseq_hier.readers.documents import read_sentence_blocks
+from fairseq_hier.text.tokenizers import detokenizer, tokenizer
 
 EXAMPLES = ROOT / "examples"
 TINY = ["--encoder-layers", "1", "--decoder-layers", "1", "--encoder-embed-dim", "16",

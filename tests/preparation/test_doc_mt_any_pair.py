@@ -12,8 +12,8 @@ import re
 import pytest
 from conftest import run_cli
 
-from fairseq_hier.data.doc_chunks import choose_tokenizer, tokenizer
-from fairseq_hier.data.documents import Document, write_documents
+from fairseq_hier.text.tokenizers import choose_tokenizer, tokenizer
+from fairseq_hier.readers.documents import Document, write_documents
 from fairseq_hier.data.preprocessing_record import RECORD_FILE, RecordError, sha256
 from fairseq_hier.inference.pipeline_base import RawExample
 from fairseq_hier.inference.record import read_checked_record

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from fairseq_hier.data.graphs import (DISCOURSE_MARKERS, adg_graph, detokenize, load_ner,
-                                      opening_markers, tfidf_graph)
 from fairseq_hier.data.paragraph_graph import (ParagraphGraphs, ParagraphGraphWriter,
                                                write_paragraph_graphs)
 from fairseq_hier.data.paragraphs import segment, text_paragraphs
 from fairseq_hier.errors import HierError
+from fairseq_hier.text.graphs import (DISCOURSE_MARKERS, adg_graph, detokenize, load_ner,
+                                      opening_markers, tfidf_graph)
 
 SEP, EOS = 7, 2
 IDS = {"a": 10, "b": 11, "c": 12, "t": 13, "<P>": SEP}

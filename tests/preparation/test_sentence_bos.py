@@ -1,7 +1,7 @@
 """HAT data (paper 004 Sec. 3.1, 4.1): BOS marking, GPT-2 BPE, truncation at sentence
-boundaries (fairseq_hier/data/sentence_bos.py), the up-front checks of the binarized sources and
-their sidecars (fairseq_hier/data/sentence_dataset.py), speaker segment embeddings, and the
-PTB-tokenisation step before ROUGE."""
+boundaries (fairseq_hier/preparation/sentence_bos.py), the up-front checks of the binarized
+sources and their sidecars (fairseq_hier/data/sentence_dataset.py), speaker segment embeddings,
+and the PTB-tokenisation step before ROUGE."""
 
 import json
 import subprocess
@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from conftest import BIN, TINY_HAT, build_model, make_dict, write_tiny_gpt2_bpe
-from fairseq_hier.data.readers import Record
-from fairseq_hier.data.sentence_bos import (SentenceBOSEncoder, fit_sentences, speaker_indices,
-                                            write_split)
+from fairseq_hier.readers.records import Record
+from fairseq_hier.preparation.sentence_bos import (SentenceBOSEncoder, fit_sentences,
+                                                   speaker_indices, write_split)
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,7 @@ def test_text_without_segmentation_is_split_by_pysbd(bpe_dir):
 
 
 def test_whitespace_changes_count_every_gap_that_is_not_one_space():
-    from fairseq_hier.data.sentence_bos import whitespace_changes
+    from fairseq_hier.preparation.sentence_bos import whitespace_changes
 
     assert whitespace_changes("A b. C d.", ["A b.", "C d."]) == 0
     assert whitespace_changes("A b.  C d.\nE.", ["A b.", "C d.", "E."]) == 2 + 1
@@ -108,7 +108,7 @@ def test_whitespace_changes_count_every_gap_that_is_not_one_space():
 def test_whitespace_made_one_space_is_counted_and_logged(bpe_dir):
     """Documents one a line (JSON-lines examples) and a double space between two sentences: the
     source line holds the sentences one space apart, and the change is counted."""
-    from fairseq_hier.data.sentence_bos import format_totals
+    from fairseq_hier.preparation.sentence_bos import format_totals
 
     text = "The team agrees on the price.  We study the budget!\nTests are due."
     out = encoder(bpe_dir)(record(text=text))
@@ -133,7 +133,7 @@ def test_speakers_give_indices_in_order_of_first_turn(bpe_dir):
 
 
 def test_worker_processes_give_the_same_lines_in_order(bpe_dir):
-    from fairseq_hier.data.sentence_bos import encode_records
+    from fairseq_hier.preparation.sentence_bos import encode_records
 
     records = [record([f"the {w} reads notes .", "we study it ."]) for w in ("model", "team", "a")]
     records[1].sentences.append("results show gains .")

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from conftest import USER_DIR, build_model, make_dict, run_cli
 
-from fairseq_hier.data.rouge_ngrams import (lcs_length, rouge_l_recall, rouge_l_recall_prefixes,
-                                            rouge_n_recall, split_source)
+from fairseq_hier.data.paragraphs import split_source
+from fairseq_hier.text.rouge_ngrams import (lcs_length, rouge_l_recall, rouge_l_recall_prefixes,
+                                            rouge_n_recall)
 
 RANKER = dict(embed_dim=8, hidden_size=6, feature_dim=5, dropout=0.0)  # distinct small sizes
 TRAIN_MODEL = ["--embed-dim", "16", "--hidden-size", "16", "--feature-dim", "16"]

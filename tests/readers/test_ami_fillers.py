@@ -1,4 +1,4 @@
-"""AMI filler removal (fairseq_hier/data/readers.py ``filter_fillers``, used by ``read_qmsum`` and
+"""AMI filler removal (fairseq_hier/readers/qmsum.py ``filter_fillers``, used by ``read_qmsum`` and
 the raw-text pipeline ``sentence_bos``): a filler goes together with the punctuation it leaves
 alone, in QMSum's tokenisation (punctuation as tokens of their own) and in untokenised text.
 
@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from fairseq_hier.data.readers import AMI_FILLERS, filter_fillers, read_qmsum
+from fairseq_hier.readers.qmsum import AMI_FILLERS, filter_fillers, read_qmsum
 from fairseq_hier.inference.pipelines import PIPELINES
 from fairseq_hier.inference.record import Assets
 

@@ -1,4 +1,4 @@
-"""CNN/DailyMail layouts (fairseq_hier/data/readers.py, shared/formats/MORE_LAYOUTS.md):
+"""CNN/DailyMail layouts (fairseq_hier/readers/cnndm.py, shared/formats/MORE_LAYOUTS.md):
 PreSumm's json shards, ``<t> ... </t>``-tagged text in every reader, the markup that would reach a
 ROUGE reference (``fairseq-hier-sentence-bos``), and the CNN/DM recipe choosing its reader from
 the files in DATA_DIR.
@@ -12,8 +12,12 @@ import re
 import pytest
 
 from conftest import ROOT, run_cli, run_recipe, write_tiny_gpt2_bpe
-from fairseq_hier.data.readers import (Record, ReaderError, presumm_shards, read_cohan,
-                                       read_presumm, read_qmsum, read_samsum, read_source_target)
+from fairseq_hier.readers.cnndm import presumm_shards, read_presumm, read_source_target
+from fairseq_hier.readers.cohan import read_cohan
+from fairseq_hier.readers.lines import ReaderError
+from fairseq_hier.readers.qmsum import read_qmsum
+from fairseq_hier.readers.records import Record
+from fairseq_hier.readers.samsum import read_samsum
 from fairseq_hier.inference.pipelines import PIPELINES, RawExample
 from fairseq_hier.inference.record import Assets
 

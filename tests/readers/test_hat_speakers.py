@@ -8,10 +8,9 @@ import json
 import pytest
 
 from conftest import run_cli, write_tiny_gpt2_bpe
-from fairseq_hier.data.readers import AMI_FILLERS
-from fairseq_hier.data.sentence_bos import (AMI_ROLES, default_speaker_ids, role_indices,
-                                            speaker_ids_of, speaker_indices)
-from fairseq_hier.preparation.sentence_bos import encode_split
+from fairseq_hier.readers.qmsum import AMI_FILLERS
+from fairseq_hier.preparation.sentence_bos import (AMI_ROLES, default_speaker_ids, encode_split,
+                                                   role_indices, speaker_ids_of, speaker_indices)
 
 
 def test_the_roles_and_the_defaults_are_pinned():

@@ -1,4 +1,4 @@
-"""Multi-News / WCEP readers (fairseq_hier/data/mds_readers.py), ``fairseq-hier-mds-to-raw``
+"""Multi-News / WCEP readers (fairseq_hier/readers/mds.py), ``fairseq-hier-mds-to-raw``
 (fairseq_hier/cli/mds_to_raw.py) and ``fairseq-hier-spm`` (fairseq_hier/cli/spm.py).
 
 Every input is written here in the publisher's layout (shared/formats/MULTINEWS_format.md,
@@ -17,9 +17,8 @@ import pytest
 from conftest import ROOT
 
 from fairseq_hier.cli import mds_to_raw, spm as spm_cli
-from fairseq_hier.data.mds_readers import (read_multi_news, read_multi_news_preprocessed,
-                                           read_wcep)
-from fairseq_hier.data.readers import ReaderError
+from fairseq_hier.readers.mds import read_multi_news, read_multi_news_preprocessed, read_wcep
+from fairseq_hier.readers.lines import ReaderError
 
 WORD = "\u2581"
 

@@ -1,4 +1,4 @@
-"""Your own data: the JSON-lines schema (fairseq_hier/data/own_data.py) read by
+"""Your own data: the JSON-lines schema (fairseq_hier/readers/own_data.py) read by
 ``fairseq-hier-jsonl-to-raw``, ``fairseq-hier-sentence-bos --format jsonl`` and
 ``fairseq-hier-summarize``; the inference pipelines split documents as the converters do; any
 number of references per example for ``fairseq-hier-rouge`` (a ``.refs.jsonl`` file), checked
@@ -11,11 +11,11 @@ import pytest
 
 from conftest import run_cli, write_tiny_gpt2_bpe
 from fairseq_hier.cli.rouge import cli_main as rouge_main
-from fairseq_hier.data.readers import ReaderError
+from fairseq_hier.readers.lines import ReaderError
 from fairseq_hier.inference.inputs import read_inputs, read_jsonl
 from fairseq_hier.inference.pipelines import ParagraphPipeline
 from fairseq_hier.inference.pipeline_base import RawExample
-from fairseq_hier.data.rouge_ngrams import split_source
+from fairseq_hier.data.paragraphs import split_source
 from fairseq_hier.scoring import rouge
 from rouge_oracle import perl_direct, report_lines
 
@@ -181,7 +181,7 @@ def test_paragraph_modes_files_and_counts(tmp_path):
             f"[valid] data/val.jsonl -> {mode}/valid.src, {mode}/valid.tgt, {mode}/valid.ids: "
             f"examples=2 documents=3 empty_documents=1 paragraphs={n} separators_escaped=1 "
             f"summaries=2 titles=1 whitespace_chars_collapsed=3 word_markers_replaced=1"]
-        assert log_messages(out, "fairseq_hier.data.own_data") == [
+        assert log_messages(out, "fairseq_hier.readers.own_data") == [
             "data/train.jsonl: unknown key(s) ignored: 'url' (2 examples)",
             "data/val.jsonl: unknown key(s) ignored: 'url' (2 examples)"]
     # --max-documents: the first N documents, before empty ones are dropped

@@ -1,4 +1,5 @@
-"""Readers of the published summarization layouts (fairseq_hier/data/readers.py).
+"""Readers of the published summarization layouts (fairseq_hier/readers/: cohan, cnndm, samsum,
+qmsum, records, layouts).
 
 Every file is written here in the publisher's layout with made-up sentences; each malformed
 record must give one error line naming the file and the line (or list item)."""
@@ -12,10 +13,13 @@ import sys
 import pytest
 from conftest import ROOT
 
-from fairseq_hier.data.readers import (AMI_FILLERS, READERS, Record, ReaderError, collapse,
-                                       filter_fillers,
-                                       format_stats, load_filler_words, read_cohan,
-                                       read_presumm, read_qmsum, read_samsum, read_source_target)
+from fairseq_hier.readers.cnndm import read_presumm, read_source_target
+from fairseq_hier.readers.cohan import read_cohan
+from fairseq_hier.readers.layouts import READERS
+from fairseq_hier.readers.lines import ReaderError
+from fairseq_hier.readers.qmsum import AMI_FILLERS, filter_fillers, load_filler_words, read_qmsum
+from fairseq_hier.readers.records import Record, collapse, format_stats
+from fairseq_hier.readers.samsum import read_samsum
 
 
 def exact(message):
@@ -411,7 +415,8 @@ def test_readers_registry():
 
 
 def test_importing_the_readers_loads_neither_torch_nor_fairseq():
-    code = ("import sys, fairseq_hier.data.readers; "
+    code = ("import sys, fairseq_hier.readers.layouts, fairseq_hier.readers.doc_mt.layouts, "
+            "fairseq_hier.readers.mds, fairseq_hier.readers.own_data; "
             "print(sorted(m for m in ('torch', 'fairseq', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, text=True, check=True,
                          stdout=subprocess.PIPE).stdout

@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from fairseq_hier.data import readers
-from fairseq_hier.data.markup import join_sentences, t_sentences
+from fairseq_hier.readers import cnndm, layouts, records
+from fairseq_hier.readers.markup import join_sentences, t_sentences
 from fairseq_hier.preparation.ptb_tokenize import PTBTokenizer
 from fairseq_hier.scoring import rouge
 
@@ -42,7 +42,7 @@ def layout_records(tmp_path):
     presumm.write_text(json.dumps([{"src": [["an", "article", "."]], "tgt": SENTENCES}]))
     paths = {"cohan": str(cohan), "source_target": str(tmp_path / "st"),
              "presumm": str(tmp_path / "cnndm.test")}
-    return {name: next(readers.READERS[name](path)) for name, path in paths.items()}
+    return {name: next(layouts.READERS[name](path)) for name, path in paths.items()}
 
 
 @needs_official
@@ -84,12 +84,12 @@ def test_a_whole_article_in_one_t_span_is_split_by_pysbd_and_counted(tmp_path):
     (tmp_path / "st.source").write_text(f"<t> {article} </t> <t> A short one. </t>\n")
     (tmp_path / "st.target").write_text("a summary .\n")
     stats = collections.Counter()
-    record = next(readers.read_source_target(str(tmp_path / "st"), stats=stats))
+    record = next(cnndm.read_source_target(str(tmp_path / "st"), stats=stats))
     assert len(record.sentences) == 31 and record.sentences[-1] == "A short one."
     assert record.sentences[0] == "Sentence number 0 says something about the story."
     assert (stats["long_spans_split"], stats["long_span_sentences"]) == (1, 30)
     stats = collections.Counter()
-    record = next(readers.read_source_target(str(tmp_path / "st"), stats=stats,
+    record = next(cnndm.read_source_target(str(tmp_path / "st"), stats=stats,
                                              max_span_words=0))  # 0: never split
     assert len(record.sentences) == 2 and "long_spans_split" not in stats
     # PreSumm's src and arXiv's article_text: only a <t>-tagged sentence is a span to split
@@ -97,14 +97,14 @@ def test_a_whole_article_in_one_t_span_is_split_by_pysbd_and_counted(tmp_path):
     presumm.write_text(json.dumps([{"src": [[f"<t> {article} </t>"], article.split()],
                                     "tgt": [["a", "b"]]}]))
     stats = collections.Counter()
-    record = next(readers.read_presumm(str(presumm), stats=stats))
+    record = next(cnndm.read_presumm(str(presumm), stats=stats))
     assert len(record.sentences) == 31 and stats["long_spans_split"] == 1
 
 
 def test_a_long_span_without_a_boundary_is_kept_and_counted():
     stats = collections.Counter()
     words = " ".join(["word"] * 200)
-    assert readers.split_long_spans([words, "a b"], 150, stats) == [words, "a b"]
+    assert records.split_long_spans([words, "a b"], 150, stats) == [words, "a b"]
     assert stats == {"long_spans_kept_whole": 1}
 
 
@@ -114,8 +114,7 @@ def test_sentence_bos_writes_the_reference_with_its_sentences_and_logs_split_spa
     target the model learns is the BPE of the sentences joined with " ", as before; a source span
     of a whole article is split and the log says how many."""
     from conftest import write_tiny_gpt2_bpe
-    from fairseq_hier.data.sentence_bos import SentenceBOSEncoder
-    from fairseq_hier.preparation.sentence_bos import encode_split
+    from fairseq_hier.preparation.sentence_bos import SentenceBOSEncoder, encode_split
 
     bpe = write_tiny_gpt2_bpe(tmp_path / "bpe")
     article = " ".join(f"the story says thing {i} ." for i in range(40))

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from conftest import SMALL_MODEL
-from test_wikisum_recipe import run, spm_model, write_shards
+from test_wikisum_recipe import run
+from wikisum_samples import spm_model, write_shards
 from fairseq_hier.scoring import significance as sig
 from fairseq_hier.io import read_lines
 

@@ -96,7 +96,7 @@ def recipe_env(tmp_path, dataset):
         ["bash", "-c", f"eval \"$(grep '^export' {ROOT}/examples/{dataset}/run.sh)\"; "
                        "env -0"], capture_output=True, text=True, check=True).stdout
     env = dict(kv.split("=", 1) for kv in exports.split("\0") if "=" in kv)
-    keep = ("MAX_PARAGRAPHS", "MAX_PARAGRAPH_TOKENS", "FLAT_POSITIONS", "MIN_LEN", "MAX_LEN")
+    keep = ("MAX_PARAGRAPHS", "MAX_PARAGRAPH_TOKENS", "FLAT_POSITIONS", "SETTINGS_DATASET")
     env = {k: env[k] for k in keep}
     return dict(env, FAKE_LOG=str(fake), PATH=f"{fake}:{BIN}:{os.environ['PATH']}")
 

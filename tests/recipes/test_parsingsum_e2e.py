@@ -150,8 +150,9 @@ def test_truncation_cuts_the_parse_consistently(tmp_path):
     tokens per paragraph: c is cut, so the arc c-b disappears; a-b stays."""
     from fairseq.data import Dictionary, indexed_dataset
 
-    from fairseq_hier.data.dependency import DependencyParses, DependencyWriter, project_heads
+    from fairseq_hier.data.dependency_codes import DependencyParses
     from fairseq_hier.data.hierarchical_dataset import HierarchicalSummarizationDataset
+    from fairseq_hier.preparation.dependencies import DependencyWriter, project_heads
 
     d = Dictionary()
     for sym in ("<P>", "a1", "a2", "b", "c", "d", "e", "s"):

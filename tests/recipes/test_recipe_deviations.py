@@ -6,12 +6,14 @@ option nobody defines would send the reader to the paper's form through a flag t
 
 And the values the lists state are the code's (:data:`PINS`, one table): each row parses a value
 out of a README's deviations section and compares it with every place in the code that holds it
-(``fairseq_hier/recipes/settings.py``'s PAPERS, the decoding rules a recipe records with its
-data-bin, the architectures' configs as ``fairseq-train`` builds them, the task's options, the
-scripts' defaults), so that a change on either side fails here.
+(the table of architectures, ``fairseq_hier/recipes/architectures.py``, with its data-set
+variants; the decoding rules a recipe records with its data-bin, the architectures' configs as
+``fairseq-train`` builds them, the task's options, the scripts' defaults), so that a change on
+either side fails here.
 """
 
 import importlib.util
+import os
 import re
 import shlex
 import subprocess
@@ -106,9 +108,17 @@ def stated(readme: str, pattern: str, title: str = TITLE) -> tuple:
 # ------------------------------------------------------------------------ the code's values
 @lru_cache(maxsize=None)
 def papers():
-    from fairseq_hier.recipes.settings import PAPERS
+    """The table's rows with paper settings (fairseq_hier/recipes/architectures.py)."""
+    from fairseq_hier.recipes.architectures import PAPER_SETTINGS
 
-    return PAPERS
+    return PAPER_SETTINGS
+
+
+def variant(arch: str, dataset: str):
+    """``arch``'s settings for a recipe's ``dataset`` (the table's data-set variants)."""
+    from fairseq_hier.recipes.architectures import variant as of
+
+    return of(arch, dataset)
 
 
 def option(args, name):
@@ -164,9 +174,10 @@ def script_option(script: str, flag: str):
 def shell_array(script: str, name: str) -> Tuple[str, ...]:
     """A bash array of a sourced script (the decoding rules a recipe records), with the script's
     defaults."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])  # its commands
     out = subprocess.run(["bash", "-c", f'source "$0"; printf "%s\\n" "${{{name}[@]}}"',
                           str(ROOT / "examples" / script)], capture_output=True, text=True,
-                         check=True)
+                         check=True, env=dict(os.environ, PATH=path))
     return tuple(out.stdout.splitlines())
 
 
@@ -180,16 +191,31 @@ def opennmt_eps() -> float:
 
 
 def hat_examples_per_GPU() -> int:
-    """hat_common/train.sh's default examples per update before accumulation: BATCH x
-    PAPER_GPUS."""
-    return (shell_value("hat_common/train.sh", "BATCH")
-            * shell_value("hat_common/train.sh", "PAPER_GPUS"))
+    """hat_common/train.sh's default examples per update before accumulation (the table's arXiv
+    batch: per-GPU batch x GPUs)."""
+    arxiv = variant("hat_bart_large", "arxiv")
+    return arxiv.batch * arxiv.gpus
 
 
 def paper_batch(arch: str) -> int:
     """The paper's examples or tokens per update: per-GPU batch x GPUs x accumulation."""
-    p = papers()[arch]
-    return p.batch * p.gpus * p.update_freq
+    return paper_batch_of(papers()[arch])
+
+
+def paper_batch_of(row) -> int:
+    return row.batch * row.gpus * row.update_freq
+
+
+def hat_generation(name: str) -> Tuple[str, ...]:
+    """The decoding rules examples/hat_NAME records: its decoding.sh, then hat_common's."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
+    out = subprocess.run(["bash", "-c", 'source "$0"; source "$1"; printf "%s\\n" '
+                          '"${GENERATION[@]}"', str(ROOT / "examples" / f"hat_{name}" /
+                                                     "decoding.sh"),
+                          str(ROOT / "examples" / "hat_common" / "generation.sh")],
+                         capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PATH=path))
+    return tuple(out.stdout.splitlines())
 
 
 class Pin(NamedTuple):
@@ -312,8 +338,9 @@ PINS = [
     Pin(MDS, r"`--min-len (\d+)` allows EOS after (\d+) pieces", {
         "PAPERS (FT, ParsingSum-FT)": lambda: tuple(
             {papers()[a].min_len for a in ("transformer_copy", "parsingsum_ft")}) * 2,
-        "mds_common/generation.sh": lambda: (
-            shell_value("mds_common/generation.sh", "MIN_LEN"),) * 2}),
+        "mds_common/generation.sh GENERATION_FLAT (the record's)": lambda: (
+            option(shell_array("mds_common/generation.sh", "GENERATION_FLAT"), "--min-len"),)
+        * 2}),
     Pin(MDS, r"the multi-step decay period \(([\d,]+) / ([\d,]+)\) is ours", {
         "PAPERS decay periods (flat / hierarchical)": lambda: (
             papers()["transformer_copy"].decay_period, papers()["parsingsum_ht"].decay_period)}),
@@ -329,11 +356,11 @@ PINS = [
         "mds_common/prepare.sh TARGET_PIECES": lambda: (
             shell_value("mds_common/prepare.sh", "TARGET_PIECES"),)}),
     Pin(NEWS, r"the (\d+) source / (\d+) target cut and (\d+)-(\d+) decoding lengths", {
-        "multi_news/run.sh, mds_common/prepare.sh": lambda: (
+        "multi_news/run.sh, mds_common/prepare.sh, the table's multi_news": lambda: (
             shell_value("multi_news/run.sh", "FLAT_POSITIONS"),
             shell_value("mds_common/prepare.sh", "TARGET_PIECES"),
-            shell_value("multi_news/run.sh", "MIN_LEN"),
-            shell_value("multi_news/run.sh", "MAX_LEN")),
+            variant("transformer_copy", "multi_news").min_len,
+            variant("parsingsum_ht", "multi_news").max_len),
         "PAPERS transformer_copy (the target cut: prepare.sh's only)": lambda: (
             option(papers()["transformer_copy"].model, "--max-source-positions"),
             shell_value("mds_common/prepare.sh", "TARGET_PIECES"),
@@ -353,8 +380,9 @@ PINS = [
             option(papers()["parsingsum_ht"].model, "--max-paragraphs"),
             option(papers()["parsingsum_ht"].model, "--max-paragraph-tokens"))}),
     Pin(WCEP, r"Decoding lengths\*\* (\d+)-(\d+) pieces", {
-        "wcep/run.sh": lambda: (shell_value("wcep/run.sh", "MIN_LEN"),
-                                shell_value("wcep/run.sh", "MAX_LEN"))}),
+        f"the table's {a} wcep": (lambda a=a: (variant(a, "wcep").min_len,
+                                               variant(a, "wcep").max_len))
+        for a in ("transformer_copy", "parsingsum_ht")}),
     Pin(WCEP, r"for the flat systems' (\d+) cut", {
         "wcep/run.sh": lambda: (shell_value("wcep/run.sh", "FLAT_POSITIONS"),)}),
     Pin(WCEP, r"Hierarchical cut\*\* (\d+) x (\d+) pieces", {
@@ -362,8 +390,8 @@ PINS = [
                                 shell_value("wcep/run.sh", "MAX_PARAGRAPH_TOKENS"))}),
     # ---- HAT (004)
     Pin(HAT, r"`--max-span-words` \((\d+) words\)", {
-        "data.readers.MAX_SPAN_WORDS": lambda: (
-            __import__("fairseq_hier.data.readers", fromlist=["x"]).MAX_SPAN_WORDS,)}),
+        "readers.records.MAX_SPAN_WORDS": lambda: (
+            __import__("fairseq_hier.readers.records", fromlist=["x"]).MAX_SPAN_WORDS,)}),
     Pin(HAT, r"(No) gradient clipping", {
         "PAPERS hat_bart_large, hat_common/train.sh": lambda: (
             "no" if option(papers()["hat_bart_large"].optimisation, "--clip-norm") is None
@@ -377,35 +405,29 @@ PINS = [
     Pin("examples/hat_arxiv/README.md", r"the recipe trains (\d+) only", {
         "PAPERS hat_bart_large (batch x GPUs x accumulation)": lambda: (
             paper_batch("hat_bart_large"),),
-        "hat_common/train.sh BATCH x PAPER_GPUS x PAPER_UPDATE_FREQ": lambda: (
-            hat_examples_per_GPU() * shell_value("hat_common/train.sh", "PAPER_UPDATE_FREQ"),)}),
+        "the table's arxiv (hat_common/train.sh's default)": lambda: (
+            paper_batch_of(variant("hat_bart_large", "arxiv")),)}),
     Pin("examples/hat_cnndm/README.md", r"Warmup: (\d+) updates", {
-        "hat_cnndm/train.sh": lambda: (shell_value("hat_cnndm/train.sh", "WARMUP"),)}),
+        "the table's cnndm (hat_cnndm/train.sh)": lambda: (
+            variant("hat_bart_large", "cnndm").warmup,)}),
     Pin("examples/hat_cnndm/README.md", r"the recipe trains batch (\d+) for (\d+) updates", {
-        "hat_cnndm/train.sh, hat_common/train.sh": lambda: (
-            shell_value("hat_common/train.sh", "BATCH")
-            * shell_value("hat_common/train.sh", "PAPER_GPUS")
-            * shell_value("hat_cnndm/train.sh", "PAPER_UPDATE_FREQ"),
-            shell_value("hat_cnndm/train.sh", "UPDATES"))}),
+        "the table's cnndm (hat_cnndm/train.sh)": lambda: (
+            paper_batch_of(variant("hat_bart_large", "cnndm")),
+            variant("hat_bart_large", "cnndm").updates)}),
 ]
 for name, unit in (("ami", "meetings"), ("icsi", "meetings"), ("samsum", "dialogues")):
     PINS.append(Pin(f"examples/hat_{name}/README.md",
                     rf"Training \((\d+) updates of (\d+) {unit}, warmup (\d+)\)", {
-                        f"hat_{name}/train.sh": (lambda name=name: (
-                            shell_value(f"hat_{name}/train.sh", "UPDATES"),
-                            (shell_value(f"hat_{name}/train.sh", "BATCH") if "BATCH=" in
-                             script_text(f"hat_{name}/train.sh") else
-                             shell_value("hat_common/train.sh", "BATCH"))
-                            * (shell_value(f"hat_{name}/train.sh", "PAPER_GPUS") if "PAPER_GPUS="
-                               in script_text(f"hat_{name}/train.sh") else
-                               shell_value("hat_common/train.sh", "PAPER_GPUS"))
-                            * shell_value(f"hat_{name}/train.sh", "PAPER_UPDATE_FREQ"),
-                            shell_value(f"hat_{name}/train.sh", "WARMUP")))}))
+                        f"the table's {name} (hat_{name}/train.sh)": (lambda name=name: (
+                            variant("hat_bart_large", name).updates,
+                            paper_batch_of(variant("hat_bart_large", name)),
+                            variant("hat_bart_large", name).warmup))}))
     PINS.append(Pin(f"examples/hat_{name}/README.md",
                     r"beam (\d+), length penalty (\d+), (\d+) to (\d+) tokens", {
-                        f"hat_{name}/decoding.sh": (lambda name=name: tuple(
-                            shell_value(f"hat_{name}/decoding.sh", v)
-                            for v in ("BEAM", "LENPEN", "MIN_LEN", "MAX_LEN")))}))
+                        f"hat_{name}/decoding.sh's data set, hat_common/generation.sh": (
+                            lambda name=name: tuple(
+                                option(hat_generation(name), v)
+                                for v in ("--beam", "--lenpen", "--min-len", "--max-len-b")))}))
 for name in ("ami", "icsi"):  # hat_icsi/prepare.sh runs hat_ami's
     PINS.append(Pin(f"examples/hat_{name}/README.md", r"Source length (\d+), target (\d+)", {
         "hat_ami/prepare.sh": lambda: (shell_value("hat_ami/prepare.sh", "MAX_SOURCE"),
@@ -438,13 +460,14 @@ PINS += [
             shell_value("doc_mt_common/defaults.sh", "BPE_CODES"),)}),
     Pin("examples/ted_zh_en/README.md",
         r"attention dropout ([\d.]+) while `DROPOUT` is ([\d.]+)", {
-        "hat_transformer_iwslt_zh_en, ted_zh_en/recipe.sh": lambda: (
+        "hat_transformer_iwslt_zh_en, the table's ted_zh_en (ted_zh_en/recipe.sh)": lambda: (
             arch_args("hat_transformer_iwslt_zh_en", "document_translation").attention_dropout,
-            shell_value("ted_zh_en/recipe.sh", "DROPOUT"))}),
+            option(variant("hat_transformer_iwslt_zh_en", "ted_zh_en").optimisation,
+                   "--dropout"))}),
     Pin("examples/wmt20_doc/README.md", r"GPU counts that do not divide (\d+)", {
-        "wmt20_doc/recipe.sh PAPER_GPUS x PAPER_UPDATE_FREQ": lambda: (
-            shell_value("wmt20_doc/recipe.sh", "PAPER_GPUS")
-            * shell_value("wmt20_doc/recipe.sh", "PAPER_UPDATE_FREQ"),)}),
+        "the table's wmt20_en_de (wmt20_doc/recipe.sh) GPUs x accumulation": lambda: (
+            variant("hat_transformer_wmt_en_de", "wmt20_en_de").gpus
+            * variant("hat_transformer_wmt_en_de", "wmt20_en_de").update_freq,)}),
     # ---- own data: the settings table applied to any data
     Pin(OWN, r"at least ([\d,]+) and at most the paper's", {
         "settings.MIN_UPDATES": lambda: (

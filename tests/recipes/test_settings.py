@@ -1,8 +1,13 @@
 """``fairseq-hier settings``: each architecture's paper settings scaled to the data and GPUs
-(fairseq_hier/recipes/settings.py), against the rules written out literally here."""
+(fairseq_hier/recipes/settings.py), against the rules written out literally here; the one table
+of architectures (fairseq_hier/recipes/architectures.py) against the papers' numbers written out
+literally here (the outside check; tests/recipes/test_recipe_deviations.py holds the READMEs to
+the table), against the models' own traits, and as the only home of the recipes' numbers."""
 
 import math
+import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -161,3 +166,137 @@ def test_batch_stage_keeps_a_recipes_own_paper_batch():
                      "--gpus", "2")  # yours, kept: the log gives the batch it makes
     assert out == ["--batch-size", "4", "--update-freq", "3"]
     assert "= 24 examples per update (the paper: 4 x 1 GPU(s) x 16 = 64)" in err
+
+
+# ------------------------------------------------------------------- the table of architectures
+def settings_command(*args):
+    proc = subprocess.run([str(BIN / "fairseq-hier-settings"), *args], capture_output=True,
+                          text=True)
+    return proc.returncode, proc.stdout.splitlines(), proc.stderr
+
+
+# The papers' numbers, literally (the one outside check of the table): arch or (arch, data set)
+# -> (lr, warm-up, updates, effective batch, beam, min length, max length)
+PAPER_NUMBERS = {
+    "pht": ("4.94e-4", 16_000, 600_000, 16, "5", None, 200),  # 000 Sec. 4.2, 001 Sec. 5.2
+    "vht": ("4.94e-4", 16_000, 600_000, 16, "5", None, 200),
+    "liu_ht": ("1.3975e-3", 8000, 500_000, 168_000, "5", 20, 400),  # 002 Sec. 4, hiersumm
+    "transformer_copy": ("1e-3", 8000, 20_000, 4096, "5", 200, 300),  # 003 Sec. 3.2, fn. 3
+    "parsingsum_ft": ("1e-3", 8000, 20_000, 4096, "5", 200, 300),
+    "parsingsum_ht": ("1e-3", 8000, 100_000, 13_000, "5", 200, 300),  # 003 fn. 2
+    "hat_bart_large": ("3e-5", 900, 30_000, 128, "2", 72, 966),  # 004 Sec. 4.1, arXiv
+    ("hat_bart_large", "cnndm"): ("3e-5", 500, 20_000, 64, "1", 40, 120),  # 004, CNN/DM
+    "hat_transformer_wmt_en_de": ("1e-4", 1250, 50_000, 1024 * 8 * 16, "4", None, 1023),  # 004 4.2
+    ("hat_transformer_wmt_en_de", "wmt20_en_cs"): ("5e-4", 500, 15_000, 1024 * 8 * 16, "4", None,
+                                                   1023),
+    "hat_transformer_iwslt_zh_en": ("1e-3", 100, 8000, 8192 * 2, "4", None, 1023),
+}
+
+
+@pytest.mark.parametrize("key", list(PAPER_NUMBERS), ids=str)
+def test_the_table_holds_the_papers_numbers(key):
+    from fairseq_hier.recipes.architectures import variant
+
+    row = variant(*key) if isinstance(key, tuple) else variant(key)
+    lr, warmup, updates, batch, beam, min_len, max_len = PAPER_NUMBERS[key]
+    train = row.paper_train()
+    assert (option(train, "--lr"), int(option(train, "--warmup-updates")),
+            int(option(train, "--max-update"))) == (lr, warmup, updates)
+    assert row.batch * row.gpus * row.update_freq == batch
+    assert (option(list(row.generation), "--beam"), row.min_len, row.max_len) == (
+        beam, min_len, max_len)
+
+
+def test_the_traits_are_the_models():
+    """The table's kind of source against the models' own ``hierarchical_source``; every
+    architecture fairseq-hier registers is in the table (tests/support/tiny_models.py builds
+    each from its tiny dims)."""
+    from fairseq.models import ARCH_MODEL_REGISTRY
+
+    import fairseq_hier
+    from fairseq_hier.recipes.architectures import (ARCHITECTURES, HIERARCHICAL, archs_with,
+                                                    tiny_dims)
+
+    fairseq_hier.register()
+    for arch in archs_with(ours=True):
+        model = ARCH_MODEL_REGISTRY[arch]
+        if ARCHITECTURES[arch].task in ("attention_prediction", "paragraph_ranking"):
+            continue  # not summarisers: they read paragraph embeddings, titles and paragraphs
+        assert getattr(model, "hierarchical_source", False) == (
+            ARCHITECTURES[arch].layout == HIERARCHICAL), arch
+        assert tiny_dims(arch), arch
+    assert archs_with(parse=True) == ("parsingsum_ft", "parsingsum_ht")
+
+
+def test_the_paper_stages_print_the_tables_options():
+    rc, out, _ = settings_command("liu_ht", "--stage", "paper-train")
+    assert rc == 0 and out == [
+        "--optimizer", "adam", "--adam-betas", "(0.9, 0.998)", "--adam-eps", "1e-09",
+        "--lr-scheduler", "inverse_sqrt", "--lr", "1.3975e-3", "--warmup-init-lr", "0",
+        "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", "0.1",
+        "--warmup-updates", "8000", "--max-update", "500000"]
+    # a data set's variant, yours replacing the setting in its place
+    rc, out, _ = settings_command("hat_bart_large", "--stage", "paper-decode", "--dataset",
+                                  "cnndm", "--", "--beam", "3")
+    assert out == ["--beam", "3", "--lenpen", "1.0", "--min-len", "40", "--max-len-a", "0",
+                   "--max-len-b", "120"]
+    rc, out, _ = settings_command("hat_transformer_iwslt_zh_en", "--stage", "paper-batch",
+                                  "--dataset", "ted_zh_en", "--paper-gpus", "2")
+    assert out == ["--max-tokens", "8192", "--paper-gpus", "2", "--paper-update-freq", "2"]
+    rc, out, err = settings_command("liu_ht", "--stage", "batch", "--gpus", "2")
+    assert out == ["--max-tokens", "10500", "--update-freq", "8"]
+    assert "(the paper: 10,500 x 1 GPU(s) x 16 = 168,000)" in err
+    rc, _, err = settings_command("pht", "--stage", "paper-decode", "--dataset", "cnndm")
+    assert (rc, err) == (1, "fairseq-hier-settings: error: --dataset cnndm: no settings of pht "
+                            "for it (expected alignment_demo, demo)\n")
+    # document MT has paper settings, but own data does not scale them
+    rc, _, err = settings_command("hat_transformer_wmt_en_de", "--stage", "facts")
+    assert rc == 2 and "invalid choice: 'hat_transformer_wmt_en_de' (choose from 'pht', " in err
+
+
+# what examples/ scripts may not write with a literal value: the table holds it
+NUMBER_FLAGS = ("--lr", "--warmup-updates", "--warmup-init-lr", "--max-len-a", "--max-len-b",
+                "--min-len", "--lenpen", "--beam", "--lr-deacy-period", "--label-smoothing",
+                "--total-num-update", "--end-learning-rate")
+NUMBER_VARIABLES = ("LR", "WARMUP", "BEAM", "LENPEN", "MIN_LEN", "MAX_LEN", "MAX_LEN_A",
+                    "MAX_LEN_B", "SMOOTHING", "DECAY_PERIOD")
+
+
+def literal_settings(path: Path):
+    """(line, text) of each learning rate, warm-up or decoding length written with a value in
+    a script: a flag of :data:`NUMBER_FLAGS` followed by a value that is not a plain variable
+    (``"$LR"``), or a default of :data:`NUMBER_VARIABLES` (``${LR:-1e-4}``, ``LR=1e-4``)."""
+    found = []
+    flag = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, NUMBER_FLAGS)) + r")(?:=|\s+)(\S+)")
+    variable = re.compile(r"(?<![\w$])(" + "|".join(NUMBER_VARIABLES)
+                          + r")(?:=|:-|:=)['\"]?[\d.]")
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        code = line.split("#", 1)[0] if path.suffix == ".sh" else line
+        if path.suffix == ".py" and code.lstrip().startswith(("#", '"', "'")):
+            continue
+        for name, value in flag.findall(code):
+            if re.search(r"\d", value.replace("$", "").split("}")[0]) and not re.fullmatch(
+                    r"[\"']?\$\{?[A-Z_]+\}?[\"']?\)?", value):
+                found.append((n, line.strip()))
+        if variable.search(code):
+            found.append((n, line.strip()))
+    return sorted(set(found))
+
+
+def test_no_recipe_script_writes_a_learning_rate_warmup_or_decoding_length():
+    """The papers' (and the demos') learning rates, warm-ups and decoding lengths live in the
+    table of architectures; examples/ scripts read them with ``fairseq-hier settings ARCH --stage
+    paper-train|paper-decode|paper-batch`` and pass on only what a user sets (``${LR:+--lr
+    "$LR"}``)."""
+    root = Path(__file__).resolve().parents[2] / "examples"
+    found = {str(p.relative_to(root)): literal_settings(p)
+             for p in sorted([*root.rglob("*.sh"), *root.rglob("*.py")])}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_a_written_setting_is_caught(tmp_path):
+    script = tmp_path / "x.sh"
+    script.write_text('fairseq-train --lr 1e-3 --beam "$BEAM" ${MAX_LEN:+--max-len-b "$MAX_LEN"}\n'
+                      ': "${WARMUP:=100}"  # --warmup-updates 3 in a comment is fine\n'
+                      'X=(--min-len "${MIN_LEN:-5}")\n')
+    assert [n for n, _ in literal_settings(script)] == [1, 2, 3]

@@ -10,8 +10,8 @@ import pytest
 from conftest import run_cli
 from fairseq_hier.cli.lexrank import cli_main
 from fairseq_hier.baselines.lexrank import lexrank, lexrank_scores, rank_paragraphs
-from fairseq_hier.data.graphs import tfidf_graph
 from fairseq_hier.data.paragraphs import text_paragraphs
+from fairseq_hier.text.tfidf import cosine_matrix
 
 # paragraphs [alpha beta] [alpha] [beta] (empty title): alpha and beta have the same idf, so
 # cos(0, 1) = cos(0, 2) = 1 / sqrt(2) = r and cos(1, 2) = 0
@@ -21,7 +21,7 @@ HAND_SIMILARITY = [[1, R, R], [R, 1, 0], [R, 0, 1]]
 
 
 def test_hand_similarity_matrix():
-    np.testing.assert_allclose(tfidf_graph(text_paragraphs(HAND)), HAND_SIMILARITY, atol=1e-6)
+    np.testing.assert_allclose(cosine_matrix(text_paragraphs(HAND)), HAND_SIMILARITY, atol=1e-6)
 
 
 def test_continuous_lexrank_by_hand():

@@ -2,8 +2,9 @@
 scalar training loss: shared by tests/models/test_checkpoint_activations.py and
 tests/models/test_unused_parameters.py (imported by name, as conftest is).
 
-``OUR_ARCHS`` lists the registered names; :func:`registered_archs` reads fairseq's registries,
-so a test can assert that the list is complete (a new architecture must be added here).
+``OUR_ARCHS`` lists the registered names, with their tiny dims, from the table of architectures
+(``fairseq_hier/recipes/architectures.py``); :func:`registered_archs` reads fairseq's registries,
+so a test can assert that the list is complete (a new architecture must be added to the table).
 Dropout is 0 unless a caller overrides it.
 """
 
@@ -12,41 +13,18 @@ import types
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import TINY_HAT, bos_source, build_model, left_pad, make_dict, paragraph_dict
+from conftest import bos_source, build_model, left_pad, make_dict, paragraph_dict
 from conftest import random_prev_tokens
 
-HIER = dict(encoder_layers=2, decoder_layers=2, encoder_embed_dim=16, decoder_embed_dim=16,
-            encoder_ffn_embed_dim=24, decoder_ffn_embed_dim=24, encoder_attention_heads=2,
-            decoder_attention_heads=2, pooling_heads=2, dropout=0.0)
-LIU = dict(encoder_layers=3, global_layers="1", decoder_layers=2, encoder_embed_dim=16,
-           decoder_embed_dim=16, encoder_ffn_embed_dim=24, decoder_ffn_embed_dim=24,
-           encoder_attention_heads=2, global_heads=2, decoder_attention_heads=2, dropout=0.0,
-           attention_dropout=0.0, activation_dropout=0.0)
-FLAT = dict(encoder_layers=2, decoder_layers=2, encoder_embed_dim=16, decoder_embed_dim=16,
-            encoder_ffn_embed_dim=24, decoder_ffn_embed_dim=24, encoder_attention_heads=2,
-            decoder_attention_heads=2, dropout=0.0, attention_dropout=0.0, activation_dropout=0.0,
-            max_source_positions=64, max_target_positions=64)
-HAT = dict(TINY_HAT, attention_dropout=0.0, activation_dropout=0.0)
+from fairseq_hier.recipes.architectures import ARCHITECTURES, TINY_FLAT, TINY_LIU, archs_with
 
-# arch -> (family, tiny dims); the family picks the dictionary, batch and loss
-OUR_ARCHS = {
-    "pht": ("hier", HIER), "vht": ("hier", HIER),
-    "pht_1layer": ("hier", dict(HIER, encoder_layers=1, decoder_layers=1)),
-    "vht_1layer": ("hier", dict(HIER, encoder_layers=1, decoder_layers=1)),
-    "liu_ht": ("hier", LIU),
-    "parsingsum_ht": ("hier_parse", dict(LIU, global_layers="2")),
-    "parsingsum_ft": ("flat_parse", FLAT),
-    "transformer_copy": ("flat", FLAT),
-    "hat_bart_base": ("sentences", HAT), "hat_bart_large": ("sentences", HAT),
-    "long_bart_base": ("sentences", HAT), "long_bart_large": ("sentences", HAT),
-    "hat_transformer_wmt_en_de": ("sentences", HAT),
-    "hat_transformer_iwslt_zh_en": ("sentences", HAT),
-    "transformer_iwslt_zh_en": ("sentences", HAT),
-    "attention_predictor": ("predictor", dict(input_dim=8, encoder_layers=2,
-                                              encoder_attention_heads=2,
-                                              encoder_ffn_embed_dim=16, dropout=0.0)),
-    "paragraph_ranker": ("ranker", dict(embed_dim=8, hidden_size=8, feature_dim=8, dropout=0.0)),
-}
+# the tiny dims of fairseq_hier/recipes/architectures.py (the one table), by the names tests use
+FLAT, LIU = TINY_FLAT, TINY_LIU
+
+# arch -> (family, tiny dims) of every architecture fairseq-hier registers (the table's, ours);
+# the family picks the dictionary, batch and loss
+OUR_ARCHS = {a: (ARCHITECTURES[a].tiny_family, dict(ARCHITECTURES[a].tiny))
+             for a in archs_with(ours=True)}
 
 
 @pytest.fixture(autouse=True, scope="module")

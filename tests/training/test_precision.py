@@ -34,7 +34,7 @@ from conftest import ROOT, TINY_HAT, bos_source, build_model, left_pad, make_dic
 from conftest import paragraph_dict, random_prev_tokens
 from fairseq_hier.models.attention_predictor import (AttentionPredictorConfig,
                                                      AttentionPredictorModel)
-from fairseq_hier.models.parsingsum import make_guide
+from fairseq_hier.modules.linguistic_attention import make_guide
 
 MODES = ("autocast", "bf16", "fp16")
 DIMS = dict(encoder_layers=2, decoder_layers=1, encoder_embed_dim=16, decoder_embed_dim=16,

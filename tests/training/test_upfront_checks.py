@@ -312,7 +312,7 @@ def test_unknown_report_names_characters_or_tokens():
 
 def test_fastbpe_codes_are_checked_before_fastbpe_reads_them(tmp_path):
     from fairseq_hier.errors import HierError
-    from fairseq_hier.data.doc_chunks import check_codes as check_fastbpe_codes
+    from fairseq_hier.data.bpe_codes import check_codes as check_fastbpe_codes
 
     good = tmp_path / "codes"
     good.write_text("a t</w> 4\nt h 3\n")

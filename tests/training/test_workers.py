@@ -242,9 +242,8 @@ def test_parse_with_workers_writes_what_one_process_writes():
     the one-process parse (and the counts sum to its counts)."""
     import io
 
-    from fairseq_hier.data.dependency import ParseCounts
-    from fairseq_hier.preparation.parse import (DEFAULT_MODEL, load_parser, parse_lines,
-                                                parse_parallel)
+    from fairseq_hier.preparation.parse import (DEFAULT_MODEL, ParseCounts, load_parser,
+                                                parse_lines, parse_parallel)
 
     lines = [f"Title {i} <P> The model reads {i} papers. It writes notes. <P>  <P> We agree."
              for i in range(10)]

@@ -1,0 +1,17 @@
+# Sourced by train_pht.sh and train_002.sh. paper_settings TABLE_ARCH RUN_ARCH RUN_DIR [--stage batch
+# options]: the paper's optimisation (OPTIMISATION) and its batch on GPUS GPUs (BATCHING, its line
+# appended to RUN_DIR/train.log) from the table of architectures (fairseq-hier-settings), and
+# RUN_DIR's run.json (what fairseq-hier-report reads). $(...), not mapfile < <(...): a refused
+# setting stops the recipe here.
+paper_settings() {
+  local table_arch=$1 run_arch=$2 save=$3 text
+  shift 3
+  mkdir -p "$save"
+  text=$(fairseq-hier-settings "$table_arch" --stage batch "$@" ${GPUS:+--gpus "$GPUS"} \
+    --log "$save/train.log")
+  mapfile -t BATCHING <<< "$text"
+  text=$(fairseq-hier-settings "$table_arch" --stage paper-train)
+  mapfile -t OPTIMISATION <<< "$text"
+  fairseq-hier-run-json "$save" --name "$(basename "$save")" --arch "$run_arch" \
+    --task hierarchical_summarization --metric rouge > /dev/null
+}
