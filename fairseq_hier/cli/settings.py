@@ -48,6 +48,8 @@ def run(args) -> None:
         row = variant(args.arch, args.dataset)
         ours = row.paper_train() if args.stage == "paper-train" else list(row.generation)
         options, _ = merge(ours, args.fairseq_args)
+        if args.fairseq_args:
+            check_paper_options(row, args.stage, options, args.fairseq_args)
         sys.stdout.write("".join(f"{word}\n" for word in options))
         return
     if args.stage == "train":
@@ -65,6 +67,18 @@ def run(args) -> None:
     for note in notes:
         print(f"{PROG}: {note}", file=sys.stderr)
     sys.stdout.write("".join(f"{word}\n" for word in options))
+
+
+def check_paper_options(row, stage: str, options: List[str], yours: List[str]) -> None:
+    """:func:`check_options` for the paper stages: the paper's training options are parsed with
+    its model (``--arch`` and shape) in front, its decoding options for its task."""
+    if stage == "paper-train":
+        model = list(row.model) if "--arch" in row.model else ["--arch", row.arch, *row.model]
+        check_train_options(row.arch, [*model, *options], yours, task=row.task)
+        return
+    from fairseq_hier.inference.record import check_generation  # lazily, as check_options
+
+    check_generation("DATA_BIN", row.task, options, label="fairseq options after --")
 
 
 def check_options(arch: str, stage: str, options: List[str], yours: List[str]) -> None:

@@ -237,9 +237,11 @@ def generation_settings(arch: str, target_lengths: Optional[Sequence[int]] = Non
                                                                 for n in overridden]
 
 
-def check_train_options(arch: str, options: Sequence[str], yours: Sequence[str]) -> None:
+def check_train_options(arch: str, options: Sequence[str], yours: Sequence[str],
+                        task: Optional[str] = None) -> None:
     """Parse ``options`` (the train settings with ``yours`` merged) with fairseq-train's parser
-    for the paper's task, as fairseq-train will parse them: :class:`HierError` naming an unknown
+    for ``task`` (default: the paper's task of ``arch``), as fairseq-train will parse them:
+    :class:`HierError` naming an unknown
     option or a malformed value (``--max-update x``). (Generation options are checked by
     :func:`fairseq_hier.inference.record.check_generation`, the check of recorded decoding
     options.)"""
@@ -247,13 +249,13 @@ def check_train_options(arch: str, options: Sequence[str], yours: Sequence[str])
 
     from .. import register
 
-    p = paper(arch)
+    task = task or paper(arch).task
 
     def error(message: str):
         raise HierError(f"fairseq options after --: {message}")
 
     register()  # our tasks' and models' options, as --user-dir adds them
-    parser = fairseq_options.get_training_parser(default_task=p.task)
+    parser = fairseq_options.get_training_parser(default_task=task)
     parser.error = error  # argparse's errors (a bad value or choice) exit the process otherwise
     _, unknown = fairseq_options.parse_args_and_arch(parser, ["DATA_BIN", *options],
                                                      parse_known=True)
@@ -263,7 +265,7 @@ def check_train_options(arch: str, options: Sequence[str], yours: Sequence[str])
         if ours and len(ours) == len([w for w in unknown if w.startswith("-")]):
             error(f"the paper's {' '.join(ours)} do not apply with your options "
                   f"({' '.join(yours)}): fairseq-train would refuse them")
-        error(f"unknown option(s) {' '.join(unknown)} (fairseq-train's options, task {p.task}'s "
+        error(f"unknown option(s) {' '.join(unknown)} (fairseq-train's options, task {task}'s "
               f"and those of the model, optimizer and scheduler named are expected)")
 
 

@@ -254,6 +254,24 @@ def test_the_paper_stages_print_the_tables_options():
     assert rc == 2 and "invalid choice: 'hat_transformer_wmt_en_de' (choose from 'pht', " in err
 
 
+@pytest.mark.parametrize("argv,message", [
+    (("pht", "--stage", "paper-train", "--", "--lr"), "argument --lr: expected one argument"),
+    (("pht", "--stage", "paper-train", "--", "--lrr", "1"), "unknown option(s) --lrr 1 "),
+    (("liu_ht", "--stage", "paper-decode", "--", "--beam", "x"),
+     "argument --beam: invalid int value: 'x'"),
+    (("hat_transformer_wmt_en_de", "--stage", "paper-train", "--", "--max-update", "x"),
+     "argument --max-update: invalid int value: 'x'"),
+])
+def test_the_paper_stages_check_your_options_as_fairseq_will(argv, message):
+    """Yours after ``--`` are parsed by fairseq's own parser of the row's task and model before
+    the options are printed: a missing value, an unknown option or a malformed value is one
+    line, not a malformed command line for the recipe."""
+    rc, out, err = settings_command(*argv)
+    assert (rc, out) == (1, []) and err.startswith(
+        f"fairseq-hier-settings: error: fairseq options after --: {message}") \
+        and err.count("\n") == 1
+
+
 # what examples/ scripts may not write with a literal value: the table holds it
 NUMBER_FLAGS = ("--lr", "--warmup-updates", "--warmup-init-lr", "--max-len-a", "--max-len-b",
                 "--min-len", "--lenpen", "--beam", "--lr-deacy-period", "--label-smoothing",
