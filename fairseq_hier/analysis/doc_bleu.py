@@ -7,7 +7,7 @@ bootstrap intervals and the paired test against the first system
 Plain-text outputs (:func:`sentence_rows`), the detokeniser choice and the checks before scoring
 (:func:`check_inputs`, :func:`check_sides`, :func:`output_paths`, :func:`run_dir_paths`):
 docs/evaluation.md, section fairseq_hier.analysis.doc_bleu.
-Imports ``scoring``, ``data``, ``analysis.generate_log``, ``io``, ``errors``.
+Imports ``scoring``, ``readers``, ``data``, ``text``, ``analysis.generate_log``, ``io``, ``errors``.
 """
 
 import os
@@ -17,10 +17,10 @@ from typing import Dict, List, Optional, Tuple
 
 from fairseq_hier.analysis.generate_log import read_hypotheses
 from fairseq_hier.data.chunk_map import ChunkRow, read_chunk_map, reassemble
-from fairseq_hier.readers.documents import read_sentence_blocks
 from fairseq_hier.data.preprocessing_record import RECORD_FILE, read_record
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs, read_lines
+from fairseq_hier.readers.documents import read_sentence_blocks
 from fairseq_hier.scoring import bleu as doc_bleu
 from fairseq_hier.scoring.significance import bleu_significance
 from fairseq_hier.text.tokenizers import base_language

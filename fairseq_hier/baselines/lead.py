@@ -14,8 +14,8 @@ their reference (whose summary is the whole source).
 import logging
 from typing import List
 
-from fairseq_hier.readers.mds import describe_skipped
 from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
+from fairseq_hier.readers.mds import describe_skipped
 
 logger = logging.getLogger("fairseq_hier.lead")
 

@@ -14,9 +14,9 @@ import sys
 from typing import List, Optional
 
 from fairseq_hier.cli.common import command_parser, positive_int, run_command
-from fairseq_hier.io import atomic_outputs
 from fairseq_hier.demo.facts import score_files, write_baseline
 from fairseq_hier.demo.seeds import compare_seeds, format_comparison, parse_groups, parse_systems
+from fairseq_hier.io import atomic_outputs
 
 PROG = "fairseq-hier-demo-facts"
 

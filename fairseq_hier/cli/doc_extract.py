@@ -14,9 +14,9 @@ import sys
 from typing import List, Optional
 
 from fairseq_hier.cli.common import add_shard_argument, command_parser, run_command
+from fairseq_hier.preparation.doc_extract import INPUT_KINDS, Input, collect_documents, write_shard
 from fairseq_hier.readers.doc_mt.folders import DOC_FOLDER_REF, DOC_FOLDER_SRC
 from fairseq_hier.readers.doc_mt.layouts import FORMATS
-from fairseq_hier.preparation.doc_extract import INPUT_KINDS, Input, collect_documents, write_shard
 from fairseq_hier.readers.documents import split_paths
 
 PROG = "fairseq-hier-doc-extract"

@@ -32,8 +32,8 @@ from typing import List, Optional
 from fairseq_hier.analysis import efficiency as eff
 from fairseq_hier.cli.common import (command_parser, positive_int, ranged, run_command,
                                      split_option)
-from fairseq_hier.io import atomic_outputs
 from fairseq_hier.errors import shell_words
+from fairseq_hier.io import atomic_outputs
 
 PROG = "fairseq-hier-efficiency"
 ARCHS = eff.TABLE_ARCHS  # the rows --archs may name

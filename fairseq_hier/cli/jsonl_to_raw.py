@@ -12,8 +12,8 @@ Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing i
 import sys
 
 from fairseq_hier.cli.common import add_shard_argument, command_parser, positive_int, run_command
-from fairseq_hier.readers.own_data import PARAGRAPH_MODES
 from fairseq_hier.preparation.own_data import convert, split_files
+from fairseq_hier.readers.own_data import PARAGRAPH_MODES
 
 PROG = "fairseq-hier-jsonl-to-raw"
 

@@ -12,8 +12,8 @@ Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing i
 import sys
 
 from fairseq_hier.cli.common import add_shard_argument, command_parser, positive_int, run_command
-from fairseq_hier.readers.mds import DATASETS
 from fairseq_hier.preparation.mds import convert_split, parse_splits
+from fairseq_hier.readers.mds import DATASETS
 
 PROG = "fairseq-hier-mds-to-raw"
 

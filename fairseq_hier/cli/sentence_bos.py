@@ -17,8 +17,8 @@ from typing import List, Optional
 
 from fairseq_hier.cli.common import (add_shard_argument, command_parser, positive_int, ranged,
                                      run_command)
-from fairseq_hier.readers.records import MAX_SPAN_WORDS
 from fairseq_hier.preparation.sentence_bos import FORMATS, SPEAKER_IDS, encode_split, gpt2_files
+from fairseq_hier.readers.records import MAX_SPAN_WORDS
 
 
 def get_parser() -> argparse.ArgumentParser:

@@ -16,8 +16,8 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from ..io import atomic_outputs, read_json_object, read_lines
 from ..errors import HierError
+from ..io import atomic_outputs, read_json_object, read_lines
 
 logger = logging.getLogger(__name__)
 

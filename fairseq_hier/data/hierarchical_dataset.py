@@ -32,9 +32,9 @@ import numpy as np
 import torch
 from fairseq.data import FairseqDataset, data_utils
 
+from ..errors import HierError
 from .dependency_codes import decode
 from .paragraphs import segment, summarize_errors
-from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 

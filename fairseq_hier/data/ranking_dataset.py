@@ -28,11 +28,11 @@ from typing import Dict, List, Sequence
 import numpy as np
 import torch
 
+from ..errors import HierError
 from ..io import read_lines
 from .hierarchical_dataset import token_buffer, token_chunks
 from .paragraphs import split_lines
 from .sized_dataset import SizedDataset
-from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 

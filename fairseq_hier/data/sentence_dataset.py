@@ -17,9 +17,9 @@ import numpy as np
 import torch
 from fairseq.data import BaseWrapperDataset
 
-from .hierarchical_dataset import token_buffer, token_chunks
 from ..errors import HierError
 from ..io import read_lines
+from .hierarchical_dataset import token_buffer, token_chunks
 
 logger = logging.getLogger(__name__)
 HINT = "(fairseq-hier-sentence-bos writes it; copy it next to the binarized data)"

@@ -22,10 +22,10 @@ from fairseq import search
 from fairseq.sequence_generator import EnsembleModel, SequenceGenerator
 from torch import Tensor
 
+from ..errors import HierError
 from ..modules.copy_attention import copyable_tokens
 from ..modules.masking import masked_fill_scores
 from .alignment import AlignmentTracker
-from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ import logging
 import os
 from typing import List, Tuple
 
-from ..readers.own_data import read_examples
 from ..errors import HierError
+from ..readers.own_data import read_examples
 from .pipeline_base import InputError, RawExample
 
 logger = logging.getLogger(__name__)

@@ -16,13 +16,13 @@ lines (``tgt_dict.string`` of the tokens, as fairseq's ``H-`` lines) into the fi
 import logging
 from typing import List, Tuple
 
-from ..readers.mds import clean
-from ..readers.own_data import PARAGRAPH_MODES, split_paragraphs
 from ..data.paragraphs import split_source
 from ..preparation.parse import DEFAULT_MODEL, load_parser, parse_lines
 from ..preparation.spm import encode_lines
 from ..ranking.runtime import Record, Scorer, load_ranker, write_ranked
 from ..ranking.tfidf import write_ranked_tfidf
+from ..readers.mds import clean
+from ..readers.own_data import PARAGRAPH_MODES, split_paragraphs
 from . import doc_mt_pipeline, sentence_pipeline  # noqa: F401  (they register by import)
 # the base class, the registry and the errors, re-exported: the pipelines' API is this module
 from .pipeline_base import (PIPELINES, InputError, Pipeline, RawExample,  # noqa: F401

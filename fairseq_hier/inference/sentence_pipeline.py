@@ -17,8 +17,8 @@ from ..readers.own_data import document_sentences
 from ..readers.qmsum import load_filler_words, meeting_turns
 from ..readers.records import (MAX_SPAN_WORDS, Record, article_fields, collapse, split_long_spans,
                                split_t_tagged)
-from ..readers.samsum import parse_dialogue
 from ..preparation.sentence_bos import FORMATS, SentenceBOSEncoder
+from ..readers.samsum import parse_dialogue
 from .pipeline_base import InputError, Pipeline, RawExample, RecordError, register_pipeline
 
 logger = logging.getLogger(__name__)

@@ -27,8 +27,8 @@ from fairseq.modules import LayerNorm
 from fairseq.modules.transformer_layer import TransformerDecoderLayerBase, TransformerEncoderLayerBase
 
 from . import hf_bart
-from .checkpointing import checkpoint_layer, checkpoints_activations
 from ..errors import HierError
+from .checkpointing import checkpoint_layer, checkpoints_activations
 from .option_checks import check_model_options
 
 logger = logging.getLogger(__name__)

@@ -38,11 +38,11 @@ from ..modules.hierarchical_decoder_layer import (
     PHTDecoderLayer,
     VHTDecoderLayer,
 )
+from ..errors import HierError
 from ..modules.multihead_pooling import MultiHeadPooling
 from ..modules.rank_encoding import RankEncoding
 from ..modules.recompute import use_mask_dropout
 from .checkpointing import ActivationCheckpointConfig, checkpoint_layer, checkpoints_activations
-from ..errors import HierError
 from .option_checks import check_model_options
 
 logger = logging.getLogger(__name__)

@@ -33,12 +33,12 @@ from fairseq.modules import FairseqDropout, LayerNorm
 from fairseq.modules.transformer_layer import TransformerEncoderLayerBase
 from torch import Tensor
 
+from ..errors import HierError
 from ..modules.masking import masked_softmax
 from ..modules.multihead_pooling import attention_pool
+from ..modules.rank_encoding import RankEncoding
 from .checkpointing import ActivationCheckpointConfig, checkpoint_layer, checkpoints_activations
 from .hierarchical_transformer import config_from_args, fill_defaults
-from ..modules.rank_encoding import RankEncoding
-from ..errors import HierError
 from .option_checks import check_model_options
 
 logger = logging.getLogger(__name__)

@@ -20,8 +20,8 @@ from fairseq.models import BaseFairseqModel, register_model
 from torch import Tensor
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from ..modules.masking import masked_fill_scores
 from ..errors import HierError
+from ..modules.masking import masked_fill_scores
 from .option_checks import check_model_options
 
 

@@ -14,9 +14,9 @@ from fairseq.modules import LayerNorm, MultiheadAttention
 from fairseq.modules.transformer_layer import TransformerDecoderLayerBase
 from torch import Tensor
 
+from ..errors import HierError
 from .paragraph_attention import ParagraphWordAttention
 from .rank_encoding import RankEncoding
-from ..errors import HierError
 
 IncrementalState = Optional[Dict[str, Dict[str, Optional[Tensor]]]]
 DYNAMIC_EMBEDDINGS = ("paper", "authors")

@@ -16,10 +16,10 @@ from fairseq_hier.readers.doc_mt.folders import (DOC_FOLDER_REF, DOC_FOLDER_SRC,
                                                  find_document_folders, folder_direction,
                                                  is_document_folder_pair, read_doc_folders,
                                                  relative_names)
-from fairseq_hier.readers.doc_mt.layouts import FORMATS
-from fairseq_hier.readers.documents import Document, split_paths, write_documents
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
+from fairseq_hier.readers.doc_mt.layouts import FORMATS
+from fairseq_hier.readers.documents import Document, split_paths, write_documents
 
 # the inputs each format reads: "pair" (--pair SRC REF), "file" (--file F), "folder" (--folder D)
 INPUT_KINDS = {

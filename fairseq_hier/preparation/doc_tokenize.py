@@ -10,9 +10,9 @@ import logging
 import time
 from typing import List, Optional
 
-from fairseq_hier.readers.documents import Document, read_documents, split_paths, write_documents
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.preparation.sentence_bos import encode_records
+from fairseq_hier.readers.documents import Document, read_documents, split_paths, write_documents
 from fairseq_hier.text.tokenizers import choose_tokenizer, tokenizer
 
 logger = logging.getLogger("fairseq_hier.doc_tokenize")

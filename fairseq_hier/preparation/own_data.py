@@ -11,14 +11,14 @@ import logging
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from fairseq_hier.readers.markup import markup_counts
-from fairseq_hier.readers.mds import SEPARATOR, clean, source_line
-from fairseq_hier.readers.own_data import has_several_summaries, read_examples, split_paragraphs
-from fairseq_hier.readers.records import summary_fields
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs
 from fairseq_hier.preparation.mds import log_split, parse_splits
+from fairseq_hier.readers.markup import markup_counts
+from fairseq_hier.readers.mds import SEPARATOR, clean, source_line
+from fairseq_hier.readers.own_data import has_several_summaries, read_examples, split_paragraphs
+from fairseq_hier.readers.records import summary_fields
 
 logger = logging.getLogger("fairseq_hier.jsonl_to_raw")
 

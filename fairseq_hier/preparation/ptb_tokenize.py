@@ -8,9 +8,9 @@ holding the sentence separator ``<q>`` (a reference's sentences,
 
 from typing import List
 
+from fairseq_hier.io import atomic_outputs, read_lines
 from fairseq_hier.readers.markup import SENTENCE_SEPARATOR, join_sentences, separated_sentences
 from fairseq_hier.readers.records import pysbd_segmenter
-from fairseq_hier.io import atomic_outputs, read_lines
 
 
 class PTBTokenizer:

@@ -13,8 +13,8 @@ from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs, batches
 from fairseq_hier.readers.lines import line_texts, progress_total
-from fairseq_hier.workers import ordered_map
 from fairseq_hier.text.rouge_ngrams import rouge_n_recall, tokenize
+from fairseq_hier.workers import ordered_map
 
 logger = logging.getLogger("fairseq_hier.rank_labels")
 DECIMALS = 4

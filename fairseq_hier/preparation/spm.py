@@ -12,10 +12,10 @@ from typing import Iterator, List, Optional, Sequence
 from tqdm import tqdm
 
 from fairseq_hier.data.paragraphs import separated
-from fairseq_hier.readers.lines import numbered_lines
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs, batches, staged_outputs
+from fairseq_hier.readers.lines import numbered_lines
 
 logger = logging.getLogger("fairseq_hier.spm")
 WORD_MARKER = "\u2581"

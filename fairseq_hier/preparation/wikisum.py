@@ -23,11 +23,11 @@ from typing import List, Optional, Sequence, Tuple
 
 from tqdm import tqdm
 
-from fairseq_hier.readers.markup import join_sentences
 from fairseq_hier.data.paragraphs import split_source
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs, check_parallel, read_lines
+from fairseq_hier.readers.markup import join_sentences
 from fairseq_hier.text.rouge_ngrams import rouge_n_recall
 
 logger = logging.getLogger("fairseq_hier.wikisum_to_raw")

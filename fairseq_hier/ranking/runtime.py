@@ -13,12 +13,12 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional
 
-from fairseq_hier.readers.own_data import read_examples, split_paragraphs
-from fairseq_hier.readers.lines import line_texts, progress_total
-from fairseq_hier.readers.records import collapse
 from fairseq_hier.data.paragraphs import split_source
 from fairseq_hier.errors import HierError
 from fairseq_hier.io import atomic_outputs
+from fairseq_hier.readers.lines import line_texts, progress_total
+from fairseq_hier.readers.own_data import read_examples, split_paragraphs
+from fairseq_hier.readers.records import collapse
 from fairseq_hier.safe_loading import expecting_task, trusting
 
 logger = logging.getLogger("fairseq_hier.rank")

@@ -5,7 +5,7 @@ from the paired bootstrap against the baseline.
 
 ROUGE and BLEU columns, the rouge-score table beside them and the marks: docs/evaluation.md,
 section fairseq_hier.report.scores.
-Imports ``scoring``, ``data``, ``io``, ``errors``.
+Imports ``scoring``, ``readers``, ``io``, ``errors``.
 """
 
 import json
@@ -15,8 +15,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from fairseq_hier.io import read_lines
 
-from ..readers.documents import read_sentence_blocks
 from ..errors import HierError
+from ..readers.documents import read_sentence_blocks
 from ..scoring.bleu import default_tokenize, metrics
 from ..scoring.rouge import (ROUGE_SCORE_KEYS, official_unavailable, parse_report,
                              read_references, rouge_score_f1, rouge_score_version, rouge_scores)

@@ -13,9 +13,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..data.bpe_codes import remove_bpe
 from ..data.chunk_map import documents_of
-from ..readers.documents import read_sentence_blocks
 from ..errors import HierError
 from ..io import read_lines
+from ..readers.documents import read_sentence_blocks
 from ..text.tokenizers import base_language, choose_tokenizer, detokenizer
 
 logger = logging.getLogger(__name__)

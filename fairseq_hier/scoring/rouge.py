@@ -21,9 +21,9 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from fairseq_hier.readers.markup import (MARKUP, SENTENCE_SEPARATOR, describe_markup, has_t_tags,
                                          markup_counts)
-from fairseq_hier.readers.lines import ReaderError, json_line, json_type, numbered_lines
 from fairseq_hier.errors import HierError, shell_words
 from fairseq_hier.io import check_parallel, read_lines
+from fairseq_hier.readers.lines import ReaderError, json_line, json_type, numbered_lines
 
 from .bootstrap import mean_interval
 

@@ -11,9 +11,9 @@ import re
 import sys
 from typing import Dict, List, Optional, Sequence, Union
 
+from . import rouge
 from ..errors import HierError
 from ..io import check_parallel, read_lines
-from . import rouge
 from .bleu import bleu_metric, default_tokenize
 from .bootstrap import ROUGE_SEED, SAMPLES, bootstrap_indices
 

@@ -23,8 +23,8 @@ from omegaconf import II
 from ..data.attention_prediction_dataset import (META, AttentionPredictionDataset, load_split,
                                                  read_meta)
 from ..data.shards import epoch_data_path
-from ..models.option_checks import check_model_fits_task, check_model_options
 from ..errors import HierError
+from ..models.option_checks import check_model_fits_task, check_model_options
 
 logger = logging.getLogger(__name__)
 

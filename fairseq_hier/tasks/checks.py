@@ -10,10 +10,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import HierError, check_range
-from ..io import read_lines
 from ..data.bart_files import check_gpt2_files
 from ..data.bpe_codes import check_codes
+from ..errors import HierError, check_range
+from ..io import read_lines
 
 logger = logging.getLogger(__name__)
 

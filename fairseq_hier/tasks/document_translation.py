@@ -15,9 +15,9 @@ from fairseq.tasks import register_task
 
 from ..data.chunk_map import documents_of, read_chunk_map
 from ..data.sentence_dataset import check_sentences
+from ..errors import HierError
 from ..generation.checks import check_generation_options
 from .hat_summarization import HATSummarizationConfig, HATSummarizationTask
-from ..errors import HierError
 
 logger = logging.getLogger(__name__)
 

@@ -20,10 +20,10 @@ from ..data.preprocessing_record import keep_in_task_state
 from ..data.shards import epoch_data_path
 from ..data.sentence_dataset import (SentenceSegmentsDataset, check_sentences, max_segment,
                                      read_segments, read_sentence_counts)
+from ..errors import HierError
 from ..generation.checks import check_generation_options
 from ..generation.sentence_attention import SentenceAttentionSequenceGenerator
 from ..models.option_checks import check_model_fits_task, check_model_options
-from ..errors import HierError
 from .checks import (InputLines, check_bpe, check_lengths, check_options,
                      filter_indices_by_size, load_dictionary)
 from .training_cuts import TrainingCuts

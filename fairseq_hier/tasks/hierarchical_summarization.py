@@ -21,12 +21,12 @@ from ..data.hierarchical_dataset import HierarchicalSummarizationDataset
 from ..data.paragraph_graph import InferenceGraphs, ParagraphGraphs
 from ..data.preprocessing_record import keep_in_task_state
 from ..data.shards import epoch_data_path
+from ..errors import HierError
 from ..generation.alignment import STRATEGIES
 from ..generation.checks import check_generation_options
 from ..generation.options import alignment_generator_kwargs
 from ..generation.sequence_generator import AttentionAlignmentSequenceGenerator
 from ..models.option_checks import check_model_fits_task, check_model_options
-from ..errors import HierError
 from .checks import (InputLines, check_lengths, check_options, filter_indices_by_size,
                      load_dictionary, separator_index)
 from .training_cuts import TrainingCuts, set_option

@@ -19,8 +19,8 @@ from omegaconf import II
 
 from ..data.ranking_dataset import ParagraphRankingDataset, read_labels
 from ..data.shards import epoch_data_path
-from ..models.option_checks import check_model_fits_task, check_model_options
 from ..errors import HierError
+from ..models.option_checks import check_model_fits_task, check_model_options
 from .checks import check_options, load_dictionary, separator_index
 from .training_cuts import TrainingCuts
 

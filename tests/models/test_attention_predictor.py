@@ -18,8 +18,8 @@ from omegaconf import OmegaConf
 import fairseq_hier  # noqa: F401  (registers task, model, criterion)
 from fairseq_hier.criterions.attention_mse import AttentionMSECriterion
 from fairseq_hier.data.attention_prediction_dataset import AttentionPredictionDataset, load_split
-from fairseq_hier.preparation.attention_labels import AttentionLabelWriter, write_meta
 from fairseq_hier.errors import HierError
+from fairseq_hier.preparation.attention_labels import AttentionLabelWriter, write_meta
 from fairseq_hier.models.attention_predictor import (
     AttentionPredictorConfig,
     AttentionPredictorModel,

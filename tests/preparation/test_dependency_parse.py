@@ -13,8 +13,8 @@ import pytest
 from fairseq_hier.data.dependency_codes import CONTINUATION, NOT_A_WORD, DependencyParses, decode
 from fairseq_hier.preparation.dependencies import (DependencyWriter, match_words, project_heads,
                                                    read_conllu, source_words)
-from fairseq_hier.preparation.parse import ParseCounts, conllu_sentences
 from fairseq_hier.errors import HierError
+from fairseq_hier.preparation.parse import ParseCounts, conllu_sentences
 
 ROOT = Path(__file__).resolve().parents[2]
 N = NOT_A_WORD

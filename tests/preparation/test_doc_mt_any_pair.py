@@ -12,13 +12,13 @@ import re
 import pytest
 from conftest import run_cli
 
-from fairseq_hier.text.tokenizers import choose_tokenizer, tokenizer
-from fairseq_hier.readers.documents import Document, write_documents
 from fairseq_hier.data.preprocessing_record import RECORD_FILE, RecordError, sha256
 from fairseq_hier.inference.pipeline_base import RawExample
-from fairseq_hier.inference.record import read_checked_record
 from fairseq_hier.inference.pipelines import PIPELINES
+from fairseq_hier.inference.record import read_checked_record
+from fairseq_hier.readers.documents import Document, write_documents
 from fairseq_hier.scoring.bleu import default_tokenize, tokenize_note
+from fairseq_hier.text.tokenizers import choose_tokenizer, tokenizer
 
 EXPECTED = 'one document per line: {"id": ..., "src": [sentences], "tgt": [sentences]}'
 GOOD = '{"id": "d1", "src": ["Un chat ."], "tgt": ["A cat ."]}'

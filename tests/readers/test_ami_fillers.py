@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from fairseq_hier.readers.qmsum import AMI_FILLERS, filter_fillers, read_qmsum
 from fairseq_hier.inference.pipelines import PIPELINES
 from fairseq_hier.inference.record import Assets
+from fairseq_hier.readers.qmsum import AMI_FILLERS, filter_fillers, read_qmsum
 
 
 @pytest.mark.parametrize("content, expected", [

@@ -12,14 +12,14 @@ import re
 import pytest
 
 from conftest import ROOT, run_cli, run_recipe, write_tiny_gpt2_bpe
+from fairseq_hier.inference.pipelines import PIPELINES, RawExample
+from fairseq_hier.inference.record import Assets
 from fairseq_hier.readers.cnndm import presumm_shards, read_presumm, read_source_target
 from fairseq_hier.readers.cohan import read_cohan
 from fairseq_hier.readers.lines import ReaderError
 from fairseq_hier.readers.qmsum import read_qmsum
 from fairseq_hier.readers.records import Record
 from fairseq_hier.readers.samsum import read_samsum
-from fairseq_hier.inference.pipelines import PIPELINES, RawExample
-from fairseq_hier.inference.record import Assets
 
 EXAMPLES = ROOT / "examples"
 

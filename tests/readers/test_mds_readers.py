@@ -17,8 +17,8 @@ import pytest
 from conftest import ROOT
 
 from fairseq_hier.cli import mds_to_raw, spm as spm_cli
-from fairseq_hier.readers.mds import read_multi_news, read_multi_news_preprocessed, read_wcep
 from fairseq_hier.readers.lines import ReaderError
+from fairseq_hier.readers.mds import read_multi_news, read_multi_news_preprocessed, read_wcep
 
 WORD = "\u2581"
 

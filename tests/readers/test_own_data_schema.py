@@ -11,11 +11,11 @@ import pytest
 
 from conftest import run_cli, write_tiny_gpt2_bpe
 from fairseq_hier.cli.rouge import cli_main as rouge_main
-from fairseq_hier.readers.lines import ReaderError
-from fairseq_hier.inference.inputs import read_inputs, read_jsonl
-from fairseq_hier.inference.pipelines import ParagraphPipeline
-from fairseq_hier.inference.pipeline_base import RawExample
 from fairseq_hier.data.paragraphs import split_source
+from fairseq_hier.inference.inputs import read_inputs, read_jsonl
+from fairseq_hier.inference.pipeline_base import RawExample
+from fairseq_hier.inference.pipelines import ParagraphPipeline
+from fairseq_hier.readers.lines import ReaderError
 from fairseq_hier.scoring import rouge
 from rouge_oracle import perl_direct, report_lines
 

@@ -11,9 +11,9 @@ import json
 
 import pytest
 
+from fairseq_hier.preparation.ptb_tokenize import PTBTokenizer
 from fairseq_hier.readers import cnndm, layouts, records
 from fairseq_hier.readers.markup import join_sentences, t_sentences
-from fairseq_hier.preparation.ptb_tokenize import PTBTokenizer
 from fairseq_hier.scoring import rouge
 
 from rouge_oracle import perl_direct

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from fairseq_hier.baselines.lead import lead
 from fairseq_hier.cli import demo_facts as facts_cli
 from fairseq_hier.cli import make_demo_corpus as corpus_cli
 from fairseq_hier.demo import corpus as mdc
 from fairseq_hier.demo import facts as df
-from fairseq_hier.baselines.lead import lead
 
 SPLITS = ("train", "valid", "test")
 FILES = [f"{s}.{e}" for s in SPLITS for e in ("src", "tgt", "facts.jsonl")]

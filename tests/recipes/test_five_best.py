@@ -13,8 +13,8 @@ import pytest
 from conftest import SMALL_MODEL
 from test_wikisum_recipe import run
 from wikisum_samples import spm_model, write_shards
-from fairseq_hier.scoring import significance as sig
 from fairseq_hier.io import read_lines
+from fairseq_hier.scoring import significance as sig
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from fairseq_hier.cli.lexrank import cli_main
 from fairseq_hier.baselines.lexrank import lexrank, lexrank_scores, rank_paragraphs
+from fairseq_hier.cli.lexrank import cli_main
 from fairseq_hier.data.paragraphs import text_paragraphs
 from fairseq_hier.text.tfidf import cosine_matrix
 

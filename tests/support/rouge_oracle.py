@@ -13,8 +13,8 @@ import os
 import subprocess
 from typing import Dict, List
 
-from fairseq_hier.scoring import rouge
 from fairseq_hier.io import read_lines
+from fairseq_hier.scoring import rouge
 
 RSCORE_KEYS = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
 
