@@ -2,7 +2,7 @@
 paper's corpora (not a test).
 
 Writes a synthetic training split in our raw layout (Zipf-distributed made-up words,
-``benchmarks/synthetic_text.py``), runs ``examples/doc_mt_common/prepare.sh`` on it at two
+``benchmarks/synthetic_text.py``), runs ``examples/common/doc_mt_prepare.sh`` on it at two
 sizes (``--docs``), reads each step's time from its log and prints words per second per step and
 the time each step would take on the paper's training sets (004 Table 2). Protocol and what the
 text is like: docs/benchmarks.md, section doc_mt_prepare_speed.py.
@@ -28,7 +28,7 @@ from benchmarks.synthetic_text import word_sampler  # noqa: E402
 from fairseq_hier.readers.documents import Document, write_documents  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-PREPARE = ROOT / "examples" / "doc_mt_common" / "prepare.sh"
+PREPARE = ROOT / "examples" / "common" / "doc_mt_prepare.sh"
 # the commands prepare.sh calls (fastbpe, fairseq-hier-*, fairseq-preprocess): this Python's first
 TOOLS_PATH = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
 SENTENCE_WORDS, DOC_SENTENCES, ZH_CHARS_PER_WORD = 22, 16, 1.8

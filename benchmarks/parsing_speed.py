@@ -1,6 +1,6 @@
 """ParsingSum's costs, side by side in one run (not a test).
 
-1. The parsing step: sentences per second of ``fairseq-hier-parse``'s library function with 1
+1. The parsing step: sentences per second of ``fairseq-hier-parse spacy``'s library function with 1
    and ``--parse-workers`` processes over generated news-like lines (``--sentences 0`` skips it).
 2. Training: ``parsingsum_ft`` (003's FT + LGA) vs ``transformer_copy`` (003's FT: the ratio
    measures LGA alone) and fairseq's ``transformer``, at 500 and 1600 source pieces with a

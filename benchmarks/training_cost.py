@@ -112,7 +112,7 @@ def max_batch_worker(job_spec):
     """The largest batch of ``arch`` at ``tokens`` whose training step (twice: the first also
     allocates Adam's state) fits under ``cap_gib`` of CUDA memory, model and optimizer included:
     doubling from 1, then bisecting; out-of-memory is caught and the cache emptied (the search
-    of fairseq-hier-efficiency: :func:`cuda_fits`, :func:`largest_batch`)."""
+    of fairseq-hier-analyse efficiency: :func:`cuda_fits`, :func:`largest_batch`)."""
     import torch
 
     s = job_spec

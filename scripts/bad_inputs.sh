@@ -12,10 +12,10 @@ mkdir -p "$WORK" && cd "$WORK" || exit 1
 U=(--user-dir "$ROOT/fairseq_hier")
 
 setup() {
-  fairseq-hier-demo-corpus --out-dir raw --train 40 --valid 8 --test 8 --seed 1 \
+  fairseq-hier-demo corpus --output-dir raw --train 40 --valid 8 --test 8 --seed 1 \
     && fairseq-preprocess --source-lang src --target-lang tgt --trainpref raw/train \
       --validpref raw/valid --testpref raw/test --destdir bin --joined-dictionary --workers 1 \
-    && fairseq-hier-record bin --task hierarchical_summarization --pipeline paragraphs \
+    && fairseq-hier-record data bin --task hierarchical_summarization --pipeline paragraphs \
       --generation "--beam 2 --max-len-b 10" \
     && fairseq-train bin "${U[@]}" --task hierarchical_summarization --arch pht \
       --max-paragraphs 4 --max-paragraph-tokens 8 --max-source-positions 40 \
@@ -60,37 +60,37 @@ case_() {
 }
 G=(fairseq-generate bin "${U[@]}" --task hierarchical_summarization --path ck/checkpoint_last.pt
    --max-paragraphs 4 --max-paragraph-tokens 8 --batch-size 4 --max-len-b 5)
-case_ timeout --preserve-status -s INT 3 fairseq-hier-demo-corpus --out-dir big --train 400000 --seed 2
+case_ timeout --preserve-status -s INT 3 fairseq-hier-demo corpus --output-dir big --train 400000 --seed 2
 case_ test ! -e big/train.src
-case_ fairseq-hier-lead --source raw/test.src --reference raw/test.tgt --output raw/test.src
-case_ fairseq-hier-lead --source raw/test.src --reference raw/test.tgt --output /dev/full
-case_ fairseq-hier-lead --source raw/test.src --reference raw/test.tgt --output raw
-case_ fairseq-hier-lead --source raw/test.src --reference raw/test.tgt --output /proc/lead.txt
-case_ fairseq-hier-lead --source nope.src --reference raw/test.tgt --output lead.txt
+case_ fairseq-hier-baseline lead --source raw/test.src --reference raw/test.tgt -o raw/test.src
+case_ fairseq-hier-baseline lead --source raw/test.src --reference raw/test.tgt -o /dev/full
+case_ fairseq-hier-baseline lead --source raw/test.src --reference raw/test.tgt -o raw
+case_ fairseq-hier-baseline lead --source raw/test.src --reference raw/test.tgt -o /proc/lead.txt
+case_ fairseq-hier-baseline lead --source nope.src --reference raw/test.tgt -o lead.txt
 "${G[@]}" > gen.log 2>&1
 head -c -200 gen.log > cut.log
 case_ fairseq-hier-hypotheses setup.log
 case_ fairseq-hier-hypotheses cut.log
 case_ fairseq-hier-hypotheses gen.log --output gen.log
-case_ fairseq-hier-ptb-tokenize raw/test.tgt raw/test.tgt
-case_ fairseq-hier-rouge raw/test.tgt in.txt -s raw/test.tgt --fallback
+case_ fairseq-hier-ptb-tokenize raw/test.tgt -o raw/test.tgt
+case_ fairseq-hier-rouge raw/test.tgt in.txt -o raw/test.tgt --fallback
 case_ fairseq-hier-significance rouge raw/test.tgt A=in.txt B=in.txt --samples -5
-case_ fairseq-hier-doc-demo-corpus dd --train-docs -5
-case_ fairseq-hier-doc-tokenize --input x --output y --src-lang en --tgt-lang de --workers -3
-case_ fairseq-hier-record bin --task hierarchical_summarization --pipeline paragraphs --generation "--beam -3"
-case_ fairseq-hier-record bin --task hierarchical_summarization --pipeline paragraphs --generation "--no-such-option 3"
-case_ fairseq-hier-doc-chunk --input x --output y --src-lang en --tgt-lang de --codes cut.codes
-case_ fairseq-hier-doc-chunk --input x --output y --src-lang en --tgt-lang de --codes random.pt
+case_ fairseq-hier-demo doc-corpus --output-dir dd --train-docs -5
+case_ fairseq-hier-doc tokenize --input-prefix x --output-prefix y --src-lang en --tgt-lang de --workers -3
+case_ fairseq-hier-record data bin --task hierarchical_summarization --pipeline paragraphs --generation "--beam -3"
+case_ fairseq-hier-record data bin --task hierarchical_summarization --pipeline paragraphs --generation "--no-such-option 3"
+case_ fairseq-hier-doc chunk --input-prefix x --output-prefix y --src-lang en --tgt-lang de --codes cut.codes
+case_ fairseq-hier-doc chunk --input-prefix x --output-prefix y --src-lang en --tgt-lang de --codes random.pt
 case_ fairseq-hier-report empty_run_dir --output-dir rep
-case_ fairseq-hier-demo-corpus --out-dir demo --repeat-prob nan
-case_ fairseq-hier-rank-eval --source raw/test.src --target raw/test.tgt --bootstrap -5
+case_ fairseq-hier-demo corpus --output-dir demo --repeat-prob nan
+case_ fairseq-hier-rank eval --source raw/test.src --target raw/test.tgt --bootstrap -5
 case_ fairseq-hier-summarize ck in.txt -o in.txt
 case_ fairseq-hier-summarize ck in.txt --batch-size 0
 case_ fairseq-hier-summarize evil in.txt
 case_ test ! -e EVIL_RAN
 case_ fairseq-hier-summarize ck in.txt --checkpoint-file cut.pt
-case_ fairseq-hier-extract-attention bin --path random.pt --destdir lab
-case_ fairseq-hier-extract-attention bin --path ck/checkpoint_last.pt --destdir lab --batch-size 0
+case_ fairseq-hier-extract-attention bin --path random.pt --output-dir lab
+case_ fairseq-hier-extract-attention bin --path ck/checkpoint_last.pt --output-dir lab --batch-size 0
 case_ "${G[@]}" --beam -3
 case_ "${G[@]}" --max-len-b -5
 case_ "${G[@]}" --beam 2 --nbest 3
@@ -147,23 +147,23 @@ group_terminated() {
   printf '| `%s` (SIGTERM to its process group) | %s | `%s` |\n' "$*" "$?" \
     "$(grep -v ' | INFO | ' term.log | tail -1)"
 }
-worker_killed fairseq-hier-rank-labels --source big.src --target big.tgt --output w/big.labels --workers 2
-worker_killed fairseq-hier-graph --source big.src --kind tfidf --output-prefix w/big.graph.tfidf --workers 2
-group_terminated fairseq-hier-rank-labels --source big.src --target big.tgt --output w/big.labels --workers 2
+worker_killed fairseq-hier-rank labels --source big.src --target big.tgt -o w/big.labels --workers 2
+worker_killed fairseq-hier-graph --input big.src --kind tfidf --output-prefix w/big.graph.tfidf --workers 2
+group_terminated fairseq-hier-rank labels --source big.src --target big.tgt -o w/big.labels --workers 2
 case_ ls -A w
 if mkdir -p full && mount -t tmpfs -o size=16k tmpfs full 2>/dev/null; then
-  case_ fairseq-hier-graph --source big.src --kind tfidf --output-prefix full/big.graph.tfidf
-  case_ fairseq-hier-rank-labels --source big.src --target big.tgt --output full/big.labels
+  case_ fairseq-hier-graph --input big.src --kind tfidf --output-prefix full/big.graph.tfidf
+  case_ fairseq-hier-rank labels --source big.src --target big.tgt -o full/big.labels
   case_ ls -A full
   umount full
 fi
 echo 'a file' > afile
-case_ fairseq-hier-lead --source raw/test.src --reference raw/test.tgt --output afile/lead.hyp
+case_ fairseq-hier-baseline lead --source raw/test.src --reference raw/test.tgt -o afile/lead.hyp
 
 # ---------------------------------------------------------------- options holding options
-case_ fairseq-hier-record bin --task hierarchical_summarization --pipeline paragraphs --generation "--beam '2"
+case_ fairseq-hier-record data bin --task hierarchical_summarization --pipeline paragraphs --generation "--beam '2"
 case_ fairseq-hier-rouge raw/test.tgt in.txt -a "-c 95 -n '2"
-case_ fairseq-hier-efficiency --data bin --task-args '--max-paragraphs "4'
+case_ fairseq-hier-analyse efficiency --data bin --task-args '--max-paragraphs "4'
 case_ fairseq-hier-summarize ck in.txt "--generation=--beam '2"
 
 # ------------------------------------------------------------------- checkpoints and tasks
@@ -181,7 +181,7 @@ for k in range(1, 64):  # a cut where torch raises OSError(EINVAL), not RuntimeE
 PY
 case_ fairseq-generate bin "${U[@]}" --task hierarchical_summarization --path ck/einval.pt
 case_ fairseq-hier-summarize ck in.txt --checkpoint-file einval.pt
-case_ fairseq-hier-rank --path ck/einval.pt --source in.txt --output ranked.txt
+case_ fairseq-hier-rank apply --path ck/einval.pt --input in.txt --output ranked.txt
 case_ "${T[@]/pht/hat_bart_base}"
 case_ test ! -e ck_bad/crash.pt
 case_ fairseq-train bin "${U[@]}" --task paragraph_ranking --arch paragraph_ranker --criterion paragraph_ranking \
@@ -197,9 +197,9 @@ case_ fairseq-hier-summarize ck only_sub -o only_sub.txt
 case_ test ! -e only_sub.txt
 case_ fairseq-hier-settings pht --stage train --examples 100 --gpus 1 -- --lrr 3
 case_ fairseq-hier-settings pht --stage generate -- --beam x
-case_ fairseq-hier-run-json runs/x --name x --arch phtt --task hierarchical_summarization --metric rouge
+case_ fairseq-hier-record run runs/x --name x --arch phtt --task hierarchical_summarization --metric rouge
 mkdir -p trained/foo && cp ck/checkpoint_last.pt trained/foo/
-case_ fairseq-hier-run-json runs/y --inherit trained/foo --task hierarchical_summarization --metric rouge
+case_ fairseq-hier-record run runs/y --inherit trained/foo --task hierarchical_summarization --metric rouge
 case_ fairseq-hier-report ck --output-dir afile
 case_ env WORK=own bash "$ROOT/examples/own_data/run.sh" frob
 case_ env WORK=own DATA=raw RANK=bogus bash "$ROOT/examples/own_data/run.sh" prepare pht

@@ -69,11 +69,10 @@ ENTRIES = {
     "fairseq-train": "fairseq_cli.train:cli_main",
     "fairseq-generate": "fairseq_cli.generate:cli_main",
     "fairseq-validate": "fairseq_cli.validate:cli_main",
-    "fairseq-hier-demo-corpus": "fairseq_hier.cli.make_demo_corpus:cli_main",
-    "fairseq-hier-deps": "fairseq_hier.cli.dependencies:cli_main",
+    "fairseq-hier-demo": "fairseq_hier.cli.demo:cli_main",
+    "fairseq-hier-parse": "fairseq_hier.cli.parse:cli_main",
     "fairseq-hier-extract-attention": "fairseq_hier.cli.extract_attention:cli_main",
-    "fairseq-hier-rank-labels": "fairseq_hier.cli.rank_labels:cli_main",
-    "fairseq-hier-rank": "fairseq_hier.cli.rank_paragraphs:cli_main",
+    "fairseq-hier-rank": "fairseq_hier.cli.rank:cli_main",
 }
 
 
@@ -659,15 +658,15 @@ def traits(arch):
 
 def data_steps(work, sizes, archs):
     """The data every architecture of ``archs`` needs, made with the project's commands:
-    the demo corpus (fairseq-hier-demo-corpus), its data-bin (fairseq-preprocess), the chain
-    parse (fairseq-hier-deps), HAT's BOS-marked copy and the ranker's data-bin and labels."""
+    the demo corpus (fairseq-hier-demo corpus), its data-bin (fairseq-preprocess), the chain
+    parse (fairseq-hier-parse project), HAT's BOS-marked copy and the ranker's data-bin and labels."""
     # the checkout's package: cli_main puts it on sys.path
     from fairseq_hier.recipes.architectures import SENTENCES
 
     raw, steps = work / "raw", []
     train, valid, test = sizes.corpus
     steps.append(Step("data-corpus", command(
-        "fairseq-hier-demo-corpus", "--out-dir", raw, "--train", train, "--valid", valid,
+        "fairseq-hier-demo", "corpus", "--output-dir", raw, "--train", train, "--valid", valid,
         "--test", test, "--seed", 1)))
     steps.append(Step("data-preprocess", command(
         "fairseq-preprocess", "--source-lang", "src", "--target-lang", "tgt", "--trainpref",
@@ -682,7 +681,7 @@ def data_steps(work, sizes, archs):
                 write_chain_conllu, raw / f"{split}.src", work / f"{split}.conllu"),
                 ["data-corpus"]))
             steps.append(Step(f"data-parse-{split}", command(
-                "fairseq-hier-deps", "--conllu", work / f"{split}.conllu", "--source",
+                "fairseq-hier-parse", "project", "--conllu", work / f"{split}.conllu", "--source",
                 raw / f"{split}.src", "--subword", "none", "--output-prefix",
                 work / "parsed-bin" / f"{split}.parse.chain"),
                 ["data-parse-copy", f"data-parse-{split}-conllu"]))
@@ -702,8 +701,8 @@ def data_steps(work, sizes, archs):
             "--workers", 1), ["data-corpus"]))
         for split in ("train", "valid"):
             steps.append(Step(f"data-ranker-labels-{split}", command(
-                "fairseq-hier-rank-labels", "--source", raw / f"{split}.src", "--target",
-                raw / f"{split}.tgt", "--output", work / "ranker-bin" / f"{split}.labels",
+                "fairseq-hier-rank", "labels", "--source", raw / f"{split}.src", "--target",
+                raw / f"{split}.tgt", "-o", work / "ranker-bin" / f"{split}.labels",
                 "--no-progress-bar"), ["data-ranker-preprocess"]))
     return steps
 
@@ -802,7 +801,7 @@ def predictor_steps(dtype, work, sizes, common, extra):
 
 def ranker_steps(dtype, work, sizes, common, extra):
     """The paragraph ranker's cell: fairseq-train, fairseq-validate (its loss) and
-    fairseq-hier-rank over the test sources (one ranked line each)."""
+    fairseq-hier-rank apply over the test sources (one ranked line each)."""
     bin_dir, train_id = work / "ranker-bin", f"train-paragraph_ranker-{dtype}"
     ckpt = work / "checkpoints" / f"paragraph_ranker-{dtype}" / "checkpoint_last.pt"
     ranker = ["--task", "paragraph_ranking", "--arch", "paragraph_ranker", "--criterion",
@@ -819,7 +818,7 @@ def ranker_steps(dtype, work, sizes, common, extra):
             ckpt, "--batch-size", 8, "--num-workers", 0, "--valid-subset", "valid",
             *DTYPE_FLAGS[dtype]), [train_id], check_validate),
         Step(cell["rank"], command(
-            "fairseq-hier-rank", "--path", ckpt, "--source", work / "raw" / "test.src",
+            "fairseq-hier-rank", "apply", "--path", ckpt, "--input", work / "raw" / "test.src",
             "--output", ranked, "--no-progress-bar"), [train_id],
             check_lines(ranked, sizes.test_examples))]
 
@@ -835,7 +834,7 @@ def label_steps(work, sizes, planned):
             "--max-tokens", 2000, *common_train(sizes, work / "checkpoints" / "pht-fp32",
                                                 "fp32")), ["data-preprocess"], check_train))
     labels = ["fairseq-hier-extract-attention", work / "data-bin", "--path",
-              work / "checkpoints" / "pht-fp32" / "checkpoint_last.pt", "--destdir",
+              work / "checkpoints" / "pht-fp32" / "checkpoint_last.pt", "--output-dir",
               work / "labels", "--splits", "train", "valid", "--batch-size", 16]
     return steps + [Step("data-labels", command(*labels, *(["--cpu"] if sizes.dry else [])),
                          [PHT_FP32])]

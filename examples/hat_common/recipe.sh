@@ -1,36 +1,44 @@
 #!/usr/bin/env bash
-# HAT recipes: the train and decode steps of one model kind, as the dataset folders call them
-# (each dataset's train.sh / decode.sh only sets the paper's settings in the environment).
-#
-# usage: recipe.sh train  WORK INIT hat|plain [fairseq-train args]
-#          INIT: BART_DIR (fairseq's: its model.pt; Hugging Face's: the directory itself) or a
-#          checkpoint (SAMSum/AMI start from CNN/DM's)
+# The HAT steps (README.md), run by each data set's recipe.sh with its facts in the environment.
+# usage: recipe.sh prepare DATA_DIR WORK BART_DIR       (FORMAT; FILES: the splits in DATA_DIR)
+#        recipe.sh train WORK INIT hat|plain [fairseq-train args]
 #        recipe.sh decode WORK BART_DIR hat|plain [fairseq-generate args]
-#          (a Hugging Face BART_DIR: decoded with the files prepare.sh derived, WORK/bart_files)
-# One run folder per model kind, WORK/checkpoints/KIND: train.sh's run.json, checkpoints and
-# train.log, then decode.sh's generate-test.txt, test.hyp, test.ref and test.rouge.txt.
-# env: ARCH (hat_bart_large for hat, long_bart_large for plain) MAX_SOURCE (source length of the
-#      model and of the task's checks, train and decode alike: fairseq-generate's default is 1024)
-#      SEGMENTS (auto: 1 + the largest speaker index of WORK/bpe/*.segments; unset: none) and the
-#      variables of train.sh / decode.sh beside this file
 set -euo pipefail
-[[ $# -ge 4 ]] || { echo "usage: $0 train|decode WORK INIT|BART_DIR hat|plain [args...]" >&2; exit 2; }
-STEP=$1; WORK=$2; FROM=$3; KIND=$4; shift 4
-HERE=$(dirname "$0")
-case "$KIND" in hat) ARCH=${ARCH:-hat_bart_large};; plain) ARCH=${ARCH:-long_bart_large};;
-  *) echo "recipe.sh: the model kind must be hat or plain, got '$KIND'" >&2; exit 2;; esac
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+fail() { echo "recipe.sh: $*" >&2; exit 2; }
+STEP=${1:-}; shift || true
 case "$STEP" in
-  train)
-    INIT=$FROM; [[ -d "$INIT" && ! -f "$INIT/config.json" ]] && INIT="$INIT/model.pt"
-    if [[ "${SEGMENTS:-}" == auto ]]; then
-      SEGMENTS=$(cat "$WORK"/bpe/{train,valid,test}.segments | tr ' ' '\n' | sort -n | tail -1 \
-        | awk '{print $1 + 1}')
-    fi
-    SEGMENTS=${SEGMENTS:-0} exec bash "$HERE/train.sh" "$WORK" "$ARCH" "$INIT" \
-      "$WORK/checkpoints/$KIND" --max-source-positions "${MAX_SOURCE:-1024}" "$@";;
-  decode)
-    BPE=$FROM; [[ -f "$FROM/config.json" ]] && BPE="$WORK/bart_files"
-    exec bash "$HERE/decode.sh" "$WORK" "$BPE" "$WORK/checkpoints/$KIND/checkpoint_best.pt" \
-      "$WORK/checkpoints/$KIND" --max-source-positions "${MAX_SOURCE:-1024}" "$@";;
-  *) echo "recipe.sh: the step must be train or decode, got '$STEP'" >&2; exit 2;;
+  prepare) [[ $# -eq 3 ]] || fail "usage: prepare DATA_DIR WORK BART_DIR"
+    read -ra FILES <<< "$FILES"
+    exec bash "$ROOT/examples/common/bart_prepare.sh" "$FORMAT" "$2" "$3" "${FILES[@]/#/$1/}";;
+  train|decode) [[ $# -ge 3 ]] || fail "usage: $STEP WORK INIT|BART_DIR hat|plain [args...]";;
+  *) fail "the step must be prepare, train or decode, got '$STEP'";;
 esac
+WORK=$1; FROM=$2; KIND=$3; shift 3
+case "$KIND" in hat) ARCH=${ARCH:-hat_bart_large};; plain) ARCH=${ARCH:-long_bart_large};;
+  *) fail "the model kind must be hat or plain, got '$KIND'";; esac
+RUN="$WORK/checkpoints/$KIND"
+if [[ "$STEP" == decode ]]; then
+  BPE=$FROM; [[ -f "$FROM/config.json" ]] && BPE="$WORK/bart_files"
+  source "$ROOT/examples/common/paper_decoding.sh"
+  paper_decoding hat_bart_large "${SETTINGS_DATASET:-other}"
+  SUBSET=${SUBSET:-test}
+  MULTI=(); [[ -f "$WORK/bpe/$SUBSET.refs.jsonl" ]] && MULTI=(--multi-references "$WORK/bpe/$SUBSET.refs.jsonl")
+  exec bash "$ROOT/examples/common/decode.sh" "$RUN" "--protocol ptb" --data "$WORK/data-bin" \
+    --references "$WORK/bpe/$SUBSET.ref" "${MULTI[@]}" --task hat_summarization \
+    --task-args "--source-lang source --target-lang target" --generation "${GENERATION[*]}" \
+    --batch-size "${BATCH:-16}" -- --bpe gpt2 --gpt2-encoder-json "$BPE/encoder.json" \
+    --gpt2-vocab-bpe "$BPE/vocab.bpe" --max-source-positions "${MAX_SOURCE:-1024}" "$@"
+fi
+INIT=$FROM; [[ -d "$INIT" && ! -f "$INIT/config.json" ]] && INIT="$INIT/model.pt"
+[[ -f "$INIT" || -f "$INIT/config.json" || -f "$RUN/done" ]] \
+  || { echo "recipe.sh: $INIT not found (a checkpoint file or a Hugging Face BART directory)" >&2; exit 1; }
+if [[ "${SEGMENTS:-}" == auto ]]; then  # 1 + the largest speaker index of the data
+  SEGMENTS=$(cat "$WORK"/bpe/{train,valid,test}.segments | tr ' ' '\n' | sort -n | tail -1 | awk '{print $1 + 1}')
+fi
+SEGMENT_FLAGS=()  # dialogue models only: fairseq's own bart_* archs have no such option
+[[ "${SEGMENTS:-0}" != 0 ]] && SEGMENT_FLAGS=(--segment-embeddings "$SEGMENTS")
+exec bash "$ROOT/examples/common/paper_train.sh" "$WORK/data-bin" "$RUN" hat_bart_large \
+  "${SETTINGS_DATASET:-arxiv}" "$ARCH" hat_summarization rouge --source-lang source \
+  --target-lang target --finetune-from-model "$INIT" "${SEGMENT_FLAGS[@]}" \
+  --max-source-positions "${MAX_SOURCE:-1024}" "$@"

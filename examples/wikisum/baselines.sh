@@ -1,31 +1,17 @@
 #!/usr/bin/env bash
-# The extractive baselines of 002 Table 2 on the test split, scored like the models (score.sh's
-# normalisation, official ROUGE-1.5.5 and rouge-score's F1 beside it):
-# - Lead: the title and the ranked paragraphs, first K tokens, K = the reference's length
-#   (fairseq-hier-lead);
-# - LexRank: paragraphs as nodes, tf-idf cosine edges, PageRank, paragraphs taken by score until
-#   the reference's length is reached (fairseq-hier-lexrank).
-# K counts sentencepiece pieces of raw/test.tgt (the sources are in pieces too); the outputs are
-# decoded to text (pieces joined, '▁' -> space) before scoring.
-# usage: baselines.sh WORK_DIR
-#   writes one run folder per baseline beside the trained ones, WORK_DIR/checkpoints/{lead,lexrank}/:
-#   run.json, test.pieces, test.hyp.raw, test.hyp, test.ref (the references used), test.rouge.txt
+# The extractive baselines of 002 Table 2 (README.md, step 4), each a run folder
+# WORK_DIR/checkpoints/{lead,lexrank}, scored as the models are. usage: baselines.sh WORK_DIR
 set -euo pipefail
 [[ $# -eq 1 ]] || { echo "usage: $0 WORK_DIR" >&2; exit 2; }
-WORK=$1; RAW="$WORK/raw"; HERE=$(dirname "$0")
+RAW="$1/raw"
 for SYSTEM in lead lexrank; do
-  OUT="$WORK/checkpoints/$SYSTEM"
-  fairseq-hier-run-json "$OUT" --name "$SYSTEM" --arch "$SYSTEM" \
+  OUT="$1/checkpoints/$SYSTEM"
+  fairseq-hier-record run "$OUT" --name "$SYSTEM" --arch "$SYSTEM" \
     --task hierarchical_summarization --metric rouge > /dev/null
-  "fairseq-hier-$SYSTEM" --source "$RAW/test.src" --reference "$RAW/test.tgt" --output "$OUT/test.pieces"
-  python -c 'import sys
-for line in sys.stdin:
-    print("".join(line.split()).replace("\u2581", " ").strip())' < "$OUT/test.pieces" > "$OUT/test.hyp.raw"
-  python "$HERE/postprocess.py" < "$OUT/test.hyp.raw" > "$OUT/test.hyp.tmp"
-  mv "$OUT/test.hyp.tmp" "$OUT/test.hyp"
-  cp "$RAW/test.ref" "$OUT/test.ref.tmp"
-  mv "$OUT/test.ref.tmp" "$OUT/test.ref"
+  fairseq-hier-baseline "$SYSTEM" --source "$RAW/test.src" --reference "$RAW/test.tgt" \
+    -o "$OUT/test.pieces"
+  # sentencepiece pieces -> text, as fairseq-generate --post-process sentencepiece writes it
+  sed -e 's/ //g' -e 's/\xe2\x96\x81/ /g' -e 's/^ *//' -e 's/ *$//' "$OUT/test.pieces" > "$OUT/test.hyp.raw"
   echo "== $SYSTEM"
-  fairseq-hier-rouge "$OUT/test.ref" "$OUT/test.hyp" -e "<q>" -zs --also-rouge-score \
-    --saveto "$OUT/test.rouge.txt"
+  fairseq-hier-score "$OUT" --protocol hiersumm --references "$RAW/test.ref"
 done

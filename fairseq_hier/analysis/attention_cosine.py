@@ -3,7 +3,7 @@
 :func:`gold_distribution` (the reference's normalised tf-idf similarity to each paragraph),
 :func:`paragraph_sums` and :func:`summary_distribution` (a system's teacher-forced attention per
 paragraph), the cosine with its bootstrap interval and the heatmap rows; run by
-``fairseq-hier-attention-cosine``. The readings chosen where the papers say no more
+``fairseq-hier-analyse attention-cosine``. The readings chosen where the papers say no more
 (paragraphs, terms and idf, excluded examples, each model kind's attention): docs/evaluation.md,
 section fairseq_hier.analysis.attention_cosine.
 
@@ -121,7 +121,7 @@ def attention_kind(model) -> str:
     """Which reading of the system's attention applies (module docstring); ValueError for a
     model whose decoder attention cannot be mapped onto paragraphs."""
     # the models import fairseq: imported here, so that reading and scoring attention files
-    # (fairseq-hier-attention-cosine without a checkpoint) never imports it
+    # (fairseq-hier-analyse attention-cosine without a checkpoint) never imports it
     from ..models.hierarchical_transformer import HierarchicalTransformerModel
     from ..models.liu_ht import LiuHTModel
 
@@ -285,7 +285,7 @@ def load_system(path: str, data: str, cut: Dict[str, int]):
                  or getattr(state.get("args"), "task", None))
     if task_name != "hierarchical_summarization":
         hint = (" (HAT's sentence attention: fairseq-generate --print-sentence-attention, then "
-                "fairseq-hier-heatmap)" if task_name == "hat_summarization" else "")
+                "fairseq-hier-analyse heatmap)" if task_name == "hat_summarization" else "")
         raise HierError(f"{path} is a checkpoint of task {task_name!r}; the paragraph-attention "
                         f"cosine needs one of task 'hierarchical_summarization'{hint}")
     models, cfg, task = checkpoint_utils.load_model_ensemble_and_task(

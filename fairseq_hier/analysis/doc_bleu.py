@@ -10,6 +10,7 @@ docs/evaluation.md, section fairseq_hier.analysis.doc_bleu.
 Imports ``scoring``, ``readers``, ``data``, ``text``, ``analysis.generate_log``, ``io``, ``errors``.
 """
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -19,9 +20,10 @@ from fairseq_hier.analysis.generate_log import read_hypotheses
 from fairseq_hier.data.chunk_map import ChunkRow, read_chunk_map, reassemble
 from fairseq_hier.data.preprocessing_record import RECORD_FILE, read_record
 from fairseq_hier.errors import HierError
-from fairseq_hier.io import atomic_outputs, read_lines
+from fairseq_hier.io import atomic_outputs, check_outputs, read_lines
 from fairseq_hier.readers.documents import read_sentence_blocks
 from fairseq_hier.scoring import bleu as doc_bleu
+from fairseq_hier.scoring.bootstrap import ALPHA, text_table
 from fairseq_hier.scoring.significance import bleu_significance
 from fairseq_hier.text.tokenizers import base_language
 
@@ -62,6 +64,12 @@ def system_name(spec: str) -> Tuple[str, str]:
         raise HierError(f"bad system {spec!r}: NAME {name!r} names the files NAME.docs and "
                         f"NAME.chunks.tsv, so it must be a plain file name (no {os.sep!r})")
     return name, log
+
+
+def chunk_hypotheses(log: str, chunks: str, lines: str = "H") -> List[str]:
+    """The hypotheses of a fairseq-generate log of a split's chunks, one per chunk of the chunk
+    map ``chunks``, in its order (every chunk exactly once)."""
+    return read_hypotheses(log, len(read_chunk_map(chunks)), lines)
 
 
 def read_system(spec: str, rows, lines: str) -> Tuple[str, str, List[str]]:
@@ -276,3 +284,71 @@ def write_run_dir(run_dir: str, subset: str, result: DocBleu, report: str) -> Li
         f_ref.writelines(r + "\n" for r in result.references)
         f_report.write(report)
     return paths
+
+
+def format_table(results: Dict[str, dict], baseline: str, segments: str = "chunks") -> str:
+    """The systems' scores side by side: document BLEU and its bootstrap interval, chrF, the
+    paired test against ``baseline``, chunk (or sentence) BLEU."""
+    unit = "sentence" if segments == "sentences" else "chunk"
+    rows = [("system", "doc BLEU", "95% CI", "doc chrF", f"delta vs {baseline} [95% interval]",
+             "p", f"{unit} BLEU")]
+    for name, r in results.items():
+        ci = (f"{r['sacrebleu_mean']:.2f} ± {r['sacrebleu_ci95']:.2f}" if "sacrebleu_ci95" in r
+              else "-")
+        if "delta" in r:
+            delta = f"{r['delta']:+.2f} [{r['low']:+.2f}, {r['high']:+.2f}]"
+            p = f"{r['p_value']:.3f}" + ("*" if r["p_value"] < ALPHA else "")
+        else:
+            delta, p = ("(baseline)" if name == baseline and len(results) > 1 else "-"), "-"
+        rows.append((name, f"{r['doc_bleu']:.2f}", ci, f"{r['chrf']:.2f}", delta, p,
+                     f"{r['chunk_bleu']:.2f}"))
+    return text_table(rows)
+
+
+def report_text(result: DocBleu, tgt_lang: str, tokenize: str, bootstrap: int,
+                seed: int) -> str:
+    """What ``fairseq-hier-doc-bleu`` prints (and writes to ``SUBSET.bleu.txt``): the table, the
+    counts, the signatures, the post-processing, the summary as JSON."""
+    summary = result.summary
+    note = (f"; {bootstrap} paired resamples (seed {seed}); p: one-sided, share of "
+            f"resamples in which the system does not beat {summary['baseline']}; * p < {ALPHA}"
+            if bootstrap > 0 and len(result.systems) > 1 else "")
+    lines = [format_table(summary["systems"], summary["baseline"], summary["segments"]),
+             f"{summary['documents']} documents, {summary['chunks']} {summary['segments']}{note}",
+             f"BLEU signature: {summary['signature']}",
+             f"chrF signature: {summary['chrf_signature']}"]
+    tokenizer_note = doc_bleu.tokenize_note(tgt_lang, tokenize)
+    if tokenizer_note:
+        lines.append(f"sacreBLEU tokenizer: {tokenizer_note}")
+    lines += [f"hypotheses ({name}): {steps}"
+              for name, steps in summary["postprocessing"]["hypotheses"].items()]
+    lines += [f"references: {summary['postprocessing']['references']}", json.dumps(summary)]
+    return "".join(line + "\n" for line in lines)
+
+
+def score_systems(specs: List[str], chunks: Optional[str], ref: str, tgt_lang: str,
+                  tokenize: str, docids: Optional[str] = None, lines: str = "H",
+                  detokenize: bool = True, bootstrap: int = 1000, seed: int = 0, warn=None,
+                  tgt_tokenizer: Optional[str] = None, force: bool = False, text: bool = False,
+                  run_dir: Optional[str] = None, subset: Optional[str] = None,
+                  output_dir: Optional[str] = None) -> Tuple[DocBleu, str]:
+    """Document BLEU of the systems (:func:`evaluate`, same arguments) and its report
+    (:func:`report_text`), the outputs checked before scoring and written after: one system's
+    ``run_dir`` files (:func:`write_run_dir`, ``subset`` by default the chunk map's) and every
+    system's ``output_dir`` files (:func:`write_outputs`). Returns (result, report)."""
+    names = [system_name(spec)[0] for spec in specs]
+    inputs = input_paths(specs, chunks, ref, docids)
+    subset = subset or default_subset(chunks or ref)
+    if run_dir:
+        check_outputs("--run-dir", run_dir, run_dir_paths(run_dir, subset), inputs)
+    if output_dir:
+        check_outputs("--output-dir", output_dir, output_paths(output_dir, names), inputs)
+    result = evaluate(specs, chunks, ref, docids, tgt_lang, tokenize, lines, detokenize,
+                      bootstrap, seed, warn=warn, tgt_tokenizer=tgt_tokenizer, force=force,
+                      text=text)
+    report = report_text(result, tgt_lang, tokenize, bootstrap, seed)
+    if run_dir:
+        write_run_dir(run_dir, subset, result, report)
+    if output_dir:
+        write_outputs(output_dir, result)
+    return result, report

@@ -9,7 +9,7 @@ fairseq_hier.analysis.efficiency.
 
 May import what docs/design.md allows ``analysis/``; torch and fairseq inside the functions
 that measure (the report reads :data:`TABLE_ARCHS` without them).
-Command line: ``fairseq-hier-efficiency`` (:mod:`fairseq_hier.cli.efficiency`).
+Command line: ``fairseq-hier-analyse efficiency`` (:mod:`fairseq_hier.cli.analyse`).
 """
 
 import argparse

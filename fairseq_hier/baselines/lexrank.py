@@ -1,7 +1,7 @@
 """LexRank baseline (Erkan & Radev 2004) as Liu & Lapata 2019 (002, "Comparison Systems") run it:
 "we build a graph with paragraphs as nodes and edges weighted by tf-idf cosine similarity; we
 run a PageRank-like algorithm on this graph to rank and select paragraphs until the length of
-the ground-truth summary is reached". Run by ``fairseq-hier-lexrank``.
+the ground-truth summary is reached". Run by ``fairseq-hier-baseline lexrank``.
 
 Nodes: the dataset's paragraphs (:func:`fairseq_hier.data.paragraphs.text_paragraphs`); edges:
 :func:`fairseq_hier.text.tfidf.cosine_matrix` (the ``tfidf`` graph's matrix); scores: continuous

@@ -11,14 +11,164 @@ from typing import Callable
 
 from fairseq_hier.data.shards import parse_shard
 from fairseq_hier.errors import HierError, check_range, run_main, shell_words
+# the significance level and the tables of the scoring commands, as the library prints them
+from fairseq_hier.scoring.bootstrap import ALPHA, text_table  # noqa: F401
+
+
+def note(prog: str, message: str) -> None:
+    """One line on stderr for the user (an old name or spelling that still works)."""
+    print(f"{prog}: {message}", file=sys.stderr, flush=True)
 
 
 class CommandParser(argparse.ArgumentParser):
     """argparse, with a bad option answered in one line (``PROG: error: argument --x: ...``,
-    exit status 2) instead of the usage text followed by the error."""
+    exit status 2) instead of the usage text followed by the error; with the old spellings of
+    its options (:attr:`renames`, see :func:`renamed`), the checks between options run after
+    parsing (:attr:`checks`), and a family's default subcommand (:attr:`default_subcommand`),
+    which an old command line without a subcommand runs after one line on stderr."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.renames = {}  # old spelling -> new, for every hidden old option or positional
+        self.checks = []  # check(parser, args) after parsing: parser.error on a bad combination
+        self.default_subcommand = None
+        self.required = []  # required options with old spellings: checked after parsing
+
+    def _as_required(self, method):
+        """``method()`` with :attr:`required` shown as required (usage and help)."""
+        for action in self.required:
+            action.required = True
+        try:
+            return method()
+        finally:
+            for action in self.required:
+                action.required = False
+
+    def format_usage(self):
+        return self._as_required(super().format_usage)
+
+    def format_help(self):
+        return self._as_required(super().format_help)
+
+    def subcommands(self) -> dict:
+        """The subparsers of a family, by name (empty for a single command)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return dict(action.choices)
+        return {}
+
+    def parse_known_args(self, args=None, namespace=None):
+        args = list(sys.argv[1:] if args is None else args)
+        subcommands = self.subcommands()
+        if self.default_subcommand and (not args or (args[0] not in subcommands
+                                                     and args[0] not in ("-h", "--help"))):
+            new = subcommands[self.default_subcommand].prog.replace("fairseq-hier-",
+                                                                   "fairseq-hier ", 1)
+            note(self.prog, f"now '{new}' (give the subcommand; this form will go)")
+            args.insert(0, self.default_subcommand)
+        namespace, extras = super().parse_known_args(args, namespace)
+        for check in self.checks:
+            check(self, namespace)
+        return namespace, extras
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+class _OldSpelling(argparse.Action):
+    """An old spelling of an option, hidden from --help: stores into the new option's
+    destination after one line on stderr naming the new spelling."""
+
+    def __init__(self, option_strings, dest, new: str = "", **kwargs):
+        super().__init__(option_strings, dest, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        note(parser.prog, f"'{option_string}' is now '{self.new}' (this spelling will go)")
+        setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
+
+
+def _require(parser: "CommandParser", action: argparse.Action) -> None:
+    """A check: ``action``'s option (or one of its old spellings) was given; shown as required."""
+    dest = action.dest
+    parser.required.append(action)
+
+    def check(p, args):
+        if getattr(args, dest, None) is None:  # argparse's own words for a missing option
+            p.error(f"the following arguments are required: {'/'.join(action.option_strings)}")
+    parser.checks.append(check)
+
+
+def renamed(parser: "CommandParser", new: str, *old: str, **kwargs) -> None:
+    """Accept ``old`` spellings of the option ``new`` (already added): hidden, they store into
+    its destination (same type, choices, nargs; ``kwargs`` override, ``dest`` included) and
+    print one line naming ``new``. A required ``new`` is then checked after parsing, so that an
+    old spelling counts."""
+    action = parser._option_string_actions[new]
+    if action.required:
+        action.required = False
+        _require(parser, action)
+    settings = dict(type=action.type, choices=action.choices, nargs=action.nargs,
+                    metavar=action.metavar)
+    if action.nargs == 0:
+        settings = dict(nargs=0, const=action.const)
+    settings.update(kwargs)
+    dest = settings.pop("dest", action.dest)
+    parser.add_argument(*old, dest=dest, action=_OldSpelling, new=new,
+                        help=argparse.SUPPRESS, **settings)
+    for spelling in old:
+        parser.renames[spelling] = new
+
+
+def renamed_positional(parser: "CommandParser", metavar: str, new: str) -> None:
+    """Accept a positional ``metavar`` (hidden; after the command's other positionals) as the old
+    spelling of the option ``new`` (already added), with one line naming ``new``; giving both is
+    an error."""
+    action = parser._option_string_actions[new]
+    old_dest = f"old_{action.dest}"
+    required, action.required = action.required, False
+    if required:
+        parser.required.append(action)
+    parser.add_argument(old_dest, nargs="?", metavar=metavar, help=argparse.SUPPRESS,
+                        type=action.type)
+    parser.renames[metavar] = new
+
+    def check(p, args):
+        value = getattr(args, old_dest, None)
+        if value is not None:
+            if getattr(args, action.dest, None) is not None:
+                p.error(f"give {new} only (positional {metavar} is its old spelling)")
+            note(p.prog, f"positional {metavar} is now '{new} {metavar}' (this spelling will go)")
+            setattr(args, action.dest, value)
+        if hasattr(args, old_dest):
+            delattr(args, old_dest)
+        if required and getattr(args, action.dest, None) is None:
+            p.error(f"the following arguments are required: {'/'.join(action.option_strings)}")
+    parser.checks.append(check)
+
+
+def family_parser(prog: str, doc: str, default: str = None) -> tuple:
+    """A family's parser and its subparsers action (:func:`subcommand` adds to it);
+    ``default``: the subcommand an old command line without one runs."""
+    parser = command_parser(prog, doc)
+    parser.default_subcommand = default
+    sub = parser.add_subparsers(dest="subcommand", required=True, metavar="SUBCOMMAND")
+    return parser, sub
+
+
+def subcommand(sub, name: str, run: Callable, summary: str,
+               description: str = None) -> "CommandParser":
+    """A family's subcommand ``name``: its parser (prog ``PROG NAME``, the prefix of its error
+    lines), listed with ``summary``, running ``run(args)``."""
+    p = sub.add_parser(name, help=summary, description=description or summary,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.set_defaults(run=run, command_prog=p.prog)
+    return p
+
+
+def run_subcommand(args):
+    """A family's :func:`run`: the chosen subcommand's."""
+    return args.run(args)
 
 
 def command_parser(prog: str, doc: str) -> argparse.ArgumentParser:
@@ -59,27 +209,20 @@ positive_int = ranged(int, 1)
 count = ranged(int, 0)
 
 
-#: the significance level the scoring commands mark with ``*``
-ALPHA = 0.05
-
-
-def text_table(rows) -> str:
-    """Rows of strings as left-aligned columns two spaces apart (the scoring commands' tables)."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
-
-
 def run_command(prog: str, run: Callable, args) -> int:
-    """``run(args)`` as the command ``prog``; returns the exit status."""
+    """``run(args)`` as the command ``prog`` (a family's subcommand: ``PROG SUB``, its errors'
+    prefix); returns the exit status."""
     logging.basicConfig(format="%(asctime)s | %(levelname)s | %(name)s | %(message)s",
                         level=logging.INFO, stream=sys.stderr)
-    return run_main(prog, lambda: run(args))
+    return run_main(getattr(args, "command_prog", prog), lambda: run(args))
 
 
 def add_split_arguments(p: argparse.ArgumentParser, input_help: str, output_help: str) -> None:
     """The options of a command that turns one split of parallel documents into another."""
-    p.add_argument("--input", required=True, help=input_help)
-    p.add_argument("--output", required=True, help=output_help)
+    p.add_argument("--input-prefix", required=True, help=input_help)
+    p.add_argument("--output-prefix", required=True, help=output_help)
+    renamed(p, "--input-prefix", "--input")
+    renamed(p, "--output-prefix", "--output")
     p.add_argument("--src-lang", required=True, help="source language code (any)")
     p.add_argument("--tgt-lang", required=True, help="target language code (any)")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")

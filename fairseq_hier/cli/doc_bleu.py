@@ -1,27 +1,22 @@
-"""``fairseq-hier-doc-bleu``: chunk translations -> whole documents -> document-level sacreBLEU
-and chrF (paper 004 Sec. 4.2 and Table 7: "We translate each chunk separately and afterwards
-concatenate the translated chunks to compute the BLEU score for the entire document").
+"""``fairseq-hier doc-bleu``: chunk translations -> whole documents -> document-level sacreBLEU
+and chrF (paper 004 Sec. 4.2 and Table 7: each chunk translated separately, the translated chunks
+concatenated to score the entire document).
 
-    fairseq-hier-doc-bleu plain=work/checkpoints/plain/generate-test.txt \
-        hat=work/checkpoints/hat/generate-test.txt --chunks work/data-bin/test.chunks \
-        --ref work/raw/test.de --tgt-lang de --output-dir work/decode
+    fairseq-hier doc-bleu plain=work/checkpoints/plain/generate-test.txt \\
+        hat=work/checkpoints/hat/generate-test.txt --chunks work/data-bin/test.chunks \\
+        --reference work/raw/test.de --tgt-lang de --output-dir work/decode
 
-Inputs, post-processing, scores, files written and ``--text``: docs/commands.md, section
-fairseq_hier.cli.doc_bleu.
-Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
+Specification: docs/commands.md, section doc-bleu. Imports the library packages it calls and
+``fairseq_hier.cli.common``; nothing imports it.
 """
 
-import json
 import logging
 import sys
-from typing import Dict, List, Optional
+from typing import List, Optional
 
-from fairseq_hier.analysis.doc_bleu import (default_subset, evaluate, input_paths, output_paths,
-                                            run_dir_paths, system_name, write_outputs,
-                                            write_run_dir)
-from fairseq_hier.cli.common import ALPHA, command_parser, count, run_command, text_table
-from fairseq_hier.io import check_outputs
-from fairseq_hier.scoring.bleu import default_tokenize, tokenize_note
+from fairseq_hier.analysis.doc_bleu import score_systems
+from fairseq_hier.cli.common import command_parser, count, renamed, run_command
+from fairseq_hier.scoring.bleu import default_tokenize
 from fairseq_hier.scoring.significance import BLEU_SEED
 from fairseq_hier.text.tokenizers import TOKENIZERS
 
@@ -29,113 +24,20 @@ logger = logging.getLogger("fairseq_hier.doc_bleu")
 PROG = "fairseq-hier-doc-bleu"
 
 
-def format_table(results: Dict[str, dict], baseline: str, segments: str = "chunks") -> str:
-    unit = "sentence" if segments == "sentences" else "chunk"
-    rows = [("system", "doc BLEU", "95% CI", "doc chrF", f"delta vs {baseline} [95% interval]",
-             "p", f"{unit} BLEU")]
-    for name, r in results.items():
-        ci = (f"{r['sacrebleu_mean']:.2f} ± {r['sacrebleu_ci95']:.2f}" if "sacrebleu_ci95" in r
-              else "-")
-        if "delta" in r:
-            delta = f"{r['delta']:+.2f} [{r['low']:+.2f}, {r['high']:+.2f}]"
-            p = f"{r['p_value']:.3f}" + ("*" if r["p_value"] < ALPHA else "")
-        else:
-            delta, p = ("(baseline)" if name == baseline and len(results) > 1 else "-"), "-"
-        rows.append((name, f"{r['doc_bleu']:.2f}", ci, f"{r['chrf']:.2f}", delta, p,
-                     f"{r['chunk_bleu']:.2f}"))
-    return text_table(rows)
-
-
-def report_text(result, args) -> str:
-    """What the command prints: the table, the counts, signatures, post-processing, JSON."""
-    summary = result.summary
-    note = (f"; {args.bootstrap} paired resamples (seed {args.seed}); p: one-sided, share of "
-            f"resamples in which the system does not beat {summary['baseline']}; * p < {ALPHA}"
-            if args.bootstrap > 0 and len(result.systems) > 1 else "")
-    lines = [format_table(summary["systems"], summary["baseline"], summary["segments"]),
-             f"{summary['documents']} documents, {summary['chunks']} {summary['segments']}{note}",
-             f"BLEU signature: {summary['signature']}",
-             f"chrF signature: {summary['chrf_signature']}"]
-    tokenizer_note = tokenize_note(args.tgt_lang, args.tokenize)
-    if tokenizer_note:
-        lines.append(f"sacreBLEU tokenizer: {tokenizer_note}")
-    lines += [f"hypotheses ({name}): {steps}"
-              for name, steps in summary["postprocessing"]["hypotheses"].items()]
-    lines += [f"references: {summary['postprocessing']['references']}", json.dumps(summary)]
-    return "".join(line + "\n" for line in lines)
-
-
 def run(args) -> dict:
-    names = [system_name(spec)[0] for spec in args.systems]
-    inputs = input_paths(args.systems, args.chunks, args.ref, args.docids)
-    subset = args.subset or default_subset(args.chunks or args.ref)
-    if args.run_dir:
-        check_outputs("--run-dir", args.run_dir, run_dir_paths(args.run_dir, subset), inputs)
-    if args.output_dir:
-        check_outputs("--output-dir", args.output_dir, output_paths(args.output_dir, names),
-                      inputs)
-    result = evaluate(args.systems, args.chunks, args.ref, args.docids, args.tgt_lang,
-                      args.tokenize, args.lines, not args.no_detokenize, args.bootstrap,
-                      args.seed, warn=logger.warning, tgt_tokenizer=args.tgt_tokenizer,
-                      force=args.force, text=args.text)
-    text = report_text(result, args)
-    if args.run_dir:
-        write_run_dir(args.run_dir, subset, result, text)
-    if args.output_dir:
-        write_outputs(args.output_dir, result)
+    result, text = score_systems(args.systems, args.chunks, args.reference, args.tgt_lang,
+                                 args.tokenize,
+                                 args.docids, args.lines, not args.no_detokenize,
+                                 args.bootstrap, args.seed, warn=logger.warning,
+                                 tgt_tokenizer=args.tgt_tokenizer, force=args.force,
+                                 text=args.text, run_dir=args.run_dir, subset=args.subset,
+                                 output_dir=args.output_dir)
     sys.stdout.write(text)
     return result.summary
 
 
-def cli_main(argv: Optional[List[str]] = None) -> int:
-    from sacrebleu.metrics import BLEU  # lazy: only for the tokenizer choices
-
-    p = command_parser(PROG, __doc__)
-    p.add_argument("systems", nargs="+", metavar="NAME=LOG",
-                   help="fairseq-generate output of each system (the first is the baseline); a "
-                        "bare LOG is named after its run folder when it is generate-SUBSET.txt, "
-                        "else after its file name without the extension; with --text, a "
-                        "plain-text file of translated sentences")
-    p.add_argument("--chunks", default=None,
-                   help="the split's chunk map (DATA_BIN/test.chunks); required unless --text")
-    p.add_argument("--text", action="store_true",
-                   help="the systems are plain-text files, one translated sentence a line in "
-                        "REF's sentence order, scored as given; the documents are REF's")
-    p.add_argument("--ref", required=True,
-                   help="raw target file of the split (one sentence a line, documents separated "
-                        "by an empty line), scored as given")
-    p.add_argument("--docids", default=None, help="its docids (default: REF without its "
-                                                  "language suffix + .docids)")
-    p.add_argument("--tgt-lang", required=True, help="target language (detokenisation)")
-    p.add_argument("--lines", choices=("H", "D"), default=None,
-                   help="read fairseq-generate's H- lines (default) or its D- lines")
-    p.add_argument("--no-detokenize", action="store_true",
-                   help="score the hypotheses as they are (BPE removed, no detokenisation): "
-                        "tokenised outputs against tokenised references")
-    p.add_argument("--tokenize", default=None, choices=sorted(BLEU.TOKENIZERS),
-                   help="sacreBLEU tokenizer (default: zh for a zh target, else 13a; 'none' "
-                        "for text tokenised beforehand)")
-    p.add_argument("--bootstrap", type=count, default=1000,
-                   help="bootstrap resamples over documents for the intervals and the paired "
-                        "test (0: none)")
-    p.add_argument("--seed", type=int, default=BLEU_SEED,
-                   help=f"resampling seed (default {BLEU_SEED}, sacreBLEU's; not 0)")
-    p.add_argument("--tgt-tokenizer", choices=TOKENIZERS, default=None,
-                   help="the target side's tokenizer of fairseq-hier-doc-tokenize, whose "
-                        "inverse detokenises the hypotheses (default: the tgt_tokenizer of the "
-                        "preprocessing record beside --chunks, else auto)")
-    p.add_argument("--force", action="store_true",
-                   help="score anyway a REF whose suffix names another language than "
-                        "--tgt-lang, or two sides that do not look alike (one tokenised, the "
-                        "other not); each is then a warning")
-    p.add_argument("--output-dir", default=None, help="write NAME.docs and NAME.chunks.tsv here")
-    p.add_argument("--run-dir", default=None, metavar="RUN",
-                   help="one system's run directory: write RUN/SUBSET.docs, RUN/SUBSET.ref and "
-                        "RUN/SUBSET.bleu.txt (the printed output)")
-    p.add_argument("--subset", default=None,
-                   help="SUBSET of --run-dir's files (default: the chunk map's name without "
-                        ".chunks, e.g. test)")
-    args = p.parse_args(argv)
+def _check(p, args) -> None:
+    """The rules between options; the defaults that depend on others."""
     if args.text:
         given = [flag for flag, value in (("--chunks", args.chunks), ("--lines", args.lines),
                                           ("--no-detokenize", args.no_detokenize),
@@ -154,7 +56,63 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                 f"{len(args.systems)}")
     if args.tokenize is None:
         args.tokenize = default_tokenize(args.tgt_lang)
-    return run_command(PROG, run, args)
+
+
+def get_parser():
+    from sacrebleu.metrics import BLEU  # lazy: only for the tokenizer choices
+
+    p = command_parser(PROG, __doc__)
+    p.add_argument("systems", nargs="+", metavar="NAME=LOG",
+                   help="fairseq-generate output of each system (the first is the baseline); a "
+                        "bare LOG is named after its run folder when it is generate-SUBSET.txt, "
+                        "else after its file name without the extension; with --text, a "
+                        "plain-text file of translated sentences")
+    p.add_argument("--chunks", default=None,
+                   help="the split's chunk map (DATA_BIN/test.chunks); required unless --text")
+    p.add_argument("--text", action="store_true",
+                   help="the systems are plain-text files, one translated sentence a line in "
+                        "REF's sentence order, scored as given; the documents are REF's")
+    p.add_argument("--reference", required=True,
+                   help="raw target file of the split (one sentence a line, documents separated "
+                        "by an empty line), scored as given")
+    renamed(p, "--reference", "--ref")
+    p.add_argument("--docids", default=None, help="its docids (default: REF without its "
+                                                  "language suffix + .docids)")
+    p.add_argument("--tgt-lang", required=True, help="target language (detokenisation)")
+    p.add_argument("--lines", choices=("H", "D"), default=None,
+                   help="read fairseq-generate's H- lines (default) or its D- lines")
+    p.add_argument("--no-detokenize", action="store_true",
+                   help="score the hypotheses as they are (BPE removed, no detokenisation): "
+                        "tokenised outputs against tokenised references")
+    p.add_argument("--tokenize", default=None, choices=sorted(BLEU.TOKENIZERS),
+                   help="sacreBLEU tokenizer (default: zh for a zh target, else 13a; 'none' "
+                        "for text tokenised beforehand)")
+    p.add_argument("--bootstrap", type=count, default=1000,
+                   help="bootstrap resamples over documents for the intervals and the paired "
+                        "test (0: none)")
+    p.add_argument("--seed", type=int, default=BLEU_SEED,
+                   help=f"resampling seed (default {BLEU_SEED}, sacreBLEU's; not 0)")
+    p.add_argument("--tgt-tokenizer", choices=TOKENIZERS, default=None,
+                   help="the target side's tokenizer of fairseq-hier-doc tokenize, whose "
+                        "inverse detokenises the hypotheses (default: the tgt_tokenizer of the "
+                        "preprocessing record beside --chunks, else auto)")
+    p.add_argument("--force", action="store_true",
+                   help="score anyway a REF whose suffix names another language than "
+                        "--tgt-lang, or two sides that do not look alike (one tokenised, the "
+                        "other not); each is then a warning")
+    p.add_argument("--output-dir", default=None, help="write NAME.docs and NAME.chunks.tsv here")
+    p.add_argument("--run-dir", default=None, metavar="RUN",
+                   help="one system's run directory: write RUN/SUBSET.docs, RUN/SUBSET.ref and "
+                        "RUN/SUBSET.bleu.txt (the printed output)")
+    p.add_argument("--subset", default=None,
+                   help="SUBSET of --run-dir's files (default: the chunk map's name without "
+                        ".chunks, e.g. test)")
+    p.checks.append(_check)
+    return p
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -1,31 +1,26 @@
-"""Extract attention-alignment labels from a trained PHT (001 Sec. 4.2.1, step 1 of 3).
+"""``fairseq-hier extract-attention``: attention-alignment labels from a trained PHT or VHT (001
+Sec. 4.2.1, step 1 of 3), for ``fairseq-train --task attention_prediction``.
 
-    fairseq-hier-extract-attention data-bin --path checkpoints/pht/checkpoint_best.pt \\
-        --destdir labels --splits train valid
+    fairseq-hier extract-attention data-bin --path checkpoints/pht/checkpoint_best.pt \\
+        --output-dir labels --splits train valid
 
-For every example of each split, the trained model is run teacher-forced on the gold summary
-(dropout off). The paragraph attention of every target step (heads averaged, decoder layers
-summed: 001 footnote 3) is summed over the |y| + 1 steps that predict the summary tokens and
-EOS and normalised over paragraphs (Eq. 14-16): the label eta. The predictor's input is the
-model's paragraph embeddings Phi (Eq. 6; for VHT see ``HierarchicalEncoder.paragraph_embeddings``).
-Both are written in the format of docs/data-formats.md ("Attention-alignment labels"), in
-example order, for ``fairseq-train --task attention_prediction``.
-
-The paragraph cut (``--max-paragraphs``, ``--max-paragraph-tokens``) is the one the model was
-trained with unless overridden here; eta covers exactly the paragraphs the model saw.
+The label eta (Eq. 14-16) and the predictor's input Phi (Eq. 6), in the format of
+docs/data-formats.md ("Attention-alignment labels"): :mod:`fairseq_hier.preparation.
+attention_labels`. Specification: docs/commands.md, section extract-attention. Imports the
+library packages it calls and ``fairseq_hier.cli.common`` (fairseq inside a function).
 """
 
 import logging
 import sys
 
-from fairseq_hier.cli.common import command_parser, positive_int, run_command
+from fairseq_hier.cli.common import command_parser, positive_int, renamed, run_command
 from fairseq_hier.preparation.attention_labels import extract_labels
 
 PROG = "fairseq-hier-extract-attention"
 
 
-def extract(args) -> dict:
-    return extract_labels(args.data, args.path, args.destdir, splits=args.splits,
+def run(args) -> dict:
+    return extract_labels(args.data, args.path, args.output_dir, splits=args.splits,
                           batch_size=args.batch_size, max_paragraphs=args.max_paragraphs,
                           max_paragraph_tokens=args.max_paragraph_tokens, cpu=args.cpu,
                           trust_checkpoint=args.trust_checkpoint)
@@ -35,7 +30,8 @@ def get_parser():
     parser = command_parser(PROG, __doc__)
     parser.add_argument("data", help="data-bin of the hierarchical_summarization task")
     parser.add_argument("--path", required=True, help="trained PHT/VHT checkpoint")
-    parser.add_argument("--destdir", required=True, help="label directory to write")
+    parser.add_argument("--output-dir", required=True, help="label directory to write")
+    renamed(parser, "--output-dir", "--destdir")
     parser.add_argument("--splits", nargs="+", default=["train", "valid"],
                         help="splits to extract (default: train valid)")
     parser.add_argument("--batch-size", type=positive_int, default=32,
@@ -61,10 +57,10 @@ def _drop_tensorboardx_notice(record: logging.LogRecord) -> bool:
 
 
 def cli_main(argv=None) -> int:
-    # scoped to the one fairseq logger that prints it, before fairseq is imported (in extract)
+    # scoped to the one fairseq logger that prints it, before fairseq is imported (in run)
     logging.getLogger("fairseq.tasks.text_to_speech").addFilter(_drop_tensorboardx_notice)
     args = get_parser().parse_args(argv)
-    return run_command(PROG, extract, args)
+    return run_command(PROG, run, args)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
 """``fairseq-hier COMMAND ...``: the front command, which runs any fairseq-hier command by name.
 
 ``fairseq-hier --help`` (or no argument) lists every command with a one-line summary, grouped as
-the work goes: prepare, train/decode helpers, score, analyse, report. ``fairseq-hier COMMAND
-ARGS`` is the same as the alias ``fairseq-hier-COMMAND ARGS`` (same options, output, messages and
-exit status): each command keeps its own name in its usage and error lines, so that what it
-prints names a command the user can type. An unknown command is one line naming the closest
-command, exit status 2.
+the work goes: prepare, train/decode, score, analyse, report. ``fairseq-hier COMMAND ARGS`` is
+the same as ``fairseq-hier-COMMAND ARGS`` (same options, output, messages and exit status): each
+command keeps its own name in its usage and error lines, so that what it prints names a command
+the user can type. An old name runs its new command line (:mod:`~.aliases`) and is not listed.
+An unknown command is one line naming the closest command, exit status 2.
 
 Start-up stays light: a command's module is imported only when that command runs, and the
 summaries are read from the modules' source (their docstrings) without importing them, so that
@@ -21,57 +21,23 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 from fairseq_hier import __version__
+from fairseq_hier.cli.aliases import ALIASES, run_alias
 
 PROG = "fairseq-hier"
 
 #: every command, by group: (name, module under fairseq_hier.cli). The console script
-#: ``fairseq-hier-NAME`` of each is an alias (pyproject.toml, [project.scripts]).
-GROUPS: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = (
-    ("prepare", (
-        ("demo-corpus", "make_demo_corpus"),
-        ("doc-demo-corpus", "doc_demo_corpus"),
-        ("wikisum-to-raw", "wikisum_to_raw"),
-        ("mds-to-raw", "mds_to_raw"),
-        ("jsonl-to-raw", "jsonl_to_raw"),
-        ("doc-extract", "doc_extract"),
-        ("doc-tokenize", "doc_tokenize"),
-        ("doc-chunk", "doc_chunk"),
-        ("sentence-bos", "sentence_bos"),
-        ("bart-files", "bart_files"),
-        ("parse", "parse"),
-        ("deps", "dependencies"),
-        ("spm", "spm"),
-        ("graph", "paragraph_graph"),
-        ("rank-labels", "rank_labels"),
-        ("record", "record"),
-    )),
-    ("train/decode helpers", (
-        ("settings", "settings"),
-        ("extract-attention", "extract_attention"),
-        ("rank", "rank_paragraphs"),
-        ("summarize", "summarize"),
-        ("hypotheses", "hypotheses"),
-        ("lead", "lead"),
-        ("lexrank", "lexrank"),
-    )),
-    ("score", (
-        ("ptb-tokenize", "ptb_tokenize"),
-        ("rouge", "rouge"),
-        ("doc-bleu", "doc_bleu"),
-        ("significance", "significance"),
-        ("rank-eval", "rank_eval"),
-        ("demo-facts", "demo_facts"),
-    )),
-    ("analyse", (
-        ("attention-cosine", "attention_cosine"),
-        ("heatmap", "heatmap"),
-        ("efficiency", "efficiency"),
-    )),
-    ("report", (
-        ("report", "report"),
-        ("run-json", "run_json"),
-    )),
-)
+#: ``fairseq-hier-NAME`` of each runs it too (pyproject.toml, [project.scripts]); the old names
+#: are aliases (:mod:`~.aliases`), run but not listed.
+GROUPS: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = tuple(
+    (group, tuple((name, name.replace("-", "_")) for name in names)) for group, names in (
+        ("prepare", ("demo", "to-raw", "doc", "sentence-bos", "bart-files", "parse", "spm",
+                     "graph", "rank", "record")),
+        ("train/decode", ("settings", "extract-attention", "summarize", "baseline", "decode",
+                          "score")),
+        ("score", ("ptb-tokenize", "rouge", "doc-bleu", "significance")),
+        ("analyse", ("analyse",)),
+        ("report", ("report",)),
+    ))
 COMMANDS: Dict[str, str] = {name: f"fairseq_hier.cli.{module}"
                             for _, commands in GROUPS for name, module in commands}
 SUMMARY_WIDTH = 76
@@ -82,6 +48,8 @@ def summary(module: str) -> str:
     imported), without a leading ````command ARGS``:`` and made to fit one line of the listing:
     parentheses dropped first, then words."""
     spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return "(not installed)"
     with open(spec.origin, encoding="utf-8") as f:
         doc = ast.get_docstring(ast.parse(f.read(), spec.origin)) or ""
     text = " ".join(doc.split("\n\n")[0].split())
@@ -103,7 +71,8 @@ usage: {PROG} COMMAND [ARGS ...]
 
 Hierarchical Transformers for long and multi-document inputs, as a fairseq plugin: the commands
 around fairseq-train and fairseq-generate (which load the models with --user-dir). Each command
-is also installed as {PROG}-COMMAND.
+is also installed as {PROG}-COMMAND; a command with subcommands lists them with
+{PROG} COMMAND --help.
 """
 
 
@@ -119,7 +88,7 @@ def help_text() -> str:
 
 def unknown(name: str) -> str:
     """The one line for a command we do not have, with the closest one we do."""
-    close = difflib.get_close_matches(name, COMMANDS, n=1, cutoff=0.5)
+    close = difflib.get_close_matches(name, [*COMMANDS, *ALIASES], n=1, cutoff=0.5)
     hint = f"did you mean '{close[0]}'?" if close else f"'{PROG} --help' lists the commands"
     return f"{PROG}: error: unknown command '{name}' ({hint})"
 
@@ -134,6 +103,8 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     if argv[0] == "--version":
         print(f"{PROG} {__version__}")
         return 0
+    if argv[0] in ALIASES and argv[0] not in COMMANDS:
+        return run_alias(argv[0], argv[1:])
     if argv[0] not in COMMANDS:
         print(unknown(argv[0]), file=sys.stderr)
         return 2

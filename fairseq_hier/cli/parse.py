@@ -1,30 +1,42 @@
-"""``fairseq-hier-parse``: the dependency parse of a raw source split with spaCy, for ParsingSum
-(003): ``PREFIX.conllu`` (the parse) and ``PREFIX.tok`` (the source tokenised as parsed).
+"""``fairseq-hier parse``: ParsingSum's dependency parse (003): spacy (a raw split parsed with
+spaCy), project (a parse projected onto the pieces of a binarized source).
 
-    fairseq-hier-parse --input raw/train.src --output-prefix parsed/train --workers 2
+    fairseq-hier parse spacy --input raw/train.src --output-prefix parsed/train --workers 2
+    fairseq-hier parse project --conllu parsed/train.conllu --source bpe/train.src \\
+        --subword sentencepiece --output-prefix data-bin/train.parse.spacy
 
-Input, outputs, workers and measured rates: docs/commands.md, section fairseq_hier.cli.parse.
-Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
+Specification: docs/commands.md, section parse (the codes: :mod:`fairseq_hier.data.
+dependency_codes`). Imports the library packages it calls and ``fairseq_hier.cli.common``;
+nothing imports it.
 """
 
+import argparse
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import add_shard_argument, command_parser, positive_int, run_command
+from fairseq_hier.cli.common import (add_shard_argument, family_parser, positive_int,
+                                     run_command, run_subcommand, subcommand)
+from fairseq_hier.preparation.dependencies import SUBWORD_SCHEMES, project_dependencies
 from fairseq_hier.preparation.parse import DEFAULT_MODEL, parse_file
 
 PROG = "fairseq-hier-parse"
 
 
-def run(args) -> None:
+def spacy(args) -> None:
     parse_file(args.input, args.output_prefix, model=args.model, separator=args.separator,
                batch_size=args.batch_size, workers=args.workers,
                progress_bar=not args.no_progress_bar, shard=args.shard)
 
 
-def cli_main(argv: Optional[List[str]] = None) -> int:
-    p = command_parser(PROG, __doc__)
-    p.add_argument("--input", required=True,
+def project(args) -> None:
+    project_dependencies(args.conllu, args.source, args.subword, args.output_prefix,
+                         separator=args.separator, shard=args.shard)
+
+
+def _add_spacy(sub) -> None:
+    p = subcommand(sub, "spacy", spacy, "parse a raw source split with spaCy: PREFIX.conllu "
+                   "(the parse) and PREFIX.tok (the source tokenised as parsed)")
+    p.add_argument("-i", "--input", required=True,
                    help="raw source lines of one split: title <P> paragraph 1 <P> ...")
     p.add_argument("--output-prefix", required=True,
                    help="writes PREFIX.conllu (the parse) and PREFIX.tok (the tokenised source)")
@@ -38,7 +50,38 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                    help="segments per nlp.pipe batch (default 64)")
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
     add_shard_argument(p)
-    return run_command(PROG, run, p.parse_args(argv))
+
+
+def _add_project(sub) -> None:
+    p = subcommand(sub, "project", project, "project a dependency parse onto the pieces of a "
+                   "binarized source: PREFIX.{bin,idx}, one int16 code per source token and EOS")
+    p.add_argument("--conllu", required=True,
+                   help="the split's parse (parse spacy's PREFIX.conllu or any CoNLL-U with "
+                        "'# newdoc' per example)")
+    p.add_argument("--source", required=True,
+                   help="the split's subword source, as given to fairseq-preprocess")
+    p.add_argument("--subword", required=True, choices=SUBWORD_SCHEMES,
+                   help="how the source's pieces make words: sentencepiece (U+2581 starts a "
+                        "word), bpe (@@ continues), none (one token, one word)")
+    p.add_argument("--output-prefix", required=True,
+                   help="writes PREFIX.{bin,idx}; the task reads DATA/SPLIT.parse.NAME")
+    p.add_argument("--separator", default="<P>",
+                   help="paragraph separator token of the source (default <P>); never a word")
+    add_shard_argument(p)
+
+
+def get_parser() -> argparse.ArgumentParser:
+    parser, sub = family_parser(PROG, __doc__, default="spacy")
+    _add_spacy(sub)
+    _add_project(sub)
+    return parser
+
+
+run = run_subcommand
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

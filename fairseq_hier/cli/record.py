@@ -1,22 +1,26 @@
-"""``fairseq-hier-record``: write a data-bin's preprocessing record (how the recipe made its raw
-lines), so that checkpoints trained on it summarise raw documents (``fairseq-hier-summarize``).
+"""``fairseq-hier record``: a data-bin's preprocessing record and a run folder's run.json: data,
+run.
 
-    fairseq-hier-record work/data-bin --task hierarchical_summarization --pipeline paragraphs \
-        --option subword=sentencepiece --asset spm.model=work/spm/spm.model
+    fairseq-hier record data work/data-bin --task hierarchical_summarization \\
+        --pipeline paragraphs --option subword=sentencepiece --asset spm.model=work/spm/spm.model
+    fairseq-hier record run work/runs/pht --name pht --arch pht \\
+        --task hierarchical_summarization --metric rouge
 
-Options (``--option``, ``--asset``, ``--generation``, ``--print-*``, ``--list``) and checks:
-docs/commands.md, section fairseq_hier.cli.record. Imports the library packages it calls and
+Specification: docs/commands.md, section record. Imports the library packages it calls and
 ``fairseq_hier.cli.common``; nothing imports it.
 """
 
+import argparse
 import json
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, run_command
+from fairseq_hier.cli.common import family_parser, run_command, run_subcommand, subcommand
 from fairseq_hier.errors import HierError, shell_words
 from fairseq_hier.inference.pipelines import PIPELINES
 from fairseq_hier.inference.record import checkpoint_arch, recorded_generation, write_record
+from fairseq_hier.recipes.settings import check_arch_and_task
+from fairseq_hier.report.inputs import METRICS, inherit_run_json, write_run_json
 from fairseq_hier.safe_loading import trusting
 
 PROG = "fairseq-hier-record"
@@ -49,7 +53,7 @@ def list_pipelines() -> str:
     return "\n".join(lines)
 
 
-def run(args) -> None:
+def data(args) -> None:
     if args.list:
         print(list_pipelines())
         return
@@ -75,11 +79,25 @@ def run(args) -> None:
         per_arch[arch] = shell_words(f"--generation-for {arch}", text)
     path = write_record(args.data_bin, args.task, args.pipeline, options,
                         _pairs(args.asset, "--asset"), shell_words("--generation", args.generation), per_arch)
-    print(f"{PROG}: wrote {path}")
+    print(f"{args.command_prog}: wrote {path}")
 
 
-def get_parser():
-    p = command_parser(PROG, __doc__)
+def run_json(args) -> None:
+    if args.inherit:
+        print(inherit_run_json(args.run_dir, args.inherit, args.task, args.metric,
+                               check_arch_and_task))
+        return
+    missing = [f"--{k}" for k in ("name", "arch") if not getattr(args, k)]
+    if missing:
+        raise HierError(f"{' and '.join(missing)} needed (or --inherit TRAINED_DIR)")
+    print(write_run_json(args.run_dir, args.name, args.arch, args.task, args.metric,
+                         check_arch_and_task))
+
+
+def _add_data(sub) -> None:
+    p = subcommand(sub, "data", data, "write a data-bin's preprocessing record (how the recipe "
+                   "made its raw lines), so that checkpoints trained on it summarise raw "
+                   "documents (fairseq-hier summarize)")
     p.add_argument("data_bin", nargs="?", metavar="DATA_BIN", help="the fairseq-preprocess output")
     p.add_argument("--task", help="the fairseq task the data-bin is for")
     p.add_argument("--pipeline", help="how raw documents became its raw lines (--list)")
@@ -99,12 +117,35 @@ def get_parser():
                    help="--print-arch: load the checkpoint with torch.load(weights_only=False): "
                         "it may run code; only for files you trust")
     p.add_argument("--list", action="store_true", help="list the pipelines and their options")
-    return p
+
+
+def _add_run(sub) -> None:
+    p = subcommand(sub, "run", run_json, "write a run folder's run.json, what fairseq-hier report "
+                   "reads of the run besides its files")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run folder")
+    p.add_argument("--name", help="the run's name in the report (e.g. its folder's name)")
+    p.add_argument("--arch", help="the trained architecture, one of fairseq-train --arch's "
+                                  "(e.g. pht), or a baseline's name (lead, lexrank)")
+    p.add_argument("--task", required=True,
+                   help="the fairseq task, one of fairseq-train --task's (e.g. hat_summarization)")
+    p.add_argument("--metric", required=True, choices=METRICS,
+                   help="what the report scores: rouge (SUBSET.hyp) or bleu (SUBSET.docs)")
+    p.add_argument("--inherit", metavar="TRAINED_DIR",
+                   help="name and arch from a trained run's folder (a decoding of its checkpoint)")
+
+
+def get_parser() -> argparse.ArgumentParser:
+    parser, sub = family_parser(PROG, __doc__, default="data")
+    _add_data(sub)
+    _add_run(sub)
+    return parser
+
+
+run = run_subcommand
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    args = get_parser().parse_args(argv)
-    return run_command(PROG, run, args)
+    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

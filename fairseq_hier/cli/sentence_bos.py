@@ -1,12 +1,12 @@
-"""``fairseq-hier-sentence-bos``: a published summarization split -> BOS-marked GPT-2 BPE lines
+"""``fairseq-hier sentence-bos``: a published summarization split -> BOS-marked GPT-2 BPE lines
 for ``fairseq-preprocess`` with BART's ``dict.txt`` (paper 004 Sec. 3.1 and 4.1).
 
-    fairseq-hier-sentence-bos --format cohan --input arxiv/train.txt \
-        --output-prefix work/bpe/train --gpt2-encoder-json bart/encoder.json \
+    fairseq-hier sentence-bos --format cohan --input arxiv/train.txt \\
+        --output-prefix work/bpe/train --gpt2-encoder-json bart/encoder.json \\
         --gpt2-vocab-bpe bart/vocab.bpe
 
-Formats, outputs and what is counted: docs/commands.md, section fairseq_hier.cli.sentence_bos.
-Imports the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
+Specification: docs/commands.md, section sentence-bos. Imports the library packages it calls and
+``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import argparse
@@ -21,8 +21,11 @@ from fairseq_hier.preparation.sentence_bos import FORMATS, SPEAKER_IDS, encode_s
 from fairseq_hier.readers.records import MAX_SPAN_WORDS
 
 
+PROG = "fairseq-hier-sentence-bos"
+
+
 def get_parser() -> argparse.ArgumentParser:
-    p = command_parser("fairseq-hier-sentence-bos", __doc__)
+    p = command_parser(PROG, __doc__)
     p.add_argument("--format", required=True, choices=sorted(FORMATS),
                    help="layout of --input: a published one (see fairseq_hier/readers/layouts.py) "
                         "or jsonl, your own data (fairseq_hier/readers/own_data.py)")
@@ -77,7 +80,7 @@ def run(args) -> Counter:
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    return run_command("fairseq-hier-sentence-bos", run, get_parser().parse_args(argv))
+    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -1,16 +1,13 @@
-"""``fairseq-hier-settings ARCH --stage train|generate|facts ... [-- FAIRSEQ_ARGS]``: an
-architecture's paper settings, scaled to your data and GPUs, as fairseq arguments.
+"""``fairseq-hier settings``: an architecture's paper settings, scaled to your data and GPUs, as
+fairseq arguments (one per line, for ``mapfile -t``).
 
-Stages: ``train`` / ``generate``, fairseq-train's / fairseq-generate's options scaled to
-``--examples`` and ``--gpus`` (lengths from ``--targets``); ``facts``, shell assignments for the
-other steps; ``batch``, a paper's batch kept on ``--gpus``; ``paper-train``, ``paper-decode``
-and ``paper-batch``, the paper's own options, unscaled (``--dataset``: a recipe's data set). One
-argument per line (``mapfile -t``); arguments after ``--`` replace the setting of their name.
-How each number was chosen goes to stderr. The stages in full: docs/commands.md, section
-fairseq-hier settings.
+    fairseq-hier settings ARCH --stage train|generate|facts|batch|paper-train|paper-decode|
+        paper-batch [--examples N] [--gpus N] [--targets FILE] [-- FAIRSEQ_ARGS]
 
-The table: ``recipes/architectures.py``; the scaling: ``recipes/settings.py``. May import
-everything below ``cli/``.
+Arguments after ``--`` replace the setting of their name; how each number was chosen goes to
+stderr. Specification: docs/commands.md, section settings (the table:
+``recipes/architectures.py``; the scaling: ``recipes/settings.py``). Imports the library packages
+it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import sys
@@ -129,7 +126,7 @@ def batch(args) -> None:
     sys.stdout.write(f"{option}\n{per_gpu}\n--update-freq\n{freq}\n")
 
 
-def cli_main(argv: Optional[List[str]] = None) -> int:
+def get_parser():
     p = command_parser(PROG, __doc__)
     p.add_argument("arch", nargs="?", metavar="ARCH",
                    help=f"one of {', '.join(PAPERS)} (optional with --stage batch; the paper "
@@ -170,13 +167,22 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
                    help="generate: the training targets in subword tokens, one per line "
                         "(decoding lengths from them; default: the paper's lengths)")
     p.epilog = "-- FAIRSEQ_ARGS: your fairseq options; each replaces the setting of its name"
-    argv = list(sys.argv[1:] if argv is None else argv)
-    cut = argv.index("--") if "--" in argv else len(argv)
-    args = p.parse_args(argv[:cut])
+    p.checks.append(_check_arch)
+    return p
+
+
+def _check_arch(p, args) -> None:
     known = PAPER_SETTINGS if args.stage in PAPER_STAGES + ("batch",) else PAPERS
     if args.arch is not None and args.arch not in known:  # as argparse's choices say it
         p.error(f"argument ARCH: invalid choice: {args.arch!r} (choose from "
                 f"{', '.join(map(repr, known))})")
+
+
+def cli_main(argv: Optional[List[str]] = None) -> int:
+    # what follows "--" is fairseq's, passed on as given
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = get_parser().parse_args(argv[:cut])
     args.fairseq_args = argv[cut + 1:]
     return run_command(PROG, run, args)
 

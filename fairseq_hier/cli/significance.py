@@ -1,21 +1,24 @@
-"""``fairseq-hier-significance``: paired bootstrap significance of systems against a baseline, on
-ROUGE (per-document F of the official ROUGE-1.5.5) or on document BLEU (sacreBLEU's scores of
-the paired resamples).
+"""``fairseq-hier significance``: paired bootstrap significance against a baseline: rouge,
+bleu.
 
-Its ``--help`` prints the usage, the file formats, sets of decodings and the table
-(:data:`EPILOG`); the test: :mod:`fairseq_hier.scoring.significance`. Imports
-``fairseq_hier.scoring``, ``io`` and ``fairseq_hier.cli.common`` (sacreBLEU inside a function).
+    fairseq-hier significance rouge REFS A=A.hyp B=B.hyp [-o RESULT.json]
+    fairseq-hier significance bleu REFS A=A.docs B=B.docs --tgt-lang de
+
+Its ``--help`` prints the file formats, sets of decodings and the table (:data:`EPILOG`); the
+test: :mod:`fairseq_hier.scoring.significance`. Specification: docs/commands.md, section
+significance. Imports ``fairseq_hier.scoring``, ``io`` and ``fairseq_hier.cli.common``
+(sacreBLEU inside a function).
 """
 
 # the --help text after the description: usage, rules and output
 EPILOG = """    fairseq-hier-significance rouge test.tgt PHT=pht/test.hyp PHT+align=align/test.hyp \\
-        [--samples 1000] [--seed 0] [--eos .] [--json OUT]
+        [--samples 1000] [--seed 0] [--eos .] [-o OUT.json]
     fairseq-hier-significance rouge ref.A ref.B ref.C PHT=pht/test.hyp VHT=vht/test.hyp
     fairseq-hier-significance rouge test.ref lead=lead/test.hyp \\
         liu_ht=liu_ht/a.hyp,liu_ht/b.hyp,liu_ht/c.hyp,liu_ht/d.hyp,liu_ht/e.hyp
     fairseq-hier-significance rouge test.ref liu_ht=liu_ht/best/      # every best/*.hyp, alone
     fairseq-hier-significance bleu test.docs.de transformer=transformer.docs hat=hat.docs \\
-        [--tgt-lang de] [--samples 1000] [--seed 12345] [--json OUT]
+        [--tgt-lang de] [--samples 1000] [--seed 12345] [-o OUT.json]
     fairseq-hier-significance bleu ref.A.de ref.B.de transformer=transformer.docs hat=hat.docs
 
 Files: one document (summary / reference) per line, line i of every file the same document; the
@@ -41,7 +44,7 @@ percentile interval of the delta and the one-sided p-value (share of resamples i
 system does not beat the baseline; ``*``: p < 0.05), as defined in
 :mod:`fairseq_hier.scoring.significance` (the same test as ``fairseq-hier-doc-bleu`` and the
 report); for BLEU also each system's bootstrap mean +- 95% half-width, as sacreBLEU computes
-them. Last line: the results as JSON (also written to ``--json``).
+them. Last line: the results as JSON (also written to ``-o``).
 """
 
 import argparse
@@ -49,7 +52,8 @@ import json
 import sys
 from typing import List, Optional
 
-from fairseq_hier.cli.common import ALPHA, command_parser, positive_int, run_command, text_table
+from fairseq_hier.cli.common import (ALPHA, command_parser, positive_int, renamed, run_command,
+                                     text_table)
 from fairseq_hier.io import atomic_outputs
 from fairseq_hier.scoring import significance as sig
 from fairseq_hier.scoring.significance import METRICS
@@ -139,13 +143,13 @@ def test(args) -> dict:
 
 
 def run(args) -> dict:
-    if args.json:  # refused before the test when it is one of the inputs; written whole
+    if args.output:  # refused before the test when it is one of the inputs; written whole
         ref_files, specs = sig.split_inputs(args.metric, args.inputs)
         inputs = [*ref_files]
         for spec in specs:
             name, _, given = spec.partition("=")
             inputs += sig.system_paths(name, given) if given else []
-        with atomic_outputs([args.json], inputs=inputs) as (f,):
+        with atomic_outputs([args.output], inputs=inputs) as (f,):
             result = test(args)
             json.dump(result, f, indent=1)
             f.write("\n")
@@ -155,7 +159,7 @@ def run(args) -> dict:
     return result
 
 
-def build_parser() -> argparse.ArgumentParser:
+def get_parser() -> argparse.ArgumentParser:
     from sacrebleu.metrics import BLEU  # lazy: only for the tokenizer choices
 
     p = command_parser(PROG, __doc__)
@@ -175,8 +179,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="bootstrap resamples (1000)")
         s.add_argument("--seed", type=int, default=None, help=f"resampling seed (default "
                                                               f"{seed_default})")
-        s.add_argument("--json", default=None, help="also write the full results (with the "
-                                                    "per-document ROUGE scores) to this file")
+        s.add_argument("-o", "--output", default=None,
+                       help="also write the full results (with the per-document scores), as "
+                            "JSON, to this file")
+        renamed(s, "--output", "--json")
+        s.set_defaults(command_prog=s.prog)
         if metric == "rouge":
             s.add_argument("--eos", default=".", help="sentence end that splits summaries, as "
                                                       "rouge -e (default '.')")
@@ -192,8 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cli_main(argv: Optional[List[str]] = None) -> int:
-    parser = build_parser()
-    return run_command(PROG, run, parser.parse_args(argv))
+    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

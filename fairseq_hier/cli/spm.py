@@ -1,26 +1,25 @@
-"""Train a sentencepiece model on the parse step's tokens, and encode text with it, keeping the
-paragraph separators as single tokens.
+"""``fairseq-hier spm``: sentencepiece models that keep the separators whole: train, encode.
 
-    fairseq-hier-spm train --input PARSED/train.tok --model-prefix SPM/spm --vocab-size 32000
-    fairseq-hier-spm encode --model SPM/spm.model --input PARSED/train.tok --output BPE/train.src
+    fairseq-hier spm train --input PARSED/train.tok --output-prefix SPM/spm --vocab-size 32000
+    fairseq-hier spm encode --model SPM/spm.model --input PARSED/train.tok -o BPE/train.src
 
-The training and encoding rules: docs/commands.md, section fairseq_hier.cli.spm. Imports the
-library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
+Specification: docs/commands.md, section spm. Imports the library packages it calls and
+``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import argparse
 import os
 import sys
 
-from fairseq_hier.cli.common import (add_shard_argument, command_parser, count, positive_int,
-                                     ranged, run_command)
+from fairseq_hier.cli.common import (add_shard_argument, count, family_parser, positive_int,
+                                     ranged, renamed, run_command, run_subcommand, subcommand)
 from fairseq_hier.preparation.spm import encode_file, train_model
 
 PROG = "fairseq-hier-spm"
 
 
 def train(args) -> None:
-    train_model(args.input, args.model_prefix, args.vocab_size, model_type=args.model_type,
+    train_model(args.input, args.output_prefix, args.vocab_size, model_type=args.model_type,
                 character_coverage=args.character_coverage,
                 input_sentence_size=args.input_sentence_size, separator=args.separator,
                 threads=args.threads, verbose=args.verbose)
@@ -32,13 +31,13 @@ def encode(args) -> None:
 
 
 def get_parser() -> argparse.ArgumentParser:
-    p = command_parser(PROG, __doc__)
-    sub = p.add_subparsers(dest="command", required=True, metavar="{train,encode}")
-    t = sub.add_parser("train", help="train a sentencepiece model on tokenised text",
-                       description="train a sentencepiece model on the parse step's tokens")
+    p, sub = family_parser(PROG, __doc__)
+    t = subcommand(sub, "train", train, "train a sentencepiece model on tokenised text",
+                   "train a sentencepiece model on the parse step's tokens")
     t.add_argument("--input", required=True, nargs="+", metavar="F",
                    help="tokenised text (PARSED/train.tok; targets too for a joined vocabulary)")
-    t.add_argument("--model-prefix", required=True, metavar="P", help="writes P.model, P.vocab")
+    t.add_argument("--output-prefix", required=True, metavar="P", help="writes P.model, P.vocab")
+    renamed(t, "--output-prefix", "--model-prefix")
     t.add_argument("--vocab-size", required=True, type=positive_int, metavar="N",
                    help="pieces wanted (fewer on a small corpus)")
     t.add_argument("--model-type", default="unigram", choices=("unigram", "bpe"),
@@ -53,22 +52,23 @@ def get_parser() -> argparse.ArgumentParser:
     t.add_argument("--threads", type=positive_int, default=os.cpu_count() or 1,
                    help="sentencepiece trainer threads (default: all cores)")
     t.add_argument("--verbose", action="store_true", help="sentencepiece's own progress log")
-    t.set_defaults(func=train)
-    e = sub.add_parser("encode", help="encode text, keeping separators as single tokens",
-                       description="encode every segment separately; separators kept")
+    e = subcommand(sub, "encode", encode, "encode text, keeping separators as single tokens",
+                   "encode every segment separately; separators kept")
     e.add_argument("--model", required=True, help="P.model written by the train sub-command")
     e.add_argument("--input", required=True, help="tokenised text, one example per line")
-    e.add_argument("--output", required=True, help="pieces joined by spaces, one line per line")
+    e.add_argument("-o", "--output", required=True,
+                   help="pieces joined by spaces, one line per line")
     e.add_argument("--separator", default="<P>", help="segment separator kept as one token")
     e.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
     add_shard_argument(e)
-    e.set_defaults(func=encode)
     return p
 
 
+run = run_subcommand
+
+
 def cli_main(argv=None) -> int:
-    args = get_parser().parse_args(argv)
-    return run_command(PROG, args.func, args)
+    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
-"""``fairseq-hier-summarize``: summarise raw documents with a trained checkpoint directory, redoing
+"""``fairseq-hier summarize``: summarise raw documents with a trained checkpoint directory, redoing
 the preprocessing its data-bin recorded (:mod:`fairseq_hier.inference.summarizer`).
 
-    fairseq-hier-summarize checkpoints/pht clusters/ --output-dir summaries/
+    fairseq-hier summarize checkpoints/pht clusters/ --output-dir summaries/
 
-Inputs, outputs, options and errors: docs/commands.md, section fairseq_hier.cli.summarize. Imports
-the library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
+Specification: docs/commands.md, section summarize. Imports the library packages it calls and
+``fairseq_hier.cli.common``; nothing imports it.
 """
 
 import os

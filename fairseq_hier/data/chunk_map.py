@@ -32,7 +32,7 @@ def read_chunk_map(path: str, expected: int = None) -> List[ChunkRow]:
     lines) chunk indices 0, 1, ... and sentence spans that tile 0..n-1. ValueError naming the file
     and line otherwise, or if it has not ``expected`` lines (the binarized examples)."""
     if not os.path.exists(path):
-        raise HierError(f"{path} not found (the chunk map fairseq-hier-doc-chunk writes; copy it "
+        raise HierError(f"{path} not found (the chunk map fairseq-hier-doc chunk writes; copy it "
                         f"next to the binarized data)")
     rows: List[ChunkRow] = []
     finished = set()

@@ -20,7 +20,7 @@ from ..errors import HierError
 NOT_A_WORD = -32768    # a separator (<P>) or the EOS
 CONTINUATION = 32767   # a piece that is not the first piece of its word
 MAX_OFFSET = 32766     # the farthest head: codes in [-MAX_OFFSET, MAX_OFFSET] are word offsets
-COMMAND = "fairseq-hier-deps"
+COMMAND = "fairseq-hier-parse project"
 
 
 def decode(codes: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

@@ -153,7 +153,7 @@ class ParagraphLabels:
 # ------------------------------------------------------------------------------------ batches
 def paragraph_block(paragraphs: Sequence[Sequence[int]], pad: int, max_tokens: int):
     """Token-id lists of one example's paragraphs -> (``P x L`` LongTensor padded with pad, each
-    paragraph cut to ``max_tokens``; ``P`` lengths). For inference (``fairseq-hier-rank``)."""
+    paragraph cut to ``max_tokens``; ``P`` lengths). For inference (``fairseq-hier-rank apply``)."""
     lengths = np.fromiter((min(len(p), max_tokens) for p in paragraphs), np.int64,
                           len(paragraphs))
     flat = np.fromiter((t for p in paragraphs for t in p[:max_tokens]), np.int64,
@@ -280,6 +280,6 @@ def read_labels(path: str) -> ParagraphLabels:
     """:class:`ParagraphLabels` of ``path``, with a one-line error when it is missing."""
     if not os.path.exists(path):
         raise HierError(f"labels {path} not found (write them with "
-                                f"fairseq-hier-rank-labels --source SPLIT.src --target "
+                                f"fairseq-hier-rank labels --source SPLIT.src --target "
                                 f"SPLIT.tgt --output {path})")
     return ParagraphLabels(path)

@@ -2,7 +2,7 @@
 with the ground truth of every summary's facts.
 
 Writes ``{train,valid,test}.src`` / ``.tgt`` and ``{split}.facts.jsonl`` (run by
-``fairseq-hier-demo-corpus``). How examples, distractors and the ranking noise are made, the
+``fairseq-hier-demo corpus``). How examples, distractors and the ranking noise are made, the
 baselines' expected scores and the facts file: docs/data-formats.md, section
 fairseq_hier.demo.corpus. Imports ``fairseq_hier.io``.
 """
@@ -234,7 +234,7 @@ def write_split(files, n: int, rng: random.Random, options) -> Dict[str, float]:
 def write_corpus(options) -> Tuple[List[Tuple[str, Dict[str, float]]], int]:
     """Write the nine files ``OUT/{train,valid,test}.{src,tgt,facts.jsonl}`` together (or none),
     ``options`` holding ``out_dir``, ``seed``, the split sizes ``train``, ``valid``, ``test`` and
-    the generator's options (``fairseq-hier-demo-corpus``'s, by attribute name); returns each
+    the generator's options (``fairseq-hier-demo corpus``'s, by attribute name); returns each
     split's statistics and the vocabulary size."""
     prefixes = [os.path.join(options.out_dir, split) for split in SPLITS]
     paths = [f"{prefix}.{suffix}" for prefix in prefixes for suffix in SUFFIXES]

@@ -1,6 +1,6 @@
 """Fact accuracy of demo summaries against the corpus generator's ground truth
 (``{split}.facts.jsonl`` of :mod:`fairseq_hier.demo.corpus`), and the fact baselines
-(``fairseq-hier-demo-facts`` defines fact accuracy, the wrong-fact rate, confusions and the
+(``fairseq-hier-demo facts`` defines fact accuracy, the wrong-fact rate, confusions and the
 baselines).
 """
 
@@ -17,7 +17,7 @@ VALUE_ATTR: Dict[str, str] = {v: a for a, vs in corpus.VALUES.items() for v in v
 
 
 def read_facts(path: str) -> List[dict]:
-    """The ground truth of ``fairseq-hier-demo-corpus``: one dict per example, checked."""
+    """The ground truth of ``fairseq-hier-demo corpus``: one dict per example, checked."""
     truths = []
     for number, line in enumerate(read_lines(path), start=1):
         try:
@@ -30,7 +30,7 @@ def read_facts(path: str) -> List[dict]:
                     raise HierError(f"unknown fact {a} = {f['value']!r}")
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             what = str(e) if isinstance(e, HierError) else f"{type(e).__name__}: {e}"
-            raise HierError(f"{path}:{number}: not a ground-truth line of fairseq-hier-demo-corpus "
+            raise HierError(f"{path}:{number}: not a ground-truth line of fairseq-hier-demo corpus "
                             f"({what})") from None
         truths.append(truth)
     return truths

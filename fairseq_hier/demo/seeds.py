@@ -103,7 +103,7 @@ def _cosine_ratio(path: str, n: int) -> Ratio:
         with open(path, encoding="utf-8") as f:
             per_example = json.load(f)["per_example"]
     except (OSError, ValueError, KeyError) as e:
-        raise HierError(f"{path}: not an attention.json of fairseq-hier-attention-cosine "
+        raise HierError(f"{path}: not an attention.json of fairseq-hier-analyse attention-cosine "
                         f"({e.__class__.__name__}: {e})") from None
     if len(per_example) != n:
         raise HierError(f"{path}: {len(per_example)} examples, the test set has {n}")

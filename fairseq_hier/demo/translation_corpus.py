@@ -1,5 +1,5 @@
 """A made-up English-German corpus of documents in the published WMT20 layouts, for the
-document-translation demo and tests (deterministic per seed; ``fairseq-hier-doc-demo-corpus``
+document-translation demo and tests (deterministic per seed; ``fairseq-hier-demo doc-corpus``
 lists the files).
 
 The language: a closed lexicon translated word by word, plus one document-level phenomenon: every

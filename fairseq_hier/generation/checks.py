@@ -4,7 +4,7 @@ fairseq accepts any number for ``--beam``, ``--max-len-b`` and the like; a negat
 length then aborts inside the first batch (``terminate called``, or a shape error in the search).
 :func:`check_generation_options` refuses them before anything is decoded, naming the option and
 its allowed range (and our tasks' ``--coverage-beta``, read where the namespace has it). Used by
-the tasks' ``build_generator``, by ``fairseq-hier-record`` (which stores a recipe's decoding
+the tasks' ``build_generator``, by ``fairseq-hier-record data`` (which stores a recipe's decoding
 options) and by the summarisation API.
 """
 

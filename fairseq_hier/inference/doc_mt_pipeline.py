@@ -1,5 +1,5 @@
 """Pipeline ``doc_chunks`` (task ``document_translation``, paper 004 Sec. 4.2): a raw source
-document -> the source chunk lines ``fairseq-hier-doc-tokenize`` + ``fairseq-hier-doc-chunk``
+document -> the source chunk lines ``fairseq-hier-doc tokenize`` + ``fairseq-hier-doc chunk``
 write for it, and the chunk translations -> the document as ``fairseq-hier-doc-bleu`` puts it
 together.
 
@@ -30,13 +30,13 @@ class DocChunksPipeline(Pipeline):
     name = "doc_chunks"
     TASKS = ("document_translation",)
     OPTIONS = {
-        "src_lang": ("en", "source language (fairseq-hier-doc-tokenize --src-lang)"),
+        "src_lang": ("en", "source language (fairseq-hier-doc tokenize --src-lang)"),
         "tgt_lang": ("de", "target language (detokenisation of the translations)"),
-        "src_tokenizer": ("auto", "fairseq-hier-doc-tokenize --src-tokenizer: auto, moses, "
+        "src_tokenizer": ("auto", "fairseq-hier-doc tokenize --src-tokenizer: auto, moses, "
                                   "jieba or none"),
-        "tgt_tokenizer": ("auto", "fairseq-hier-doc-tokenize --tgt-tokenizer (its inverse "
+        "tgt_tokenizer": ("auto", "fairseq-hier-doc tokenize --tgt-tokenizer (its inverse "
                                   "detokenises the translations)"),
-        "max_chunk_tokens": (512, "fairseq-hier-doc-chunk --max-chunk-tokens: most source "
+        "max_chunk_tokens": (512, "fairseq-hier-doc chunk --max-chunk-tokens: most source "
                                   "tokens of a chunk, its BOS markers included, EOS not"),
     }
     ASSETS = ("bpe.codes",)
@@ -94,7 +94,7 @@ class DocChunksPipeline(Pipeline):
                                  f"remove it")
         limit = self.options["max_chunk_tokens"]
         spans, overlong = chunk_spans([len(s) for s in bpe], [0] * len(bpe), limit)
-        for i in overlong:  # fairseq-hier-doc-chunk's cut: the source keeps its BOS
+        for i in overlong:  # fairseq-hier-doc chunk's cut: the source keeps its BOS
             logger.info(f"{example.where}: sentence {i + 1} has {len(bpe[i]) + 1} tokens with "
                         f"its BOS > max_chunk_tokens {limit}: its own chunk, cut to {limit}")
             bpe[i] = bpe[i][: limit - 1]

@@ -37,40 +37,41 @@ class ParagraphPipeline(Pipeline):
 
     Steps, each the recipe's own function: paragraphs (each non-blank line of a document, as 002
     splits documents, each block between blank lines, or each document whole, as
-    ``fairseq-hier-mds-to-raw`` and ``fairseq-hier-jsonl-to-raw``: the converter's own
-    function), a literal separator in the text escaped as ``mds_to_raw`` does (counted); tokens
-    (whitespace, or spaCy as ``fairseq-hier-parse``); lowercasing; sentencepiece as
-    ``fairseq-hier-spm encode``; and ranking by a trained paragraph ranker as
-    ``fairseq-hier-rank`` (keeping ``keep`` paragraphs). The task's ``--max-paragraphs`` cut applies afterwards, as in training."""
+    ``fairseq-hier-to-raw`` (``--format multi_news``, ``wcep``, ``jsonl``): the converter's own
+    function), a literal separator in the text escaped as the Multi-News conversion does
+    (counted); tokens (whitespace, or spaCy as ``fairseq-hier-parse spacy``); lowercasing;
+    sentencepiece as ``fairseq-hier-spm encode``; and ranking by a trained paragraph ranker as
+    ``fairseq-hier-rank apply`` (keeping ``keep`` paragraphs). The task's ``--max-paragraphs``
+    cut applies afterwards, as in training."""
 
     name = "paragraphs"
     TASKS = ("hierarchical_summarization",)
     OPTIONS = {
         "title": (True, "the raw lines open with the example's title (false: with an empty "
-                        "title slot, as fairseq-hier-mds-to-raw writes)"),
+                        "title slot, as fairseq-hier-to-raw writes)"),
         "title_placement": ("first", "first: the title opens the line once (000's PHT/VHT); "
                                      "every: the title slot stays empty and every paragraph "
                                      "opens with 'title <T>', as hiersumm's ranked WikiSum shards "
                                      "(002's liu_ht: its local layers read each paragraph alone; "
-                                     "fairseq-hier-wikisum-to-raw --title-placement)"),
+                                     "fairseq-hier-to-raw --format wikisum --title-placement)"),
         "title_marker": ("<T>", "the piece between the title and a paragraph's text with "
                                 "title_placement=every"),
-        "paragraphs": ("lines", "what becomes a paragraph, as fairseq-hier-jsonl-to-raw "
+        "paragraphs": ("lines", "what becomes a paragraph, as fairseq-hier-to-raw --format jsonl "
                                 "--paragraphs splits it: lines: every non-blank line of a "
                                 "document (002); blocks: every block between blank lines; "
                                 "documents: every document (Multi-News, WCEP)"),
         "max_documents": (0, "keep the first N documents of an example, before empty ones are "
-                             "dropped (fairseq-hier-jsonl-to-raw --max-documents; 0: all)"),
+                             "dropped (fairseq-hier-to-raw --format jsonl --max-documents; 0: all)"),
         "tokenizer": ("whitespace", "whitespace: split on whitespace; spacy: spaCy's tokens as "
-                                    "fairseq-hier-parse writes them"),
+                                    "fairseq-hier-parse spacy writes them"),
         "lowercase": (False, "lowercase the text before subwords"),
         "subword": ("none", "none, or sentencepiece (asset spm.model, as fairseq-hier-spm "
                             "encode)"),
         "rank": ("none", "none: paragraphs in input order; tfidf: by tf-idf similarity to the "
-                         "title (else to the paragraphs' centroid), as fairseq-hier-rank --method "
+                         "title (else to the paragraphs' centroid), as fairseq-hier-rank apply --method "
                          "tfidf; ranker: by a fairseq-hier paragraph ranker (assets ranker.pt, "
-                         "ranker.dict.txt), as fairseq-hier-rank"),
-        "keep": (0, "paragraphs kept after ranking (fairseq-hier-rank --keep; 0: all)"),
+                         "ranker.dict.txt), as fairseq-hier-rank apply"),
+        "keep": (0, "paragraphs kept after ranking (fairseq-hier-rank apply --keep; 0: all)"),
         "separator": ("<P>", "the paragraph separator of the raw lines"),
         "post_process": ("none", "fairseq's --post-process of the hypotheses (none, "
                                  "sentencepiece, ...)"),
@@ -111,7 +112,7 @@ class ParagraphPipeline(Pipeline):
         super().__init__(options, assets)
         self._sp = self._nlp = self._scorer = None
         # with tokenizer=spacy: the CoNLL-U of every line encoded so far, in order (the parse that
-        # ParsingSum's models read, projected on the pieces by fairseq-hier-deps' rules)
+        # ParsingSum's models read, projected on the pieces by fairseq-hier-parse project's rules)
         self.conllu: List[str] = []
 
     # ------------------------------------------------------------------ steps
@@ -147,7 +148,7 @@ class ParagraphPipeline(Pipeline):
             raise InputError(str(e)) from None
 
     def rank(self, line: str, where: str) -> str:
-        """``fairseq-hier-rank`` on one line: paragraphs by descending ranker score."""
+        """``fairseq-hier-rank apply`` on one line: paragraphs by descending ranker score."""
         if self.options["rank"] == "none":
             return line
         import io

@@ -12,7 +12,7 @@ Imports ``data``, ``generation``, ``safe_loading``, ``io``, ``errors``; fairseq 
 import json
 import os
 import shutil
-from typing import Dict, Optional, Sequence
+from typing import Dict, Optional, Sequence, Tuple
 
 from .. import register
 from ..data.preprocessing_record import (ASSETS_DIR, FORMAT, RECORD_FILE, Assets,  # noqa: F401
@@ -135,14 +135,20 @@ def _same_file(a: str, b: str) -> bool:
 
 def checkpoint_arch(path: str) -> str:
     """The architecture a checkpoint was trained with (read with the safe loader)."""
+    return checkpoint_task_arch(path)[1]
+
+
+def checkpoint_task_arch(path: str) -> Tuple[Optional[str], str]:
+    """(task, architecture) a checkpoint was trained with (read with the safe loader; the task
+    None when it names none)."""
     if not os.path.isfile(path):
         raise RecordError(f"{path}: no such checkpoint")
     state = load(path, map_location="cpu")
     check_fairseq_checkpoint(state, path)
-    arch = checkpoint_task_and_arch(state)[1]
+    task, arch = checkpoint_task_and_arch(state)
     if not arch:
         raise RecordError(f"checkpoint {path} names no architecture (no cfg.model nor args.arch)")
-    return arch
+    return task, arch
 
 
 def recorded_generation(folder: str, arch: Optional[str]) -> list:
@@ -151,7 +157,7 @@ def recorded_generation(folder: str, arch: Optional[str]) -> list:
     folder has no record."""
     record = read_checked_record(folder)
     if record is None:
-        raise RecordError(f"{folder} has no {RECORD_FILE} (write it with fairseq-hier-record)")
+        raise RecordError(f"{folder} has no {RECORD_FILE} (write it with fairseq-hier-record data)")
     return generation_for(record, arch)
 
 

@@ -129,7 +129,7 @@ def _load_record(path: str, state: dict, folder: str):
     if record is None:
         raise RecordError(
             f"{path} has no preprocessing record: its data-bin had no hier_preprocess.json when it "
-            f"was trained. Write one with fairseq-hier-record into the data-bin and retrain, or "
+            f"was trained. Write one with fairseq-hier-record data into the data-bin and retrain, or "
             f"into {beside} (with the data-bin's dict.*.txt copied there)")
     return record, Assets.of(record, beside), beside, os.path.join(beside, RECORD_FILE)
 
@@ -413,7 +413,8 @@ class HierSummarizer:
 
     def _dependency_parses(self, lines: Sequence[str], folder: str):
         """The dependency parse of ``lines`` (their CoNLL-U, kept by the pipeline's spaCy step)
-        projected on their pieces by fairseq-hier-deps, as the recipe's prepare step does."""
+        projected on their pieces by fairseq-hier-parse project, as the recipe's prepare step
+        does."""
         conllu = getattr(self.pipeline, "conllu", [])
         if len(conllu) != len(lines):
             raise InputError("this model reads the dependency parse of its source (ParsingSum): "

@@ -60,7 +60,7 @@ def build_guide(lga: LGAConfig, src_words: Optional[Tensor], src_heads: Optional
     if src_words is None or src_heads is None:
         raise HierError("ParsingSum needs the dependency parse of the source: pass the task's "
                         "--dependency-parse NAME (files SPLIT.parse.NAME.{bin,idx} written by "
-                        "fairseq-hier-deps)")
+                        "fairseq-hier-parse project)")
     if tuple(src_words.shape) != tuple(shape) or tuple(src_heads.shape) != tuple(shape):
         raise HierError(f"src_words {tuple(src_words.shape)} / src_heads "
                         f"{tuple(src_heads.shape)} do not match the source pieces {tuple(shape)}")

@@ -1,9 +1,10 @@
-"""The ``fairseq-hier-deps`` step (ParsingSum, 003): a CoNLL-U parse projected onto the pieces of
-a binarized source. Each example's CoNLL-U (``fairseq-hier-parse``'s or any parser's) is read
-(:func:`read_conllu`, the ``conllu`` package's field parsers), its subword source line made words
-again (:func:`source_words`), the two matched token by token (:func:`match_words`), and each
-word's head written as the code of its first piece (:func:`project_heads`,
-:class:`DependencyWriter`). The summarizer projects the parse of new text with the same function.
+"""The ``fairseq-hier-parse project`` step (ParsingSum, 003): a CoNLL-U parse projected onto the
+pieces of a binarized source. Each example's CoNLL-U (``fairseq-hier-parse spacy``'s or any
+parser's) is read (:func:`read_conllu`, the ``conllu`` package's field parsers), its subword
+source line made words again (:func:`source_words`), the two matched token by token
+(:func:`match_words`), and each word's head written as the code of its first piece
+(:func:`project_heads`, :class:`DependencyWriter`). The summarizer projects the parse of new text
+with the same function.
 
 Formats: docs/data-formats.md, sections "Dependency codes" and "CoNLL-U from any parser"; the
 codes and their reader live in :mod:`fairseq_hier.data.dependency_codes`.

@@ -1,4 +1,4 @@
-"""The ``fairseq-hier-doc-chunk`` step (paper 004 Sec. 4.2: "we split documents into chunks of at
+"""The ``fairseq-hier-doc chunk`` step (paper 004 Sec. 4.2: "we split documents into chunks of at
 most 512 tokens. We only split at segment boundaries"): tokenised parallel documents -> BPE'd
 chunks with a ``<s>`` before every source sentence, and the chunk map. :func:`chunk_spans` is the
 one chunking rule (greedy over sentences, both sides within the limit, an over-long sentence
@@ -99,7 +99,7 @@ def chunk_split(input_prefix: str, output_prefix: str, src_lang: str, tgt_lang: 
                 shard: Optional[Shard] = None) -> Tuple[int, List[str]]:
     """BPE and chunk the tokenised split ``input_prefix.{src,tgt,docids}`` (or its ``shard``, a
     block of whole documents: :mod:`fairseq_hier.data.shards`) into
-    ``output_prefix.{src,tgt,chunks}`` (``fairseq-hier-doc-chunk`` documents the rules); logs the
+    ``output_prefix.{src,tgt,chunks}`` (``fairseq-hier-doc chunk`` documents the rules); logs the
     counts and returns (chunks written, the truncated sentences named)."""
     from tqdm import tqdm
 

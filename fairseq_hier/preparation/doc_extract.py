@@ -1,15 +1,18 @@
-"""The ``fairseq-hier-doc-extract`` step: the documents of one split of a document-translation
+"""The ``fairseq-hier-doc extract`` step: the documents of one split of a document-translation
 corpus, read from the published layouts' inputs (:mod:`fairseq_hier.readers.doc_mt`: WMT
 SGML/XML, IWSLT TED XML/tags, document-split corpora, JSON lines), in the command line's order,
 with their docids checked unique across the inputs, and written in our raw layout
-(:mod:`fairseq_hier.readers.documents`; ``fairseq-hier-doc-extract`` documents the formats,
-options and errors).
+(:mod:`fairseq_hier.readers.documents`; ``fairseq-hier-doc extract`` documents the formats,
+options and errors); and every split of a published data set at once
+(:func:`extract_dataset`, its files: :mod:`fairseq_hier.readers.doc_mt.datasets`).
 
-May import: :mod:`fairseq_hier.readers`, :mod:`fairseq_hier.data` (shards), ``errors``.
+May import: :mod:`fairseq_hier.readers`, :mod:`fairseq_hier.data` (shards), ``errors``, ``io``.
 """
 
+import glob
+import logging
 import os
-from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from fairseq_hier.readers.doc_mt.doc_split import read_doc_split
 from fairseq_hier.readers.doc_mt.folders import (DOC_FOLDER_REF, DOC_FOLDER_SRC,
@@ -18,29 +21,12 @@ from fairseq_hier.readers.doc_mt.folders import (DOC_FOLDER_REF, DOC_FOLDER_SRC,
                                                  relative_names)
 from fairseq_hier.data.shards import Shard, mark_outputs, select
 from fairseq_hier.errors import HierError
-from fairseq_hier.readers.doc_mt.layouts import FORMATS
+from fairseq_hier.io import write_text
+from fairseq_hier.readers.doc_mt.datasets import DATASETS, SplitFiles, dataset_splits
+from fairseq_hier.readers.doc_mt.layouts import FORMATS, INPUT_KINDS, Input  # noqa: F401
 from fairseq_hier.readers.documents import Document, split_paths, write_documents
 
-# the inputs each format reads: "pair" (--pair SRC REF), "file" (--file F), "folder" (--folder D)
-INPUT_KINDS = {
-    "wmt-sgml": ("pair",),
-    "ted-xml": ("pair",),
-    "ted-tags": ("pair",),
-    "wmt-xml": ("file",),
-    "doc-split": ("pair", "file", "folder"),
-    "jsonl": ("file",),
-}
-
-
-class Input(NamedTuple):
-    """One input of the command line: its option (``pair``, ``file``, ``folder``) and paths."""
-    kind: str
-    paths: List[str]
-
-    @property
-    def label(self) -> str:
-        return " + ".join(self.paths)
-
+logger = logging.getLogger(__name__)
 
 def check_inputs_exist(inputs: Sequence[Input], layout: str, output: str) -> None:
     """One line naming the split and the first input that is missing (or of the wrong kind),
@@ -145,3 +131,80 @@ def write_shard(output: str, src_lang: str, tgt_lang: str, docs: List[Document],
     n = write_documents(output, src_lang, tgt_lang, docs, inputs=inputs)
     mark_outputs(split_paths(output, src_lang, tgt_lang), selection)
     return selection.label, n, sum(len(d.src) for d in docs)
+
+
+def extract_split(inputs: Sequence[Input], layout: str, output: str, src_lang: str,
+                  tgt_lang: str, shard: Optional[Shard] = None,
+                  report: Callable[[str], None] = logger.info, **options) -> int:
+    """Read every input, check docids across them, write the split ``output`` (or its
+    ``shard``); ``report`` gets a line per input and the total; ``options``: those of
+    :func:`read_inputs`. Returns the number of documents written."""
+    docs, paths = [], []
+    for item, read in collect_documents(inputs, layout, output, src_lang, tgt_lang, **options):
+        paths.extend(item.paths)
+        report(f"{item.label}: {len(read)} documents, {sum(len(d.src) for d in read)} sentences")
+        docs.extend(read)
+    label, n, sentences = write_shard(output, src_lang, tgt_lang, docs, paths, shard)
+    report(f"{label}total: {n} documents, {sentences} sentences -> "
+           f"{', '.join(split_paths(output, src_lang, tgt_lang))}")
+    return n
+
+
+def _extracted_as(output_dir: str, name: str) -> Optional[str]:
+    """The ``test*.name`` file of ``output_dir`` that names ``name`` (a set extracted by an
+    earlier run as a testN), or None."""
+    for path in sorted(glob.glob(os.path.join(glob.escape(output_dir), "test*.name"))):
+        with open(path, encoding="utf-8") as f:
+            if name in f.read().splitlines():
+                return path
+    return None
+
+
+def _next_test(output_dir: str) -> str:
+    """The first free test set after ``test``: test1, test2, ..."""
+    i = 1
+    while os.path.isfile(f"{output_dir}/test{i}.docids"):
+        i += 1
+    return f"test{i}"
+
+
+def _done(output_dir: str, found: SplitFiles) -> bool:
+    return found.split is not None and os.path.isfile(f"{output_dir}/{found.split}.docids")
+
+
+def extract_dataset(dataset: str, input_dir: str, output_dir: str,
+                    test_suite: Optional[str] = None, skip_bad: bool = False,
+                    report: Callable[[str], None] = logger.info) -> int:
+    """Every split of ``dataset`` (:data:`~fairseq_hier.readers.doc_mt.datasets.DATASETS`)
+    found in ``input_dir`` -> ``OUTPUT_DIR/SPLIT.{src,tgt,docids}`` and ``SPLIT.name``, in the
+    layout's order; a split already extracted is skipped. Before any work, one HierError
+    naming the missing files of every required split still to extract; a missing optional test
+    set is one ``report`` line. ``skip_bad``: the training corpora's bad sentence pairs are
+    dropped. Returns the number of splits written."""
+    langs = DATASETS[dataset]
+    found = dataset_splits(dataset, input_dir, test_suite)
+    errors = [s.error for s in found if s.error and not _done(output_dir, s)]
+    if errors:
+        raise HierError("; ".join(errors))
+    os.makedirs(output_dir, exist_ok=True)
+    written = 0
+    for s in found:
+        if _done(output_dir, s):
+            report(f"split {s.split}: {output_dir}/{s.split}.docids exists, not extracted again")
+            continue
+        earlier = _extracted_as(output_dir, s.name) if s.split is None else None
+        if earlier:
+            report(f"{s.name}: extracted before ({earlier}), not extracted again")
+            continue
+        if s.note:
+            report(s.note)
+            continue
+        split = s.split or _next_test(output_dir)
+        prefix = f"{output_dir}/{split}"
+        report(f"split {split}" + (f" ({s.name})" if s.name else "") + ":")
+        extract_split(s.inputs, s.format, prefix, langs.src_lang, langs.tgt_lang, report=report,
+                      columns=s.columns, skip_bad=skip_bad and s.skip_bad)
+        if s.name:
+            write_text(f"{prefix}.name", s.name + "\n")
+        written += 1
+    return written

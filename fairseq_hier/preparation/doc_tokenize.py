@@ -3,7 +3,7 @@ preprocessing the English, German and Czech text and Jieba for tokenizing the Ch
 every sentence of our raw layout (:mod:`fairseq_hier.readers.documents`) through
 :func:`fairseq_hier.text.tokenizers.tokenizer` for its language and the chosen tokenizer
 (``auto``, ``moses``, ``jieba``, ``none``: :func:`fairseq_hier.text.tokenizers.choose_tokenizer`),
-in worker processes (``fairseq-hier-doc-tokenize`` documents the files).
+in worker processes (``fairseq-hier-doc tokenize`` documents the files).
 """
 
 import logging

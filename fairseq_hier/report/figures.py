@@ -5,7 +5,7 @@
 matplotlib's object API (``matplotlib.figure.Figure``, no pyplot: no global backend or state;
 PNGs go through the Agg canvas), imported inside the functions. HAT's sentence-attention
 heatmaps are :mod:`fairseq_hier.report.sentence_heatmap`'s figure (the one
-``fairseq-hier-heatmap`` draws); paragraph attention (attention.json) by
+``fairseq-hier-analyse heatmap`` draws); paragraph attention (attention.json) by
 :func:`paragraph_heatmap_png`, which adds the gold paragraph distribution under the weights.
 """
 
@@ -86,8 +86,8 @@ def sentence_heatmap_png(generate_output: str, example_id: int, title: str,
                          encoder_json: Optional[Dict[str, int]] = None,
                          max_steps: int = MAX_STEPS) -> Tuple[bytes, int, int]:
     """HAT's sentence attention of one example of a ``fairseq-generate
-    --print-sentence-attention`` output, drawn by fairseq-hier-heatmap's own functions; returns
-    ``(png, steps drawn, steps in all)``."""
+    --print-sentence-attention`` output, drawn by fairseq-hier-analyse heatmap's own functions;
+    returns ``(png, steps drawn, steps in all)``."""
     tokens, weights = read_example(generate_output, example_id)
     labels = (tokens if encoder_json is None else gpt2_labels(tokens, encoder_json)) + ["</s>"]
     fig = heatmap_figure(weights[:max_steps], labels[:max_steps], title)

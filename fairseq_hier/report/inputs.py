@@ -233,7 +233,7 @@ def write_run_json(run_dir: str, name: str, arch: str, task: str, metric: str,
     """Write ``RUN_DIR/run.json`` (``{"name", "arch", "task", "metric"}``, the schema
     :func:`load_run` reads) through the one writer (:func:`fairseq_hier.io.write_text`), once
     the fields, RUN_DIR and ``check_names(arch, task)`` (which raises for a name fairseq does
-    not know) have passed; returns its path. The recipes call it as ``fairseq-hier-run-json``."""
+    not know) have passed; returns its path. The recipes call it as ``fairseq-hier-record run``."""
     if metric not in METRICS:
         raise HierError(f"run.json: metric must be {' or '.join(METRICS)}, got {metric!r:.60}")
     for key, value in (("name", name), ("arch", arch), ("task", task)):
@@ -279,7 +279,7 @@ def inherit_run_json(run_dir: str, trained_dir: str, task: str, metric: str,
                 raise
             raise HierError(f"--inherit {trained_dir}: has no run.json, and its folder's name "
                             f"{arch!r} is no architecture: write its run.json first "
-                            f"(fairseq-hier-run-json {trained_dir} --name NAME --arch ARCH "
+                            f"(fairseq-hier-record run {trained_dir} --name NAME --arch ARCH "
                             f"--task TASK --metric METRIC)") from None
     return write_run_json(run_dir, os.path.basename(os.path.normpath(run_dir)), arch, task,
                           metric, check_names)

@@ -71,7 +71,7 @@ class ScoreTable:
 
 def read_bleu_references(path: str) -> List[str]:
     """Reference documents for BLEU: one document per line, or, when the file has an empty
-    line, ``fairseq-hier-doc-extract``'s target file (one sentence per line, documents separated
+    line, ``fairseq-hier-doc extract``'s target file (one sentence per line, documents separated
     by one empty line), each document its sentences joined by spaces (as doc-bleu joins them)."""
     lines = read_lines(path)
     if any(not line.strip() for line in lines):

@@ -24,9 +24,9 @@ from fairseq_hier.report.inputs import (Run, generate_file, hyp_files, read_json
 from fairseq_hier.report.logs import read_train_log
 from fairseq_hier.report.render import Block, Code, Heading, Image, Note, Table, Text
 
-EFFICIENCY_COMMAND = ("fairseq-hier-efficiency --archs {arch} --data DATA_BIN "
+EFFICIENCY_COMMAND = ("fairseq-hier-analyse efficiency --archs {arch} --data DATA_BIN "
                       "--output {run}/efficiency.json")
-COSINE_COMMAND = ("fairseq-hier-attention-cosine DATA_BIN --path {checkpoint} "
+COSINE_COMMAND = ("fairseq-hier-analyse attention-cosine DATA_BIN --path {checkpoint} "
                   "--generate-log {generate_log} --subset {subset} "
                   "--output {run}/attention.json")
 # fairseq-generate --print-alignment writes word alignments ("0-1 2-3") on A- lines too
@@ -253,7 +253,7 @@ def efficiency_section(runs: Sequence[Run]) -> List[Block]:
 
 def _efficiency_missing(missing: Sequence[Run]) -> List[Block]:
     """The note on the runs without efficiency.json, with the command for those whose arch
-    ``fairseq-hier-efficiency`` builds (the others, e.g. Lead, are no model to measure)."""
+    ``fairseq-hier-analyse efficiency`` builds (the others, e.g. Lead, are no model to measure)."""
     if not missing:
         return []
     models = [r for r in missing if r.arch in TABLE_ARCHS]
@@ -264,7 +264,7 @@ def _efficiency_missing(missing: Sequence[Run]) -> List[Block]:
         blocks.append(Code("\n".join(EFFICIENCY_COMMAND.format(arch=r.arch, run=r.path)
                                      for r in models)))
     if others:
-        blocks.append(Text(f"fairseq-hier-efficiency builds none of the archs of "
+        blocks.append(Text(f"fairseq-hier-analyse efficiency builds none of the archs of "
                            f"{_names(others)} ({', '.join(dict.fromkeys(r.arch for r in others))});"
                            f" it measures {', '.join(TABLE_ARCHS)}."))
     return blocks

@@ -1,6 +1,6 @@
 """HAT's sentence attention of one generated example, read from fairseq-generate's output and
-drawn as a heatmap (paper 004, Sec. 6, Figs. 2-3): the figure of ``fairseq-hier-heatmap`` and of
-the report.
+drawn as a heatmap (paper 004, Sec. 6, Figs. 2-3): the figure of ``fairseq-hier-analyse
+heatmap`` and of the report.
 
 fairseq-generate ``--print-sentence-attention`` writes, after each ``H-<id>`` line, an
 ``A-<id><TAB>steps`` line: steps separated by spaces, each step the sentences' weights separated

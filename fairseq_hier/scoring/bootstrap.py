@@ -1,6 +1,7 @@
 """The percentile bootstrap over documents: the resample indices shared by every paired
 comparison of :mod:`fairseq_hier.scoring.significance`, and a mean with its bootstrap interval
-(the intervals of ``rouge``'s fallback report and of the attention analysis).
+(the intervals of ``rouge``'s fallback report and of the attention analysis); the significance
+level and the text tables the comparisons print.
 
 One numpy ``default_rng(seed)`` draws ``samples`` resamples of the N document indices with
 replacement; the draw is the one sacreBLEU's bootstrap makes (module docstring of
@@ -12,6 +13,15 @@ from typing import Optional, Sequence
 from ..errors import HierError
 
 SAMPLES, ROUGE_SEED = 1000, 0
+#: the significance level the scoring commands mark with ``*``
+ALPHA = 0.05
+
+
+def text_table(rows) -> str:
+    """Rows of strings as left-aligned columns two spaces apart (the tables of the scoring
+    commands and of the paired comparisons)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
 
 
 def bootstrap_indices(n: int, samples: int = SAMPLES, seed: Optional[int] = ROUGE_SEED):

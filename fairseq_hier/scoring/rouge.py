@@ -431,9 +431,11 @@ def warn_unsplit(pairs: Sequence[Pair], eos: str) -> None:
 # Official ROUGE-1.5.5
 
 
-def default_rouge_args(rouge_n: int = DEFAULT_ROUGE_N, rouge_l: bool = True) -> str:
-    """files2rouge's ROUGE arguments (``-m`` is added separately, see :func:`rouge_command`)."""
-    return f"-c 95 -r 1000 -n {rouge_n} -a" + ("" if rouge_l else " -x")
+def default_rouge_args(rouge_n: int = DEFAULT_ROUGE_N, rouge_l: bool = True,
+                       samples: int = 1000) -> str:
+    """files2rouge's ROUGE arguments (``-m`` is added separately, see :func:`rouge_command`);
+    ``samples``: the resamples of ROUGE's bootstrap intervals (``-r``)."""
+    return f"-c 95 -r {samples} -n {rouge_n} -a" + ("" if rouge_l else " -x")
 
 
 def rouge_command(config: str, rouge_args: str, stemming: bool) -> List[str]:
@@ -680,3 +682,37 @@ def rouge_scores(refs: Sequence[References], hyps: Sequence[str], eos: str = "."
                             ignore_empty_summary=ignore_empty_summary,
                             zero_empty_summary=zero_empty_summary)
     return parse_report(rouge_report(pairs, eos, stemming=stemming, fallback=fallback))
+
+
+def file_pairs(references: Sequence[str], summary: str, *, ignore_empty_reference: bool = False,
+               ignore_empty_summary: bool = False,
+               zero_empty_summary: bool = False) -> Tuple[List[Pair], List[int]]:
+    """The (pairs, ignored line numbers) of files as ``fairseq-hier-rouge REFS... HYPS`` reads
+    them (:func:`read_references`, :func:`select_pairs`): an empty summary is an error unless
+    ignored or ``zero_empty_summary`` (``-zs``)."""
+    hyps = read_lines(summary)
+    refs = read_references(references, aligned_with=(summary, hyps))
+    ref_names = references[0] if len(references) == 1 else list(references)
+    return select_pairs(refs, hyps, ref_names, summary, ignore_empty_reference,
+                        ignore_empty_summary, zero_empty_summary)
+
+
+def pairs_report(pairs: Sequence[Pair], eos: str = ".", rouge_args: Optional[str] = None,
+                 rouge_n: int = DEFAULT_ROUGE_N, rouge_l: bool = True, stemming: bool = True,
+                 fallback: bool = False, verbose: bool = False,
+                 also_rouge_score: bool = False) -> str:
+    """The report ``fairseq-hier-rouge`` writes: :func:`rouge_report` and, with
+    ``also_rouge_score``, rouge-score's block under it (:func:`rouge_score_block`)."""
+    report = rouge_report(pairs, eos, rouge_args, rouge_n, rouge_l, stemming, fallback, verbose)
+    if also_rouge_score:
+        report += rouge_score_block(pairs, eos, stemming)
+    return report
+
+
+def file_report(references: Sequence[str], summary: str, eos: str = ".", *,
+                rouge_args: Optional[str] = None, zero_empty_summary: bool = False,
+                also_rouge_score: bool = False) -> str:
+    """The report ``fairseq-hier-rouge REFS... HYPS -e EOS [-zs] [--also-rouge-score]`` writes
+    for files, with its defaults (``rouge_args`` in place of ROUGE-1.5.5's arguments)."""
+    pairs, _ = file_pairs(references, summary, zero_empty_summary=zero_empty_summary)
+    return pairs_report(pairs, eos, rouge_args, also_rouge_score=also_rouge_score)

@@ -1,6 +1,6 @@
 """Task ``document_translation``: document-level translation in chunks of whole sentences with a
 BOS marker at every source sentence (HAT, paper 004 Sec. 4.2), on ``fairseq-preprocess
---joined-dictionary`` output of ``fairseq-hier-doc-chunk``.
+--joined-dictionary`` output of ``fairseq-hier-doc chunk``.
 
 Data layout, options and checks: docs/models.md, section fairseq_hier.tasks.document_translation.
 Imports ``models``, ``generation``, ``data``, ``modules``, ``io``, ``errors``; fairseq.
@@ -27,7 +27,7 @@ class DocumentTranslationConfig(HATSummarizationConfig):
     max_chunk_tokens: int = field(
         default=512, metadata={"help": "most tokens of a chunk on either side, EOS not counted "
                                        "(the source's BOS markers are): the limit "
-                                       "fairseq-hier-doc-chunk cut the documents to (004: 512); "
+                                       "fairseq-hier-doc chunk cut the documents to (004: 512); "
                                        "every split is checked against it before training"})
 
 
@@ -37,7 +37,7 @@ class DocumentTranslationTask(HATSummarizationTask):
 
     cfg: DocumentTranslationConfig
     task_name = "document_translation"
-    cut_by = "fairseq-hier-doc-chunk --max-chunk-tokens"
+    cut_by = "fairseq-hier-doc chunk --max-chunk-tokens"
     option_ranges = dict(HATSummarizationTask.option_ranges, max_chunk_tokens=(1, False, None))
     checkpoint_options = ("max_chunk_tokens", "max_source_positions", "max_target_positions")
 
@@ -95,7 +95,7 @@ class DocumentTranslationTask(HATSummarizationTask):
         return super().build_generator(models, args, seq_gen_cls, extra_gen_cls_kwargs, **kwargs)
 
     def encode_sentence(self, i: int, sentence: str, encode_fn) -> str:
-        """Each sentence is tokenised on its own (fairseq-hier-doc-tokenize): no leading space."""
+        """Each sentence is tokenised on its own (fairseq-hier-doc tokenize): no leading space."""
         return encode_fn(sentence)
 
     def inference_limit(self):

@@ -37,7 +37,7 @@ class HATSummarizationConfig(TranslationConfig):
         default=False, metadata={"help": "fairseq-generate prints the decoder's sentence "
                                          "attention (averaged over heads) as A- lines: per target "
                                          "token, comma-separated weights over the source sentences "
-                                         "(HAT models; draw with fairseq-hier-heatmap)"})
+                                         "(HAT models; draw with fairseq-hier-analyse heatmap)"})
     sentence_attention_layer: int = field(
         default=-1, metadata={"help": "decoder layer whose sentence attention is printed "
                                       "(-1: the last; 004 Figs. 2-3 show every layer)"})

@@ -68,7 +68,7 @@ class HierarchicalSummarizationConfig(FairseqDataclass):
                                         "every split before training"})
     dependency_parse: Optional[str] = field(
         default=None, metadata={"help": "NAME: read the dependency parse SPLIT.parse.NAME.{bin,idx} "
-                                        "from the data-bin (written by fairseq-hier-deps) and give "
+                                        "from the data-bin (written by fairseq-hier-parse project) and give "
                                         "it to ParsingSum's linguistic-guided attention "
                                         "(parsingsum_ft, parsingsum_ht; 003 Eq. 4); checked "
                                         "against every split before training"})
@@ -330,7 +330,7 @@ class HierarchicalSummarizationTask(TrainingCuts, FairseqTask):
             "dependency parses (parsingsum_ft and parsingsum_ht do)",
             f"model {type(model).__name__} reads the source's dependency parse (ParsingSum, "
             f"003): pass --dependency-parse NAME (the data-bin's SPLIT.parse.NAME.{{bin,idx}}, "
-            f"written by fairseq-hier-deps)")
+            f"written by fairseq-hier-parse project)")
 
     def _model_reads(self, model, model_attr, option, dataset_attr, what, missing) -> bool:
         """Whether ``model`` reads an extra input (``model_attr``) that the task option

@@ -36,7 +36,7 @@ class ParagraphRankingConfig(FairseqDataclass):
     source_lang: str = field(default="src", metadata={"help": "source suffix of the raw files"})
     labels_dir: Optional[str] = field(
         default=None, metadata={"help": "directory of the {split}.labels files written by "
-                                        "fairseq-hier-rank-labels (default: the data directory); "
+                                        "fairseq-hier-rank labels (default: the data directory); "
                                         "with sharded data (DIR0:DIR1:...), as many directories, "
                                         "colon-separated, rotated alike"})
     # data-bin/shard0:data-bin/shard1: the training split rotates per epoch, the others are read
@@ -51,7 +51,7 @@ class ParagraphRankingConfig(FairseqDataclass):
                                         "the log (WikiSum: ~525 per example)"})
     max_paragraph_tokens: int = field(
         default=100, metadata={"help": "cut each paragraph, and the title, to its first N tokens "
-                                       "(fairseq-hier-rank scores with the same cut)"})
+                                       "(fairseq-hier-rank apply scores with the same cut)"})
 
 
 @register_task("paragraph_ranking", dataclass=ParagraphRankingConfig)
@@ -146,10 +146,10 @@ class ParagraphRankingTask(TrainingCuts, FairseqTask):
 
     def build_dataset_for_inference(self, src_tokens, src_lengths, **kwargs):
         """A ranker scores paragraphs and writes no text: fairseq-interactive has nothing to
-        print for it. Raw examples are ranked by ``fairseq-hier-rank --input-format jsonl``, and
-        a summarizer whose record has ``rank=ranker`` ranks them itself."""
+        print for it. Raw examples are ranked by ``fairseq-hier-rank apply --input-format
+        jsonl``, and a summarizer whose record has ``rank=ranker`` ranks them itself."""
         raise HierError("paragraph_ranking scores paragraphs and generates no text: rank raw "
-                        "examples with fairseq-hier-rank (or record rank=ranker for "
+                        "examples with fairseq-hier-rank apply (or record rank=ranker for "
                         "fairseq-hier-summarize)")
 
     def build_model(self, cfg, from_checkpoint=False):
@@ -160,7 +160,7 @@ class ParagraphRankingTask(TrainingCuts, FairseqTask):
     def build_generator(self, models, args, *unused, **kwargs):
         """A ranker generates no text: refused before fairseq builds a sequence generator."""
         raise HierError("paragraph_ranking scores paragraphs and generates no text: score a "
-                        "split with fairseq-hier-rank (fairseq-generate and fairseq-interactive "
+                        "split with fairseq-hier-rank apply (fairseq-generate and fairseq-interactive "
                         "do not apply)")
 
     def max_positions(self):

@@ -84,6 +84,7 @@ def query_cosines(paragraphs: Sequence[Sequence[str]], query: Sequence[str]) -> 
 
 def similarity_order(cosines: Sequence[float]) -> List[int]:
     """Paragraph indices by descending cosine (:func:`query_cosines`), ties in input order: the
-    order ``fairseq-hier-rank --method tfidf`` writes and ``fairseq-hier-rank-eval`` scores."""
+    order ``fairseq-hier-rank apply --method tfidf`` writes and ``fairseq-hier-rank eval``
+    scores."""
     rounded = np.round(np.asarray(cosines, dtype=np.float64), TIE_DECIMALS)
     return np.argsort(-rounded, kind="stable").tolist()

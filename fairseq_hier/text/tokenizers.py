@@ -4,7 +4,7 @@ with aggressive hyphen splitting ``@-@``, no entity escaping) for the languages 
 jieba for Chinese, Moses' language-independent rules for every other language (``auto``: with
 one warning for a language neither of sacremoses nor of the Latin script), ``none`` for text
 already tokenised. :func:`choose_tokenizer` decides; :func:`tokenizer` and
-:func:`detokenizer` apply. Used by ``fairseq-hier-doc-tokenize``, the ``doc_chunks`` pipeline,
+:func:`detokenizer` apply. Used by ``fairseq-hier-doc tokenize``, the ``doc_chunks`` pipeline,
 and document BLEU.
 
 May import: ``errors`` and the standard library; sacremoses and jieba inside the functions that
@@ -19,7 +19,7 @@ from typing import Callable, FrozenSet, Optional
 
 from ..errors import HierError
 
-#: the choices of ``fairseq-hier-doc-tokenize --tokenizer`` (and of the record's options)
+#: the choices of ``fairseq-hier-doc tokenize --tokenizer`` (and of the record's options)
 TOKENIZERS = ("auto", "moses", "jieba", "none")
 # the language code given to sacremoses for its language-independent rules ("undetermined")
 UNDETERMINED = "und"

@@ -1,5 +1,5 @@
 """Paragraph-attention cosine (000 Table 1 / Sec. 5.1, 001 Table 4):
-fairseq_hier/analysis/attention_cosine.py and ``fairseq-hier-attention-cosine``.
+fairseq_hier/analysis/attention_cosine.py and ``fairseq-hier-analyse attention-cosine``.
 
 Oracles: the gold distribution against hand-computed numbers, a literal loop implementation and
 scikit-learn; the per-paragraph sums of a flat source built by the dataset from a raw line with a
@@ -303,9 +303,9 @@ def runs(data_bin, tmp_path_factory):
                       "--task", "hierarchical_summarization", *CUT, *flat, "--beam", "2",
                       "--max-len-b", "6", "--batch-size", "8", "--gen-subset", "test",
                       "--num-workers", "0", "--results-path", run]},
-            {"id": f"cos-{arch}", "script": "fairseq-hier-attention-cosine",
-             "needs": [f"gen-{arch}"],
-             "args": [data_bin, "--path", run / "checkpoint_last.pt", "--generate-log",
+            {"id": f"cos-{arch}", "script": "fairseq-hier-analyse", "needs": [f"gen-{arch}"],
+             "args": ["attention-cosine", data_bin, "--path", run / "checkpoint_last.pt",
+                      "--generate-log",
                       run / "generate-test.txt", "--subset", "test", "--heatmaps", maps,
                       "--batch-size", "5", "--output", run / "attention.json", *flat]}]
     out.update(run_checked(jobs, root))
@@ -417,16 +417,16 @@ def test_cosine_equals_an_independent_forward(runs, data_bin, arch):
 
 
 def test_command_errors_are_one_line(runs, data_bin, tmp_path, capsys):
-    from fairseq_hier.cli.attention_cosine import cli_main
+    from fairseq_hier.cli.analyse import cli_main
 
     ck = runs["root"] / "pht" / "checkpoint_last.pt"
     log = (runs["root"] / "pht" / "generate-test.txt").read_text().splitlines()
-    common = [str(data_bin), "--path", str(ck), "--output", str(tmp_path / "a.json")]
+    common = ["attention-cosine", str(data_bin), "--path", str(ck), "-o", str(tmp_path / "a.json")]
 
     def fails(*args):
         assert cli_main([*common, *map(str, args)]) == 1
         err = capsys.readouterr().err.strip().splitlines()[-1]
-        assert err.startswith("fairseq-hier-attention-cosine: error: ")
+        assert err.startswith("fairseq-hier-analyse attention-cosine: error: ")
         assert not (tmp_path / "a.json").exists()
         return err
 
@@ -444,7 +444,7 @@ def test_command_errors_are_one_line(runs, data_bin, tmp_path, capsys):
     assert err.endswith("is a checkpoint of task 'hat_summarization'; the paragraph-attention "
                         "cosine needs one of task 'hierarchical_summarization' (HAT's sentence "
                         "attention: fairseq-generate --print-sentence-attention, then "
-                        "fairseq-hier-heatmap)")
+                        "fairseq-hier-analyse heatmap)")
     assert "no such checkpoint" in fails("--generate-log", missing, "--path", tmp_path / "no.pt")
     (tmp_path / "text.pt").write_text("not a checkpoint\n")
     assert f"--path {tmp_path / 'text.pt'}: not a fairseq checkpoint (" in fails(

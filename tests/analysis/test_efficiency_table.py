@@ -1,5 +1,5 @@
 """The efficiency table of paper 000 Table 4 (fairseq_hier/analysis/efficiency.py,
-fairseq-hier-efficiency), on CPU at tiny widths (1+1 layers, d 16, 200 source tokens):
+fairseq-hier-analyse efficiency), on CPU at tiny widths (1+1 layers, d 16, 200 source tokens):
 
 - efficiency.json's schema, and the parameter counts equal to those of models built
   independently here from literal fairseq options;
@@ -100,14 +100,15 @@ def test_max_batch_search_on_known_memory(monkeypatch, one_thread):
 
 
 def test_cli_and_data_bin(data_bin, tmp_path, capsys, one_thread):
-    from fairseq_hier.cli import efficiency as cli
+    from fairseq_hier.cli import analyse as cli
 
     assert cli.ARCHS == eff.TABLE_ARCHS
     out = tmp_path / "run" / "efficiency.json"
-    assert cli.cli_main(["--archs", "pht", "hat_transformer", "--tokens", "200", "--layers", "1",
+    assert cli.cli_main(["efficiency", "--archs", "pht", "hat_transformer", "--tokens", "200",
+                         "--layers", "1",
                          "--embed-dim", "16", "--heads", "2", "--no-max-batch", "--cpu",
                          "--data", str(data_bin), "--valid-batch-size", "3",
-                         "--output", str(out)]) == 0
+                         "-o", str(out)]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     result = json.loads(lines[-1])
     assert json.loads(out.read_text()) == result
@@ -123,6 +124,6 @@ def test_cli_and_data_bin(data_bin, tmp_path, capsys, one_thread):
                                          "pass --dependency-parse NAME"):
         eff.efficiency_table(["pht", "parsingsum_ft"], data=str(data_bin))  # before measuring
     with pytest.raises(SystemExit) as exit_info:
-        cli.cli_main(["--tokens", "150"])
+        cli.cli_main(["efficiency", "--tokens", "150"])
     assert exit_info.value.code == 2
     assert "--tokens must be a positive multiple of 100, got 150" in capsys.readouterr().err

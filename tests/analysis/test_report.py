@@ -76,7 +76,7 @@ def _heatmap(i, tokens, paragraphs):
             "weights": weights, "gold": [1 / paragraphs] * paragraphs}
 
 
-EFFICIENCY = {  # as fairseq-hier-efficiency --output writes it
+EFFICIENCY = {  # as fairseq-hier-analyse efficiency --output writes it
     "device": "cpu", "tokens": 1600, "budget_gib": 11.0, "dtype": "fp32", "layers": 3,
     "embed_dim": 256, "heads": 4, "target_tokens": 145, "vocab": 32000, "data": None, "rows": [
         {"arch": "transformer", "params": 2500000, "params_mb": 9.54, "max_batch": 12,
@@ -272,9 +272,9 @@ def test_efficiency_curves_attention_and_notes(report):
     assert ("Measured on cpu, fp32: 1600 source tokens, memory budget 11.0 GiB, 3 layers of "
             "width 256, 4 heads (efficiency.json).") in md
     assert "Not measured for HAT, empty (no efficiency.json); to measure:" in md
-    assert (f"fairseq-hier-efficiency --archs hat_transformer --data DATA_BIN --output "
+    assert (f"fairseq-hier-analyse efficiency --archs hat_transformer --data DATA_BIN --output "
             f"{root / 'hat'}/efficiency.json") in md
-    assert "fairseq-hier-efficiency builds none of the archs of empty (empty)" in md
+    assert "fairseq-hier-analyse efficiency builds none of the archs of empty (empty)" in md
     assert ("Records read: base: 5 train_inner, 1 train, 2 valid records (simple format); "
             "good: 5 train_inner, 1 train, 2 valid records (json format).") in md
     assert "No train.log (fairseq-train's output) in: HAT, empty." in md
@@ -317,7 +317,7 @@ def test_bleu_report(tmp_path):
     from sacrebleu.metrics import BLEU
 
     docs = [" ".join(REFS[i:i + 2]) for i in range(0, 10, 2)]
-    # the reference as fairseq-hier-doc-extract writes it: sentences, documents by empty lines
+    # the reference as fairseq-hier-doc extract writes it: sentences, documents by empty lines
     (tmp_path / "ref.de").write_text("\n\n".join(f"{REFS[i]}\n{REFS[i + 1]}"
                                                   for i in range(0, 10, 2)) + "\n")
     systems = {"base": [" ".join(BASE[i:i + 2]) for i in range(0, 10, 2)], "good": docs}

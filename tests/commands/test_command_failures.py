@@ -27,11 +27,18 @@ def lines_of(proc):
             and " | WARNING | " not in line]
 
 
+#: the line the old name fairseq-hier-hypotheses (an alias) prints before it runs
+HYPOTHESES_NOTE = "fairseq-hier-hypotheses: now a step of 'fairseq-hier decode' (this name will go)"
+
+
 def one_line(proc, rc=1):
-    """The single line of a failed command (its exit status checked)."""
+    """The single line of a failed command (its exit status checked); an alias's line naming
+    its new command before it is not counted."""
     assert proc.returncode == rc, proc.stdout[-3000:]
     assert "Traceback" not in proc.stdout, proc.stdout[-3000:]
     printed = lines_of(proc)
+    if printed and printed[0] == HYPOTHESES_NOTE:
+        printed = printed[1:]
     assert len(printed) == 1, proc.stdout[-3000:]
     return printed[0]
 
@@ -43,7 +50,7 @@ def leftovers(folder):
 
 
 def lead_inputs(folder, name, n, seed):
-    """A raw source / reference pair of ``n`` examples for fairseq-hier-lead."""
+    """A raw source / reference pair of ``n`` examples for fairseq-hier-baseline lead."""
     rng = random.Random(seed)
     words = [f"w{i}" for i in range(50)]
     src, ref = folder / f"{name}.src", folder / f"{name}.tgt"
@@ -65,8 +72,8 @@ def test_two_runs_writing_one_output_leave_one_runs_whole_output(tmp_path):
         alone.append((tmp_path / f"alone{k}.hyp").read_bytes())
     assert alone[0] != alone[1]
     out = tmp_path / "out" / "lead.hyp"
-    procs = [subprocess.Popen([str(BIN / "fairseq-hier-lead"), "--source", str(src),
-                               "--reference", str(ref), "--output", str(out)],
+    procs = [subprocess.Popen([str(BIN / "fairseq-hier-baseline"), "lead", "--source", str(src),
+                               "--reference", str(ref), "-o", str(out)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
              for src, ref in inputs]
     results = [p.communicate(timeout=600) for p in procs]
@@ -82,7 +89,7 @@ def test_ctrl_c_in_the_middle_of_a_write_leaves_no_file(tmp_path):
     out = tmp_path / "out" / "summaries.tok"
     # Ctrl-C's default action, as in a terminal's foreground job: a test run started in the
     # background of a non-interactive shell ignores SIGINT, and its children would inherit that
-    proc = subprocess.Popen([str(BIN / "fairseq-hier-ptb-tokenize"), str(src), str(out)],
+    proc = subprocess.Popen([str(BIN / "fairseq-hier-ptb-tokenize"), str(src), "-o", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     # the command prints no progress line; its progress signal is its temporary output: created
@@ -111,9 +118,11 @@ def test_ctrl_c_in_the_middle_of_a_write_leaves_no_file(tmp_path):
 def test_an_output_that_is_an_input_is_refused_and_the_input_kept(tmp_path):
     src, ref = lead_inputs(tmp_path, "test", 3, 0)
     before = src.read_bytes()
-    proc = run_cli("fairseq-hier-lead", "--source", src, "--reference", ref, "--output", src,
+    proc = run_cli("fairseq-hier-baseline", "lead", "--source", src, "--reference", ref,
+                   "--output", src,
                    check=False)
-    assert one_line(proc) == (f"fairseq-hier-lead: error: output {src} is also an input of this "
+    assert one_line(proc) == (f"fairseq-hier-baseline lead: error: output {src} is also an input "
+                              f"of this "
                               f"command: it would be overwritten; choose another output path")
     assert src.read_bytes() == before and leftovers(tmp_path) == []
 
@@ -142,9 +151,9 @@ def test_an_output_that_is_an_input_is_refused_and_the_input_kept(tmp_path):
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
 def test_a_full_device_is_one_line_and_stays_a_device(tmp_path):
     src, ref = lead_inputs(tmp_path, "test", 3, 0)
-    proc = run_cli("fairseq-hier-lead", "--source", src, "--reference", ref, "--output",
+    proc = run_cli("fairseq-hier-baseline", "lead", "--source", src, "--reference", ref, "--output",
                    "/dev/full", check=False)
-    assert one_line(proc) == "fairseq-hier-lead: error: No space left on device (/dev/full)"
+    assert one_line(proc) == "fairseq-hier-baseline lead: error: No space left on device (/dev/full)"
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
     assert leftovers("/dev") == [] or all(not n.endswith(".part") for n in os.listdir("/dev"))
 
@@ -156,7 +165,7 @@ def test_a_symlink_output_is_written_through(tmp_path):
     target.write_text("old\n")
     link = tmp_path / "lead.hyp"
     link.symlink_to(target)
-    run_cli("fairseq-hier-lead", "--source", src, "--reference", ref, "--output", link)
+    run_cli("fairseq-hier-baseline", "lead", "--source", src, "--reference", ref, "--output", link)
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert target.read_text().count("\n") == 3 and target.read_text() != "old\n"
     assert leftovers(tmp_path) == leftovers(target.parent) == []
@@ -164,9 +173,10 @@ def test_a_symlink_output_is_written_through(tmp_path):
 
 def test_an_output_that_is_a_folder_or_cannot_be_created_is_one_line(tmp_path):
     src, ref = lead_inputs(tmp_path, "test", 3, 0)
-    proc = run_cli("fairseq-hier-lead", "--source", src, "--reference", ref, "--output",
+    proc = run_cli("fairseq-hier-baseline", "lead", "--source", src, "--reference", ref, "--output",
                    tmp_path, check=False)
-    assert one_line(proc) == (f"fairseq-hier-lead: error: output {tmp_path} is a folder (a file "
+    assert one_line(proc) == (f"fairseq-hier-baseline lead: error: output {tmp_path} is a folder "
+                              f"(a file "
                               f"path is expected)")
     if os.geteuid() != 0:  # a folder without write permission (root writes there anyway)
         folder = tmp_path / "read_only"
@@ -179,36 +189,38 @@ def test_an_output_that_is_a_folder_or_cannot_be_created_is_one_line(tmp_path):
         pytest.skip(f"{folder} is writable here")
     except OSError as e:
         reason = e.strerror
-    proc = run_cli("fairseq-hier-lead", "--source", src, "--reference", ref, "--output", out,
+    proc = run_cli("fairseq-hier-baseline", "lead", "--source", src, "--reference", ref,
+                   "--output", out,
                    check=False)
-    assert one_line(proc) == f"fairseq-hier-lead: error: {reason} ({out})"
+    assert one_line(proc) == f"fairseq-hier-baseline lead: error: {reason} ({out})"
     assert not os.path.exists(out)
 
 
 # ----------------------------------------------------------------- options checked when parsed
 @pytest.mark.parametrize("command,args,line", [
-    ("fairseq-hier-doc-tokenize", ["--input", "x", "--output", "y", "--src-lang", "en",
-                                   "--tgt-lang", "de", "--workers", "-3"],
+    ("fairseq-hier-doc tokenize", ["--input-prefix", "x", "--output-prefix", "y", "--src-lang",
+                                   "en", "--tgt-lang", "de", "--workers", "-3"],
      "argument --workers: must be >= 1, got -3"),
-    ("fairseq-hier-doc-demo-corpus", ["{tmp}/corpus", "--train-docs", "-5"],
+    ("fairseq-hier-demo doc-corpus", ["--output-dir", "{tmp}/corpus", "--train-docs", "-5"],
      "argument --train-docs: must be >= 0, got -5"),
-    ("fairseq-hier-doc-bleu", ["a=b", "--chunks", "c", "--ref", "r", "--tgt-lang", "de",
+    ("fairseq-hier-doc-bleu", ["a=b", "--chunks", "c", "--reference", "r", "--tgt-lang", "de",
                                "--bootstrap", "-5"],
      "argument --bootstrap: must be >= 0, got -5"),
     ("fairseq-hier-summarize", ["{tmp}", "{tmp}/in.txt", "--batch-size", "0"],
      "argument --batch-size: must be >= 1, got 0"),
-    ("fairseq-hier-demo-corpus", ["--out-dir", "{tmp}/demo", "--repeat-prob", "1.5"],
+    ("fairseq-hier-demo corpus", ["--output-dir", "{tmp}/demo", "--repeat-prob", "1.5"],
      "argument --repeat-prob: must be >= 0 and <= 1, got 1.5"),
-    ("fairseq-hier-rank-eval", ["--source", "s", "--target", "t", "--L", "5", "0"],
+    ("fairseq-hier-rank eval", ["--source", "s", "--target", "t", "--L", "5", "0"],
      "argument --L: must be >= 1, got 0"),
     ("fairseq-hier-hypotheses", ["log", "--expected", "0"],
      "argument --expected: must be >= 1, got 0"),
-    ("fairseq-hier-heatmap", ["log", "--id", "-1", "--out", "{tmp}/x.png"],
+    ("fairseq-hier-analyse heatmap", ["log", "--id", "-1", "-o", "{tmp}/x.png"],
      "argument --id: must be >= 0, got -1"),
     ("fairseq-hier-rouge", ["r", "h", "-n", "0"], "argument -n/--rouge_n: must be >= 1, got 0"),
 ])
 def test_numbers_out_of_range_are_refused_when_parsed(tmp_path, command, args, line):
-    proc = run_cli(command, *(a.format(tmp=tmp_path) for a in args), check=False)
+    name, *subcommand = command.split()  # a family's subcommand: its prog is "NAME SUB"
+    proc = run_cli(name, *subcommand, *(a.format(tmp=tmp_path) for a in args), check=False)
     assert one_line(proc, rc=2) == f"{command}: error: {line}"
     assert os.listdir(tmp_path) == []
 
@@ -220,17 +232,18 @@ SPLIT = "cannot split {text!r} into arguments as a shell would (no closing quota
 @pytest.mark.parametrize("command,args,rc,line", [
     ("fairseq-hier-rouge", ["r", "h", "-a", "-c 95 -n '2"], 2,
      "-a/--args: " + SPLIT.format(text="-c 95 -n '2")),
-    ("fairseq-hier-efficiency", ["--data", "{tmp}", "--task-args", '--max-source "1'], 2,
+    ("fairseq-hier-analyse efficiency", ["--data", "{tmp}", "--task-args", '--max-source "1'], 2,
      "--task-args: " + SPLIT.format(text='--max-source "1')),
-    ("fairseq-hier-record", ["{tmp}", "--task", "hierarchical_summarization", "--pipeline",
-                             "paragraphs", "--generation", "--beam '2"], 1,
+    ("fairseq-hier-record data", ["{tmp}", "--task", "hierarchical_summarization", "--pipeline",
+                                  "paragraphs", "--generation", "--beam '2"], 1,
      "--generation: " + SPLIT.format(text="--beam '2")),
     ("fairseq-hier-summarize", ["{tmp}", "{tmp}", "--generation=--beam '2"], 2,
      "--generation: " + SPLIT.format(text="--beam '2")),
 ])
 def test_an_unbalanced_quote_in_an_option_is_one_line(tmp_path, command, args, rc, line):
     """Every option whose value is split like a shell line goes through one splitter."""
-    proc = run_cli(command, *(a.format(tmp=tmp_path) for a in args), check=False)
+    name, *subcommand = command.split()
+    proc = run_cli(name, *subcommand, *(a.format(tmp=tmp_path) for a in args), check=False)
     assert one_line(proc, rc=rc) == f"{command}: error: {line}"
     assert os.listdir(tmp_path) == []
 
@@ -238,15 +251,16 @@ def test_an_unbalanced_quote_in_an_option_is_one_line(tmp_path, command, args, r
 def test_record_parses_its_generation_options_before_writing(tmp_path):
     data = tmp_path / "data-bin"
     data.mkdir()
-    proc = run_cli("fairseq-hier-record", data, "--task", "hierarchical_summarization",
+    proc = run_cli("fairseq-hier-record", "data", data, "--task", "hierarchical_summarization",
                    "--pipeline", "paragraphs", "--generation", "--beam -3 --max-len-b 20",
                    check=False)
-    assert one_line(proc) == ("fairseq-hier-record: error: --generation '--beam -3 --max-len-b "
+    assert one_line(proc) == ("fairseq-hier-record data: error: --generation '--beam -3 "
+                              "--max-len-b "
                               "20': --beam must be >= 1, got -3")
-    proc = run_cli("fairseq-hier-record", data, "--task", "hierarchical_summarization",
+    proc = run_cli("fairseq-hier-record", "data", data, "--task", "hierarchical_summarization",
                    "--pipeline", "paragraphs", "--generation", "--beam 2 --no-such-option 4",
                    check=False)
-    assert one_line(proc) == ("fairseq-hier-record: error: --generation '--beam 2 "
+    assert one_line(proc) == ("fairseq-hier-record data: error: --generation '--beam 2 "
                               "--no-such-option 4': unknown option(s) --no-such-option 4 "
                               "(fairseq-generate's options and task hierarchical_summarization's "
                               "are expected)")
@@ -259,7 +273,7 @@ CODES = "t h 19\nth e</w> 17\ni t</w> 15\na n 15\n"
 
 @pytest.fixture(scope="module")
 def documents(tmp_path_factory):
-    """A tokenised split (``doc.{en,de,docids}``) for fairseq-hier-doc-chunk."""
+    """A tokenised split (``doc.{en,de,docids}``) for fairseq-hier-doc chunk."""
     folder = tmp_path_factory.mktemp("doc_chunk")
     (folder / "doc.en").write_text("the river is old .\nit sings .\n\nthe bridge is green .\n")
     (folder / "doc.de").write_text("der Fluss ist alt .\ner singt .\n\ndie Brücke ist grün .\n")
@@ -292,10 +306,11 @@ def test_doc_chunk_refuses_what_is_not_fastbpe_codes(documents, tmp_path, case, 
                            "two_fields": b"t h 19\nth e</w>\n",
                            "joined": (CODES + CODES).encode()}[case])
     out = tmp_path / "out" / "train"
-    proc = run_cli("fairseq-hier-doc-chunk", "--input", documents / "doc", "--output", out,
+    proc = run_cli("fairseq-hier-doc", "chunk", "--input-prefix", documents / "doc",
+                   "--output-prefix", out,
                    "--src-lang", "en", "--tgt-lang", "de", "--codes", codes,
                    "--no-progress-bar", check=False)
-    assert one_line(proc) == f"fairseq-hier-doc-chunk: error: {line.format(codes=codes)}"
+    assert one_line(proc) == f"fairseq-hier-doc chunk: error: {line.format(codes=codes)}"
     assert not out.parent.exists()
 
 
@@ -303,7 +318,8 @@ def test_doc_chunk_applies_good_codes(documents, tmp_path):
     codes = tmp_path / "bpe.codes"
     codes.write_text(CODES)
     out = tmp_path / "train"
-    run_cli("fairseq-hier-doc-chunk", "--input", documents / "doc", "--output", out,
+    run_cli("fairseq-hier-doc", "chunk", "--input-prefix", documents / "doc", "--output-prefix",
+            out,
             "--src-lang", "en", "--tgt-lang", "de", "--codes", codes, "--no-progress-bar")
     # "the" and "it" merged by the codes, the other words split into characters
     assert (tmp_path / "train.en").read_text().split("\n")[0] == (
@@ -319,7 +335,8 @@ def trained(data_bin, tmp_path_factory):
     root = tmp_path_factory.mktemp("failures")
     data = root / "data-bin"
     shutil.copytree(data_bin, data)
-    run_cli("fairseq-hier-record", data, "--task", "hierarchical_summarization", "--pipeline",
+    run_cli("fairseq-hier-record", "data", data, "--task", "hierarchical_summarization",
+            "--pipeline",
             "paragraphs", "--generation", "--beam 2 --max-len-b 6")
     run_cli("fairseq-train", *train_args(data, "transformer", root / "ck", 1))
     proc = subprocess.run(

@@ -67,7 +67,7 @@ def test_missing_labels_of_the_ranker_are_one_line(data_bin, tmp_path):
     labels = f"{data_bin}/valid.labels"
     assert failure(proc) == (
         f"fairseq-train: error: labels {labels} not found (write them with "
-        f"fairseq-hier-rank-labels --source SPLIT.src --target SPLIT.tgt --output {labels})")
+        f"fairseq-hier-rank labels --source SPLIT.src --target SPLIT.tgt --output {labels})")
 
 
 def test_interactive_names_the_line_that_is_not_utf8(data_bin, raw_corpus, pht, tmp_path):
@@ -90,11 +90,12 @@ def test_an_output_folder_that_is_a_file_is_named(raw_corpus, tmp_path):
     blocking = tmp_path / "runs"
     blocking.write_text("a file where a folder is expected\n")
     for output in (blocking / "lead.hyp", blocking / "pht" / "lead.hyp"):
-        proc = run_cli("fairseq-hier-lead", "--source", tmp_path / "test.src", "--reference",
+        proc = run_cli("fairseq-hier-baseline", "lead", "--source", tmp_path / "test.src",
+                       "--reference",
                        raw_corpus / "test.tgt", "--output", output, check=False)
         assert proc.returncode == 1 and "Traceback" not in proc.stdout, proc.stdout
         assert proc.stdout.strip().splitlines() == [
-            f"fairseq-hier-lead: error: cannot write {output}: {blocking} is a file, not a "
+            f"fairseq-hier-baseline lead: error: cannot write {output}: {blocking} is a file, not a "
             f"folder"]
     assert sorted(os.listdir(tmp_path)) == ["runs", "test.src"]
     assert blocking.read_text() == "a file where a folder is expected\n"

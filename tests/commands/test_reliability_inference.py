@@ -1,6 +1,6 @@
 """How summarisation from raw documents and the attention cosine fail, through the console
 scripts and the Python API: a folder without input files, a bad decoding option kept in the
-preprocessing record, a checkpoint that would run code (fairseq-hier-attention-cosine's
+preprocessing record, a checkpoint that would run code (fairseq-hier-analyse attention-cosine's
 ``--trust-checkpoint``), examples that are not documents, and ``batch_size`` below 1.
 
 Each case asserts the exit status (or the exception), the one line naming the folder, record,
@@ -122,7 +122,7 @@ def test_a_bad_option_in_the_record_beside_the_checkpoint_names_that_file(traine
     assert os.listdir(tmp_path) == []
 
 
-# ----------------------------------------------------------- fairseq-hier-attention-cosine
+# ----------------------------------------------------------- fairseq-hier-analyse attention-cosine
 def test_attention_cosine_loads_a_code_running_checkpoint_only_with_trust_checkpoint(trained,
                                                                                     tmp_path):
     marker = tmp_path / "MARKER"
@@ -132,14 +132,15 @@ def test_attention_cosine_loads_a_code_running_checkpoint_only_with_trust_checkp
     args = [trained / "data-bin", "--path", path, "--generate-log",
             trained / "generate-test.txt", "--output", out, "--cpu", "--heatmaps", "0",
             "--bootstrap-samples", "10"]
-    proc = run_cli("fairseq-hier-attention-cosine", *args, check=False, fork=True)
+    proc = run_cli("fairseq-hier-analyse", "attention-cosine", *args, check=False, fork=True)
     assert one_line(proc) == (
-        f"fairseq-hier-attention-cosine: error: checkpoint {path} holds the global "
+        f"fairseq-hier-analyse attention-cosine: error: checkpoint {path} holds the global "
         f"'posix.system', which fairseq-hier does not load without --trust-checkpoint (it could "
         f"run code); pass --trust-checkpoint (FAIRSEQ_HIER_TRUST_CHECKPOINT=1 for fairseq's "
         f"commands, trust_checkpoint=True in the Python API) if you trust the file")
     assert os.listdir(tmp_path / "out") == [] and not marker.exists()
-    proc = run_cli("fairseq-hier-attention-cosine", *args, "--trust-checkpoint", fork=True)
+    proc = run_cli("fairseq-hier-analyse", "attention-cosine", *args, "--trust-checkpoint",
+                   fork=True)
     assert printed(proc)[-1].startswith("paragraph-attention cosine ")
     assert marker.exists() and os.listdir(tmp_path / "out") == ["attention.json"]
     assert json.loads(out.read_text())["arch"] == "pht"

@@ -132,7 +132,8 @@ def test_a_bom_opening_json_lines_is_removed_with_a_warning(tmp_path):
     data.mkdir()
     line = json.dumps({"id": "x", "title": "T", "documents": ["a b"], "summary": "a"})
     (data / "test.jsonl").write_bytes(b"\xef\xbb\xbf" + line.encode() + b"\n")
-    proc = run_cli("fairseq-hier-jsonl-to-raw", "--input-dir", data, "--splits", "test",
+    proc = run_cli("fairseq-hier-to-raw", "--format", "jsonl", "--input-dir", data, "--splits",
+                   "test",
                    "--output-dir", tmp_path / "raw")
     warnings = [entry.split(" | ", 3)[3] for entry in proc.stdout.splitlines()
                 if "| WARNING |" in entry]  # once, although the file is read twice

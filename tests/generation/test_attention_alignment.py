@@ -95,7 +95,7 @@ def pipeline(data_bin, tmp_path_factory):
         run_cli("fairseq-train", *train_args(data_bin, arch, save, updates))
         out[arch] = save / "checkpoint_last.pt"
     labels = root / "labels"
-    log = run_cli("fairseq-hier-extract-attention", data_bin, "--path", out["pht"], "--destdir",
+    log = run_cli("fairseq-hier-extract-attention", data_bin, "--path", out["pht"], "--output-dir",
                   labels, "--splits", "train", "valid", "test", "--batch-size", "16").stdout
     out["extract_log"], out["labels"] = log, labels
     out["train_log"] = run_cli("fairseq-train", labels, *PREDICTOR, "--save-dir",
@@ -109,7 +109,7 @@ def test_labels_on_a_full_disk_leave_no_file(pipeline, data_bin, tmp_path):
     split's files, and none left."""
     with small_disk(tmp_path / "disk", "8k") as disk:
         proc = run_cli("fairseq-hier-extract-attention", data_bin, "--path", pipeline["pht"],
-                       "--destdir", disk, "--splits", "train", "--batch-size", "16", check=False)
+                       "--output-dir", disk, "--splits", "train", "--batch-size", "16", check=False)
         lines = [line for line in proc.stdout.splitlines() if " | " not in line]
         assert proc.returncode == 1 and "Traceback" not in proc.stdout, proc.stdout[-3000:]
         names = ", ".join(str(disk / f"train.{kind}.{ext}")

@@ -164,7 +164,7 @@ def test_fairseq_form_without_coverage_is_stock_beam_search(arch):
 
 
 def test_coverage_beta_is_checked_with_fairseqs_options():
-    """fairseq-generate, fairseq-hier-record and the summarisation API refuse it up front."""
+    """fairseq-generate, fairseq-hier-record data and the summarisation API refuse it up front."""
     from fairseq_hier.generation.checks import check_generation_options
 
     with pytest.raises(ValueError, match="--coverage-beta must be >= 0, got -1.0"):

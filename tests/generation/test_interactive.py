@@ -160,7 +160,7 @@ def test_checkpoint_without_record(runs, raw_corpus, tmp_path):
 
 def test_a_checkpoints_record_is_checked_against_the_pipelines(runs, tmp_path):
     """Training keeps the record as the data-bin has it (its layout checked); loading checks it
-    against the pipelines, as fairseq-hier-record did when it wrote it."""
+    against the pipelines, as fairseq-hier-record data did when it wrote it."""
     import torch
 
     from fairseq_hier.inference import HierSummarizer
@@ -236,12 +236,12 @@ def test_sentencepiece_pipeline_matches_spm_encode(tmp_path):
     words = ["lisbon", "is", "the", "capital", "of", "portugal", "river", "tagus", "city"]
     text.write_text("".join(" ".join(words[i:] + words[:i]) + " <P> " + " ".join(words) + "\n"
                             for i in range(len(words))))
-    spm_cli.cli_main(["train", "--input", str(text), "--model-prefix", str(tmp_path / "spm"),
+    spm_cli.cli_main(["train", "--input", str(text), "--output-prefix", str(tmp_path / "spm"),
                       "--vocab-size", "40"])
     raw = tmp_path / "raw.src"
     raw.write_text("Lisbon city <P> the capital of portugal <P> river tagus\n")
     spm_cli.cli_main(["encode", "--model", str(tmp_path / "spm.model"), "--input", str(raw),
-                      "--output", str(tmp_path / "enc.src")])
+                      "-o", str(tmp_path / "enc.src")])
     pipeline = ParagraphPipeline({"subword": "sentencepiece", "post_process": "sentencepiece"},
                                  Assets({"spm.model": str(tmp_path / "spm.model")}))
     lines = pipeline.encode(RawExample(["the capital of portugal\nriver tagus"], "Lisbon city"))

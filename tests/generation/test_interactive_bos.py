@@ -10,8 +10,8 @@
 - ``HierSummarizer`` on those checkpoints (the data-bins' records went into them): raw documents
   -> the same hypotheses -> the pipeline's ``decode``;
 - the ``sentence_bos`` / ``doc_chunks`` pipelines: ``encode`` of a raw document equals what the
-  prepare commands (``fairseq-hier-sentence-bos``; ``fairseq-hier-doc-tokenize`` +
-  ``fairseq-hier-doc-chunk``) write for it, and ``decode`` inverts them on known cases.
+  prepare commands (``fairseq-hier-sentence-bos``; ``fairseq-hier-doc tokenize`` +
+  ``fairseq-hier-doc chunk``) write for it, and ``decode`` inverts them on known cases.
 
 The fairseq commands run as forks of one warm process (``cli_forkserver.py``).
 """
@@ -87,9 +87,9 @@ def prepare_hat(root, bart):
 
 
 def prepare_doc_mt(root):
-    """Toy En-De documents -> fairseq-hier-doc-tokenize, fastbpe learnbpe, fairseq-hier-doc-chunk
+    """Toy En-De documents -> fairseq-hier-doc tokenize, fastbpe learnbpe, fairseq-hier-doc chunk
     (in-process) -> chunks and chunk maps."""
-    from fairseq_hier.cli import doc_chunk, doc_tokenize
+    from fairseq_hier.cli import doc
     from fairseq_hier.demo.translation_corpus import toy_document
     from fairseq_hier.readers.documents import Document, write_documents
 
@@ -99,19 +99,19 @@ def prepare_doc_mt(root):
     for split, docs in splits.items():
         write_documents(str(root / "raw" / split), "en", "de",
                         [Document(f"{split}{k}", s, t) for k, (s, t) in enumerate(docs)])
-        assert doc_tokenize.cli_main(["--input", str(root / "raw" / split), "--output",
-                                      str(root / "tok" / split), "--src-lang", "en",
-                                      "--tgt-lang", "de", "--no-progress-bar"]) == 0
+        assert doc.cli_main(["tokenize", "--input-prefix", str(root / "raw" / split),
+                             "--output-prefix", str(root / "tok" / split), "--src-lang", "en",
+                             "--tgt-lang", "de", "--no-progress-bar"]) == 0
     codes = root / "bpe.codes"
     with open(codes, "w") as f:
         subprocess.run([str(BIN / "fastbpe"), "learnbpe", "60", str(root / "tok" / "train.en"),
                         str(root / "tok" / "train.de")], stdout=f, check=True)
     (root / "data-bin").mkdir()
     for split in splits:
-        assert doc_chunk.cli_main(["--input", str(root / "tok" / split), "--output",
-                                   str(root / "chunks" / split), "--src-lang", "en", "--tgt-lang",
-                                   "de", "--codes", str(codes), "--max-chunk-tokens",
-                                   str(MAX_CHUNK), "--no-progress-bar"]) == 0
+        assert doc.cli_main(["chunk", "--input-prefix", str(root / "tok" / split),
+                             "--output-prefix", str(root / "chunks" / split), "--src-lang", "en",
+                             "--tgt-lang", "de", "--codes", str(codes), "--max-chunk-tokens",
+                             str(MAX_CHUNK), "--no-progress-bar"]) == 0
         shutil.copy(root / "chunks" / f"{split}.chunks", root / "data-bin")
     write_record(str(root / "data-bin"), "document_translation", "doc_chunks",
                  {"src_lang": "en", "tgt_lang": "de", "max_chunk_tokens": MAX_CHUNK},
@@ -320,13 +320,13 @@ def test_too_long_lines_and_segment_models_are_one_line_errors(runs):
     tokens, lengths = mt.get_interactive_tokens_and_lengths(["<s> a b c d e"], lambda x: x)
     with pytest.raises(ValueError, match=r"^input line 4: 7 tokens \(EOS included\) > "
                                          r"\(--max-chunk-tokens \+ EOS\) 6 \(cut the document at "
-                                         r"sentence boundaries: fairseq-hier-doc-chunk "
+                                         r"sentence boundaries: fairseq-hier-doc chunk "
                                          r"--max-chunk-tokens\)$"):
         mt.build_dataset_for_inference(tokens, lengths)
 
 
 def test_doc_mt_bpe_is_applied_per_sentence_between_markers(runs):
-    """--bpe fastbpe's encode_fn on text lines gives the chunk lines of fairseq-hier-doc-chunk."""
+    """--bpe fastbpe's encode_fn on text lines gives the chunk lines of fairseq-hier-doc chunk."""
     import fastBPE
 
     from fairseq_hier.data.bpe_codes import remove_bpe
@@ -459,24 +459,24 @@ def test_sentence_bos_pipeline_reads_articles_and_meetings_as_their_readers(tmp_
 
 
 def test_doc_chunks_pipeline_encodes_as_tokenize_and_chunk_write(runs, tmp_path):
-    """A raw document (one sentence a line) gives the chunk lines of fairseq-hier-doc-tokenize +
-    fairseq-hier-doc-chunk, when the source side decides the cuts (short targets here; the
+    """A raw document (one sentence a line) gives the chunk lines of fairseq-hier-doc tokenize +
+    fairseq-hier-doc chunk, when the source side decides the cuts (short targets here; the
     pipeline cuts by the source alone): a document of several chunks and one with an over-long
     sentence cut to the limit."""
-    from fairseq_hier.cli import doc_chunk, doc_tokenize
+    from fairseq_hier.cli import doc
     from fairseq_hier.readers.documents import Document, write_documents
 
     mt = runs["mt"]
     src_docs = [src for src, _ in runs["docs"]["test"]]
     write_documents(str(tmp_path / "raw"), "en", "de",
                     [Document(f"d{k}", s, ["Ja."] * len(s)) for k, s in enumerate(src_docs)])
-    assert doc_tokenize.cli_main(["--input", str(tmp_path / "raw"), "--output",
-                                  str(tmp_path / "tok"), "--src-lang", "en", "--tgt-lang", "de",
-                                  "--no-progress-bar"]) == 0
-    assert doc_chunk.cli_main(["--input", str(tmp_path / "tok"), "--output", str(tmp_path / "out"),
-                               "--src-lang", "en", "--tgt-lang", "de", "--codes",
-                               str(mt / "bpe.codes"), "--max-chunk-tokens", str(MAX_CHUNK),
-                               "--no-progress-bar"]) == 0
+    assert doc.cli_main(["tokenize", "--input-prefix", str(tmp_path / "raw"), "--output-prefix",
+                         str(tmp_path / "tok"), "--src-lang", "en", "--tgt-lang", "de",
+                         "--no-progress-bar"]) == 0
+    assert doc.cli_main(["chunk", "--input-prefix", str(tmp_path / "tok"), "--output-prefix",
+                         str(tmp_path / "out"), "--src-lang", "en", "--tgt-lang", "de", "--codes",
+                         str(mt / "bpe.codes"), "--max-chunk-tokens", str(MAX_CHUNK),
+                         "--no-progress-bar"]) == 0
     written = (tmp_path / "out.en").read_text().splitlines()
     rows = [line.split("\t")[0] for line in (tmp_path / "out.chunks").read_text().splitlines()]
     pipeline = PIPELINES["doc_chunks"](

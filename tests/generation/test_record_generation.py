@@ -1,6 +1,6 @@
 """Decoding options per architecture in a preprocessing record: ``generation_for`` replaces
 ``generation`` for checkpoints of that architecture (fairseq-hier-summarize, the recipes through
-``fairseq-hier-record --print-generation``); a record without it stays valid; malformed entries
+``fairseq-hier-record data --print-generation``); a record without it stays valid; malformed entries
 are one-line errors."""
 
 import json
@@ -51,11 +51,12 @@ def test_summarizer_decodes_with_the_checkpoints_own_architectures_options(runs)
 
 
 def test_print_generation_and_arch_for_the_recipes(runs):
-    proc = run_cli("fairseq-hier-record", "--print-arch", runs / "liu_ht" / "checkpoint_last.pt")
+    proc = run_cli("fairseq-hier-record", "data", "--print-arch",
+                   runs / "liu_ht" / "checkpoint_last.pt")
     assert proc.stdout.strip().splitlines()[-1] == "liu_ht"
-    proc = run_cli("fairseq-hier-record", runs / "bin", "--print-generation", "liu_ht")
+    proc = run_cli("fairseq-hier-record", "data", runs / "bin", "--print-generation", "liu_ht")
     assert proc.stdout.splitlines() == LIU
-    proc = run_cli("fairseq-hier-record", runs / "bin", "--print-generation", "vht")
+    proc = run_cli("fairseq-hier-record", "data", runs / "bin", "--print-generation", "vht")
     assert proc.stdout.splitlines() == DEFAULT  # no entry: the default
 
 
@@ -109,17 +110,18 @@ def test_malformed_per_architecture_entries_in_a_record(entry, message):
 ])
 def test_malformed_generation_for_is_one_line(data_bin, tmp_path, args, message):
     shutil.copytree(data_bin, tmp_path / "bin")
-    proc = run_cli("fairseq-hier-record", tmp_path / "bin", "--task", "hierarchical_summarization",
+    proc = run_cli("fairseq-hier-record", "data", tmp_path / "bin", "--task",
+                   "hierarchical_summarization",
                    "--pipeline", "paragraphs", *args, check=False)
     lines = proc.stdout.strip().splitlines()
     assert proc.returncode == 1 and len(lines) == 1, proc.stdout
-    assert lines[0].startswith(f"fairseq-hier-record: error: {message}"), lines[0]
+    assert lines[0].startswith(f"fairseq-hier-record data: error: {message}"), lines[0]
     assert not (tmp_path / "bin" / "hier_preprocess.json").exists()
 
 
 def test_record_written_with_per_architecture_options(data_bin, tmp_path):
     shutil.copytree(data_bin, tmp_path / "bin")
-    run_cli("fairseq-hier-record", tmp_path / "bin", "--task", "hierarchical_summarization",
+    run_cli("fairseq-hier-record", "data", tmp_path / "bin", "--task", "hierarchical_summarization",
             "--pipeline", "paragraphs", "--generation", " ".join(DEFAULT),
             "--generation-for", f"liu_ht={' '.join(LIU)}",
             "--generation-for", "transformer=--lenpen 0.4")

@@ -1,7 +1,7 @@
 """The front command ``fairseq-hier COMMAND ...`` and the packaging around it, through the
 installed console scripts: the listing of ``fairseq-hier --help`` holds every command of
-pyproject.toml in its group with its summary; ``fairseq-hier NAME`` behaves exactly as its alias
-``fairseq-hier-NAME``; an unknown command is one line naming the closest one; the ROUGE command is
+pyproject.toml in its group with its summary (the old names, aliases, not listed);
+``fairseq-hier NAME`` behaves exactly as ``fairseq-hier-NAME``; an unknown command is one line naming the closest one; the ROUGE command is
 ``fairseq-hier-rouge`` (no bare ``rouge`` of ours); and without fairseq, ``import fairseq_hier``
 and every command fail with one line naming the install step."""
 
@@ -18,9 +18,9 @@ import pytest
 from conftest import BIN, ROOT, run_cli
 
 from fairseq_hier import FAIRSEQ_MISSING, __version__
-from fairseq_hier.cli import main
+from fairseq_hier.cli import aliases, main
 
-GROUPS = ["prepare", "train/decode helpers", "score", "analyse", "report"]
+GROUPS = ["prepare", "train/decode", "score", "analyse", "report"]
 # fairseq made missing in a fresh interpreter: the path finder no longer sees it
 NO_FAIRSEQ = textwrap.dedent("""
     import sys
@@ -38,10 +38,10 @@ NO_FAIRSEQ = textwrap.dedent("""
 
 
 def scripts():
-    """pyproject.toml's console scripts: name -> module."""
+    """pyproject.toml's console scripts: name -> entry point (module:function)."""
     with open(ROOT / "pyproject.toml", "rb") as f:
         project = tomllib.load(f)["project"]
-    return {name: target.split(":")[0] for name, target in project["scripts"].items()}
+    return dict(project["scripts"])
 
 
 def listing(text):
@@ -66,18 +66,26 @@ def python(code, *args):
 
 def test_help_lists_every_console_script_in_its_group_with_its_summary():
     declared = scripts()
-    assert declared.pop("fairseq-hier") == "fairseq_hier.cli.main"
+    assert declared.pop("fairseq-hier") == "fairseq_hier.cli.main:cli_main"
+    old = {script: entry for script, entry in declared.items()
+           if entry.startswith("fairseq_hier.cli.aliases:")}
     proc = run_cli("fairseq-hier", "--help")
     groups = listing(proc.stdout)
     assert list(groups) == GROUPS
     listed = {name: summary for commands in groups.values() for name, summary in commands.items()}
-    assert sum(map(len, groups.values())) == len(listed) == len(declared)
-    for script, module in declared.items():
+    assert sum(map(len, groups.values())) == len(listed) == len(declared) - len(old)
+    for script, entry in declared.items():
         assert script.startswith("fairseq-hier-"), script
         name = script[len("fairseq-hier-"):]
-        assert main.COMMANDS[name] == module, script  # the alias runs the same command
+        if script in old:  # an old name: runs its new command line, not listed
+            assert entry == f"fairseq_hier.cli.aliases:entry.{name.replace('-', '_')}"
+            assert name in aliases.ALIASES and name not in listed, script
+            continue
+        module = entry.split(":")[0]
+        assert entry == f"{main.COMMANDS[name]}:cli_main", script  # runs the same command
         assert listed[name] == main.summary(module) and listed[name], script
         assert "\n" not in listed[name] and len(listed[name]) <= main.SUMMARY_WIDTH
+    assert sorted(name[len("fairseq-hier-"):] for name in old) == sorted(aliases.ALIASES)
     assert "rouge" in groups["score"] and "report" in groups["report"]
     # no argument: the same listing, as a usage error
     bare = run_cli("fairseq-hier", check=False)
@@ -90,18 +98,18 @@ def test_a_command_gives_the_same_output_as_its_alias(tmp_path):
     src.write_text("title a <P> the cat sat on the mat .\nt b <P> one two three four five\n")
     ref.write_text("the cat sat .\none two .\n")
     outputs = {}
-    for how in (["fairseq-hier", "lead"], ["fairseq-hier-lead"]):
+    for how in (["fairseq-hier", "baseline", "lead"], ["fairseq-hier-baseline", "lead"]):
         out = tmp_path / f"{len(how)}.hyp"
-        proc = run_cli(*how, "--source", src, "--reference", ref, "--output", out)
+        proc = run_cli(*how, "--source", src, "--reference", ref, "-o", out)
         printed = [line.split(" | ", 1)[-1] for line in proc.stdout.splitlines()]  # no log time
         outputs[len(how)] = ([line.replace(str(out), "OUT") for line in printed], out.read_text())
-    assert outputs[1] == outputs[2] and outputs[1][1] == "title a the cat\nt b one\n"
-    # help and failures alike: each command keeps its own name (an alias the user can type)
+    assert outputs[2] == outputs[3] and outputs[2][1] == "title a the cat\nt b one\n"
+    # help and failures alike: each command keeps its own name (a command the user can type)
     for args, rc in ((["--help"], 0), (["--source", src], 2)):
-        front = run_cli("fairseq-hier", "lead", *args, check=False)
-        alias = run_cli("fairseq-hier-lead", *args, check=False)
-        assert front.returncode == alias.returncode == rc
-        assert front.stdout == alias.stdout and "fairseq-hier-lead" in front.stdout
+        front = run_cli("fairseq-hier", "baseline", "lead", *args, check=False)
+        script = run_cli("fairseq-hier-baseline", "lead", *args, check=False)
+        assert front.returncode == script.returncode == rc
+        assert front.stdout == script.stdout and "fairseq-hier-baseline lead" in front.stdout
 
 
 @pytest.mark.parametrize("typed,hint", [
@@ -122,7 +130,7 @@ def test_rouge_is_fairseq_hier_rouge_and_no_bare_rouge_of_ours():
             .entry_points if ep.group == "console_scripts"}
     assert ours["fairseq-hier-rouge"] == "fairseq_hier.cli.rouge:cli_main"
     assert "rouge" not in ours
-    assert ours == {name: f"{module}:cli_main" for name, module in scripts().items()}
+    assert ours == scripts()
     bare = BIN / "rouge"  # another package's `rouge` may be installed: never ours
     assert not bare.exists() or "fairseq_hier" not in bare.read_text(errors="replace")
     front = run_cli("fairseq-hier", "rouge", "--help")
@@ -142,7 +150,7 @@ def test_without_fairseq_the_import_fails_with_one_line_naming_the_install_step(
     """))
     assert (rc, lines) == (0, ["FairseqMissing fairseq False"])
     # every command, through the front command and through its alias, a scoring one included
-    for args in (["extract-attention", tmp_path, "--path", tmp_path / "x.pt", "--destdir",
+    for args in (["extract-attention", tmp_path, "--path", tmp_path / "x.pt", "--output-dir",
                   tmp_path / "o"], ["rouge", tmp_path / "ref", tmp_path / "hyp"]):
         for argv in ([BIN / "fairseq-hier", *args], [BIN / f"fairseq-hier-{args[0]}", *args[1:]]):
             rc, lines = python(NO_FAIRSEQ + "import runpy\nsys.argv = sys.argv[1:]\n"
@@ -155,7 +163,7 @@ def test_without_fairseq_the_import_fails_with_one_line_naming_the_install_step(
     assert (rc, lines) == (0, ["[]"])
 
 
-@pytest.mark.parametrize("args", [["--help"], ["rouge", "--help"], ["lead", "--help"]])
+@pytest.mark.parametrize("args", [["--help"], ["rouge", "--help"], ["baseline", "lead", "--help"]])
 def test_the_front_command_stays_light(args):
     # neither the listing nor a scoring command through the front command imports torch/fairseq
     code = textwrap.dedent("""

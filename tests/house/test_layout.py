@@ -48,6 +48,8 @@ ALLOWED = {
     "inference": {"analysis", "data", "errors", "generation", "io", "preparation", "ranking",
                   "readers", "safe_loading", "scoring", "text"},
     "report": {"analysis", "data", "errors", "io", "readers", "scoring"},
+    "runs": {"analysis", "errors", "inference", "io", "preparation", "readers", "recipes",
+             "report", "scoring"},
 }
 ALLOWED["cli"] = set(ALLOWED) - {"cli"}
 ALLOWED["benchmarks"] = set(ALLOWED) - {"cli"}

@@ -1,5 +1,5 @@
 """Loading a checkpoint never runs code, and a wrong file is one line: through fairseq-generate,
-fairseq-hier-summarize, fairseq-hier-rank and the Python API.
+fairseq-hier-summarize, fairseq-hier-rank apply and the Python API.
 
 - the checkpoints fairseq and we write (a pht trained here, the 2019-layout BART in both of
   torch's file formats, a state as rank 0 broadcasts it, numpy scalars under numpy 1.x and 2.x
@@ -161,7 +161,7 @@ def last_line(proc):
     return lines[-1] if lines else ""
 
 
-MODULES = {"fairseq-hier-summarize": "summarize", "fairseq-hier-rank": "rank_paragraphs",
+MODULES = {"fairseq-hier-summarize": "summarize", "fairseq-hier-rank": "rank",
            "fairseq-hier-record": "record"}
 
 
@@ -281,7 +281,7 @@ def test_api_refuses_unless_trusted(files):
 # ------------------------------------------------------------------ files that are not right
 def test_unreadable_checkpoint_is_one_line(outcomes, files, tmp_path, capsys):
     """A truncated file in fairseq-generate, random bytes in fairseq-hier-summarize, an empty
-    file in fairseq-hier-rank; nothing is written."""
+    file in fairseq-hier-rank apply; nothing is written."""
     proc, extra = outcomes["generate-truncated"]
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert last_line(proc) == (f"fairseq-generate: error: checkpoint {extra['path']} {UNREADABLE}"
@@ -295,20 +295,23 @@ def test_unreadable_checkpoint_is_one_line(outcomes, files, tmp_path, capsys):
     assert last_line(proc).startswith(f"fairseq-hier-summarize: error: checkpoint {path} "
                                       f"{UNREADABLE}it starts with b'\\x13"), last_line(proc)
     path = files["bad"] / "empty.pt"
-    proc = main_of("fairseq-hier-rank", ["--path", path, "--source", source, "--output", out,
+    proc = main_of("fairseq-hier-rank", ["apply", "--path", path, "-i", source, "-o", out,
                                          "--cpu", "--no-progress-bar"], capsys)
     assert proc.returncode == 1 and not out.exists()
-    assert last_line(proc) == (f"fairseq-hier-rank: error: checkpoint {path} {UNREADABLE}it ends "
+    assert last_line(proc) == (f"fairseq-hier-rank apply: error: checkpoint {path} {UNREADABLE}it "
+                               f"ends "
                                f"before its first object (an empty or truncated file)")
 
 
 def test_record_print_arch_refuses_unless_trusted(files, capsys):
     path, marker = evil(files, "record_evil")
-    proc = main_of("fairseq-hier-record", ["--print-arch", path], capsys)
+    proc = main_of("fairseq-hier-record", ["data", "--print-arch", path], capsys)
     assert proc.returncode == 1 and not marker.exists()
-    assert last_line(proc).startswith(f"fairseq-hier-record: error: checkpoint {path} holds the "
+    assert last_line(proc).startswith(f"fairseq-hier-record data: error: checkpoint {path} holds "
+                                      f"the "
                                       f"global 'posix.system'"), last_line(proc)
-    proc = main_of("fairseq-hier-record", ["--print-arch", path, "--trust-checkpoint"], capsys)
+    proc = main_of("fairseq-hier-record", ["data", "--print-arch", path, "--trust-checkpoint"],
+                   capsys)
     assert proc.returncode == 0 and last_line(proc) == "pht" and marker.exists()
 
 
@@ -322,12 +325,13 @@ def test_a_cut_that_torch_answers_with_an_os_error_is_one_line(outcomes, files, 
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert last_line(proc) == f"fairseq-generate: error: checkpoint {path} {why}"
     source, out = files["raw"] / "test.src", tmp_path / "out.txt"
-    for command, argv in (("fairseq-hier-summarize", [path, source, "-o", out]),
-                          ("fairseq-hier-rank", ["--path", path, "--source", source,
-                                                 "--output", out])):
+    for command, prog, argv in (
+            ("fairseq-hier-summarize", "fairseq-hier-summarize", [path, source, "-o", out]),
+            ("fairseq-hier-rank", "fairseq-hier-rank apply",
+             ["apply", "--path", path, "-i", source, "-o", out])):
         proc = main_of(command, [*argv, "--cpu", "--no-progress-bar"], capsys)
         assert proc.returncode == 1 and not out.exists()
-        assert last_line(proc) == f"{command}: error: checkpoint {path} {why}"
+        assert last_line(proc) == f"{prog}: error: checkpoint {path} {why}"
     from fairseq_hier.errors import HierError
     from fairseq_hier.inference import HierSummarizer
 
@@ -343,12 +347,12 @@ def test_checkpoint_of_another_task_is_one_line(outcomes, files, tmp_path, capsy
         f"with task translation, not a model of task hierarchical_summarization (what this "
         f"command runs)")
     out = tmp_path / "ranked.txt"  # a summarizer where a paragraph ranker is expected
-    proc = main_of("fairseq-hier-rank", ["--path", files["good"], "--source",
+    proc = main_of("fairseq-hier-rank", ["apply", "--path", files["good"], "-i",
                                          files["raw"] / "test.src", "--output", out, "--cpu",
                                          "--no-progress-bar"], capsys)
     assert proc.returncode == 1 and not out.exists()
     assert last_line(proc) == (
-        f"fairseq-hier-rank: error: checkpoint {files['good']} holds a pht model trained with "
+        f"fairseq-hier-rank apply: error: checkpoint {files['good']} holds a pht model trained with "
         f"task hierarchical_summarization, not a model of task paragraph_ranking (what this "
         f"command runs)")
 

@@ -68,11 +68,9 @@ def test_scoring_commands_import_neither_torch_nor_fairseq(tmp_path):
         import json, runpy, sys
         runs = {{
             "fairseq_hier.cli.rouge": [{str(refs)!r}, {str(hyps)!r}],
-            "fairseq_hier.cli.lead": ["--source", {str(src)!r}, "--reference", {str(refs)!r},
-                                      "--output", {str(tmp_path / "lead.hyp")!r}],
-            "fairseq_hier.cli.hypotheses": [{str(log)!r}, "--expected", "2", "-o",
-                                            {str(tmp_path / "hyp.txt")!r}],
-            "fairseq_hier.cli.wikisum_to_raw": ["--help"],
+            "fairseq_hier.cli.baseline": ["lead", "--source", {str(src)!r}, "--reference",
+                                          {str(refs)!r}, "-o", {str(tmp_path / "lead.hyp")!r}],
+            "fairseq_hier.cli.to_raw": ["--help"],
         }}
         for module, argv in runs.items():
             sys.argv = [module] + argv
@@ -80,7 +78,10 @@ def test_scoring_commands_import_neither_torch_nor_fairseq(tmp_path):
                 runpy.run_module(module, run_name="__main__")
             except SystemExit as e:
                 assert e.code in (0, None), (module, e.code)
-        import fairseq_hier.io, fairseq_hier.cli.wikisum_to_raw, fairseq_hier  # noqa
+        from fairseq_hier.cli.aliases import run_alias  # an old name: fairseq-hier-hypotheses
+        assert run_alias("hypotheses", [{str(log)!r}, "--expected", "2", "-o",
+                                        {str(tmp_path / "hyp.txt")!r}]) == 0
+        import fairseq_hier.io, fairseq_hier.cli.to_raw, fairseq_hier  # noqa
         print(json.dumps(sorted(m for m in ("torch", "fairseq", "fairseq_cli") if m in sys.modules)))
     """)
     rc, out = python(code)
@@ -91,8 +92,8 @@ def test_scoring_commands_import_neither_torch_nor_fairseq(tmp_path):
     assert last_json(out) == []
 
 
-@pytest.mark.parametrize("command", ["fairseq-hier", "fairseq-hier-rouge", "fairseq-hier-lead",
-                                     "fairseq-hier-wikisum-to-raw"])
+@pytest.mark.parametrize("command", ["fairseq-hier", "fairseq-hier-rouge", "fairseq-hier-baseline",
+                                     "fairseq-hier-to-raw", "fairseq-hier-lead"])  # an old name
 def test_console_script_help_is_light(command):
     # the console script's own wrapper, with sys.modules inspected when it exits
     code = textwrap.dedent(f"""
@@ -134,7 +135,7 @@ def test_light_import_then_fairseq_registers_and_no_tensorboardx_notice(tmp_path
         assert not fairseq_hier.is_registered()
         from fairseq_hier.cli import extract_attention
         code = extract_attention.cli_main([{str(tmp_path)!r}, "--path", {str(missing)!r},
-                                           "--destdir", {str(tmp_path / "labels")!r}])
+                                           "--output-dir", {str(tmp_path / "labels")!r}])
         sys.stderr.flush()
         print("exit:", code, flush=True)
         # the shim made fairseq's import of tensorboardX fail: the notice was logged

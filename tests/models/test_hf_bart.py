@@ -204,7 +204,7 @@ def test_derived_files_match_tokenizers_on_a_learnt_shuffled_vocabulary(tmp_path
     hf = tmp_path / "hf"
     hf.mkdir()
     vocab = learned_hf_vocabulary(hf)
-    out = run_cli("fairseq-hier-bart-files", hf, tmp_path / "files").stdout
+    out = run_cli("fairseq-hier-bart-files", hf, "--output-dir", tmp_path / "files").stdout
     assert "3 rows without a token" in out, out
     files = tmp_path / "files"
     d = Dictionary.load(str(files / "dict.txt"))
@@ -230,7 +230,7 @@ def test_the_command_starts_without_torch_or_fairseq(hf_dirs, tmp_path):
             "atexit.register(lambda: print(json.dumps(sorted(m for m in ('torch', 'fairseq') "
             "if m in sys.modules))))\n"
             f"sys.argv = [{str(Path(sys.executable).parent / 'fairseq-hier-bart-files')!r}, "
-            f"{str(hf_dirs['bin'])!r}, {str(tmp_path)!r}]\n"
+            f"{str(hf_dirs['bin'])!r}, '--output-dir', {str(tmp_path)!r}]\n"
             "runpy.run_path(sys.argv[0], run_name='__main__')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.splitlines()[-1] == "[]", out.stdout + out.stderr
@@ -288,7 +288,8 @@ def test_a_config_vocab_size_that_disagrees_names_config_json(tmp_path, extra, w
     rows = len(vocab)
     (folder / "config.json").write_text(json.dumps({"model_type": "bart",
                                                     "vocab_size": rows + extra}))
-    proc = run_cli("fairseq-hier-bart-files", folder, tmp_path / "files", check=False)
+    proc = run_cli("fairseq-hier-bart-files", folder, "--output-dir", tmp_path / "files",
+                   check=False)
     assert proc.returncode == 1 and "Traceback" not in proc.stdout
     assert proc.stdout.strip().splitlines() == [
         f"fairseq-hier-bart-files: error: {folder / 'config.json'}: vocab_size is {rows + extra}, "
@@ -507,14 +508,14 @@ def write_cohan(path: Path, n: int, rng):
 
 @pytest.fixture(scope="module")
 def prepared(hf_dirs, tmp_path_factory):
-    """examples/hat_arxiv/prepare.sh with the Hugging Face directory as BART_DIR."""
+    """examples/hat_arxiv/recipe.sh prepare with the Hugging Face directory as BART_DIR."""
     rng = random.Random(0)
     data = tmp_path_factory.mktemp("hf_arxiv_data")
     for split, n in (("train", 8), ("val", 4), ("test", 4)):
         write_cohan(data / f"{split}.txt", n, rng)
     work = tmp_path_factory.mktemp("hf_arxiv_work")
-    log = run_recipe(EXAMPLES / "hat_arxiv" / "prepare.sh", data, work, hf_dirs["deduped"],
-                     env=dict(MAX_SOURCE="64", MAX_TARGET="24"))
+    log = run_recipe(EXAMPLES / "hat_arxiv" / "recipe.sh", "prepare", data, work,
+                     hf_dirs["deduped"], env=dict(MAX_SOURCE="64", MAX_TARGET="24"))
     return dict(data=data, work=work, log=log)
 
 
@@ -568,10 +569,10 @@ def test_sentence_bos_from_the_hf_directory_alone(prepared, hf_dirs, tiny_bart_d
 
 @pytest.fixture(scope="module")
 def trained(prepared, hf_dirs):
-    """examples/hat_arxiv/train.sh from the Hugging Face directory: one update at lr 0."""
-    return run_recipe(EXAMPLES / "hat_arxiv" / "train.sh", prepared["work"], hf_dirs["deduped"],
-                      "hat", *tiny_bart_flags(), "--max-target-positions", "64", "--num-workers",
-                      "0", "--seed", "2",
+    """examples/hat_arxiv/recipe.sh train from the Hugging Face directory: one update at lr 0."""
+    return run_recipe(EXAMPLES / "hat_arxiv" / "recipe.sh", "train", prepared["work"],
+                      hf_dirs["deduped"], "hat", *tiny_bart_flags(), "--max-target-positions",
+                      "64", "--num-workers", "0", "--seed", "2",
                       env=dict(ARCH="hat_bart_base", UPDATES="1", WARMUP="1", BATCH="4",
                                UPDATE_FREQ="1", LOG_INTERVAL="1", MAX_SOURCE="64", LR="0"))
 
@@ -603,16 +604,18 @@ def test_the_recipe_fine_tunes_from_the_hf_directory(prepared, trained, hf_dirs,
 
 
 def test_the_recipe_decodes_with_the_derived_files(prepared, trained, hf_dirs, tiny_bart_dir):
-    """examples/hat_arxiv/decode.sh given the Hugging Face directory: fairseq-generate's GPT-2
-    BPE reads the files prepare.sh derived, and detokenises every hypothesis as BART's own
-    fairseq files do; every test example gets a hypothesis and a score."""
+    """examples/hat_arxiv/recipe.sh decode given the Hugging Face directory: fairseq-generate's
+    GPT-2 BPE reads the files the prepare step derived, and detokenises every hypothesis as
+    BART's own fairseq files do; every test example gets a hypothesis and a score."""
     from fairseq.data.encoders.gpt2_bpe_utils import get_encoder
 
     work = prepared["work"]
-    out = run_recipe(EXAMPLES / "hat_arxiv" / "decode.sh", work, hf_dirs["deduped"], "hat",
+    out = run_recipe(EXAMPLES / "hat_arxiv" / "recipe.sh", "decode", work, hf_dirs["deduped"],
+                     "hat",
                      env=dict(BEAM="2", MIN_LEN="1", MAX_LEN="10", BATCH="4", MAX_SOURCE="64"))
-    assert "ROUGE-1 Average_F" in out, out[-2000:]
     run = work / "checkpoints" / "hat"  # the run folder
+    assert f"{run / 'test.rouge.txt'} (protocol ptb): ROUGE-1.5.5 F1" in out, out[-2000:]
+    assert "1 ROUGE-1 Average_F" in (run / "test.rouge.txt").read_text()
     assert len((run / "test.hyp").read_text().splitlines()) == 4
     with open(run / "generate-test.txt", encoding="utf-8", newline="") as f:
         lines = f.read().split("\n")  # "\r" may be part of a hypothesis

@@ -16,7 +16,7 @@ from fairseq.sequence_generator import SequenceGenerator
 
 import fairseq_hier  # noqa: F401  (registers the models)
 from conftest import TINY_HAT, bos_source, build_model, left_pad, make_dict
-from fairseq_hier.cli import heatmap
+from fairseq_hier.cli import analyse
 from fairseq_hier.report import attention_heatmap, sentence_heatmap
 from fairseq_hier.report.sentence_heatmap import parse_sentence_alignment
 from fairseq_hier.generation.sentence_attention import (SentenceAttentionSequenceGenerator,
@@ -185,8 +185,8 @@ def close(rows, expected):
 
 
 def run_heatmap(monkeypatch, *args):
-    monkeypatch.setattr(sys, "argv", ["fairseq-hier-heatmap", *map(str, args)])
-    return heatmap.cli_main()
+    monkeypatch.setattr(sys, "argv", ["fairseq-hier-analyse", "heatmap", *map(str, args)])
+    return analyse.cli_main()
 
 
 @pytest.fixture
@@ -200,7 +200,7 @@ def test_heatmap_writes_a_png(tmp_path, gen_out, monkeypatch, capsys):
     import matplotlib.image
 
     out = tmp_path / "fig.png"
-    run_heatmap(monkeypatch, gen_out, "--id", 1, "--out", out)
+    run_heatmap(monkeypatch, gen_out, "--id", 1, "-o", out)
     assert capsys.readouterr().out == f"{out}: 4 target steps x 3 sentences\n"
     assert out.read_bytes()[:8] == PNG
     height, width, _ = matplotlib.image.imread(out).shape
@@ -212,14 +212,14 @@ def test_heatmap_picks_the_hypothesis_and_renormalises_top_k(gen_out, monkeypatc
     monkeypatch.setattr(attention_heatmap, "draw_heatmap",
                         lambda rows, labels, out, title, inputs=(): drawn.update(
                             rows=rows, labels=labels, title=title))
-    run_heatmap(monkeypatch, gen_out, "--id", 1, "--out", "x.png", "--top-k", "2")
+    run_heatmap(monkeypatch, gen_out, "--id", 1, "-o", "x.png", "--top-k", "2")
     assert drawn["labels"] == ["w3", "w4", "w5", "</s>"]
     assert drawn["title"] == "example 1, hypothesis 0, top-2 renormalised"
     # the top 2 of the printed weights; a tie keeps the earlier sentence
     expected = [[0.625, 0.375, 0.0], [0.0, 2 / 3, 1 / 3], [0.25, 0.0, 0.75],
                 [0.333333 / 0.666667, 0.0, 0.333334 / 0.666667]]
     close(drawn["rows"], expected)
-    run_heatmap(monkeypatch, gen_out, "--id", 1, "--out", "x.png", "--hypothesis", 1,
+    run_heatmap(monkeypatch, gen_out, "--id", 1, "-o", "x.png", "--hypothesis", 1,
                 "--max-steps", 2)
     assert drawn["labels"] == ["w5", "w6"] and drawn["rows"] == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
 
@@ -247,7 +247,7 @@ def test_gpt2_labels(tmp_path, monkeypatch):
     gen_out.write_text("H-4\t-0.3\t31414 7 9\nA-4\t0.1,0.9 0.5,0.5 0.9,0.1 0.3,0.7\n",
                        encoding="utf-8")
     out = tmp_path / "gpt2.png"
-    run_heatmap(monkeypatch, gen_out, "--id", 4, "--out", out, "--gpt2-encoder-json", encoder_json)
+    run_heatmap(monkeypatch, gen_out, "--id", 4, "-o", out, "--gpt2-encoder-json", encoder_json)
     assert out.read_bytes()[:8] == PNG  # '$' drawn as text, not as mathtext
 
 
@@ -259,7 +259,7 @@ def test_a_long_example_stays_readable(tmp_path, monkeypatch):
     gen_out = tmp_path / "gen.out"
     gen_out.write_text(f"H-0\t-1.0\t{' '.join(['w1'] * 60)}\nA-0\t{' '.join(steps)}\n")
     out = tmp_path / "long.png"
-    run_heatmap(monkeypatch, gen_out, "--id", 0, "--out", out)
+    run_heatmap(monkeypatch, gen_out, "--id", 0, "-o", out)
     height, width, _ = matplotlib.image.imread(out).shape
     assert height >= 61 * 20 and width >= 100 * 12, (height, width)  # >= 0.2 in per row at 100 dpi
 
@@ -286,13 +286,14 @@ def test_heatmap_errors(tmp_path, gen_out, monkeypatch, capsys, case, args, mess
                "widths": b"H-0\t-0.2\tw7\nA-0\t0.5,0.5 1.0\n"}.get(case)
     if content is not None:
         path.write_bytes(content)
-    assert run_heatmap(monkeypatch, path, *args, "--out", tmp_path / "never.png") == 1
-    assert capsys.readouterr().err == f"fairseq-hier-heatmap: error: {message.format(path=path)}\n"
+    assert run_heatmap(monkeypatch, path, *args, "-o", tmp_path / "never.png") == 1
+    assert capsys.readouterr().err == (f"fairseq-hier-analyse heatmap: error: "
+                                       f"{message.format(path=path)}\n")
     assert not (tmp_path / "never.png").exists()
 
 
 def test_importing_the_heatmap_command_is_light():
-    code = ("import sys, fairseq_hier.cli.heatmap; "
+    code = ("import sys, fairseq_hier.cli.analyse; "
             "print(sorted(m for m in ('torch', 'fairseq', 'matplotlib') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == "[]\n"

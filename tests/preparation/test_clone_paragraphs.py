@@ -1,6 +1,6 @@
 """002's clone-paragraph removal (Sec. 4: bigram recall against the target summary > 0.8):
 :func:`clone_paragraphs` against a literal loop, the raw-WikiSum filter of
-``fairseq-hier-wikisum-to-raw --raw`` (on by default there), and the shards' converter, which
+``fairseq-hier-to-raw --format wikisum --input-dir`` (on by default there), and the shards' converter, which
 keeps the published paragraphs unless ``--clone-recall`` is given; the count is logged."""
 
 import logging
@@ -10,8 +10,13 @@ from collections import Counter
 import pytest
 import torch
 
-from fairseq_hier.cli.wikisum_to_raw import cli_main
+from fairseq_hier.cli import to_raw
 from fairseq_hier.preparation.wikisum import Converter, clone_paragraphs
+
+
+def cli_main(argv):
+    """fairseq-hier-to-raw --format wikisum, in-process: its exit status."""
+    return to_raw.cli_main(["--format", "wikisum", *argv])
 
 
 def literal_clones(paragraphs, target, threshold=0.8):
@@ -69,29 +74,29 @@ def write_raw(folder):
 def test_raw_filter_removes_clones_by_default(tmp_path, caplog):
     write_raw(tmp_path / "crawl")
     with caplog.at_level(logging.INFO):
-        assert cli_main(["--raw", str(tmp_path / "crawl"), "--out-dir", str(tmp_path / "out"),
-                         "--splits", "test"]) == 0
+        assert cli_main(["--input-dir", str(tmp_path / "crawl"), "--output-dir",
+                         str(tmp_path / "out"), "--splits", "test"]) == 0
     assert (tmp_path / "out" / "test.src").read_text() == "the title <P> x y z\nt2\n"
     assert (tmp_path / "out" / "test.tgt").read_text() == "a b c d e f g\np q r\n"
     assert ("clone paragraphs removed (bigram recall against the target > 0.8): 3"
             in caplog.text)
     assert "empty paragraphs dropped: 1" in caplog.text
-    assert cli_main(["--raw", str(tmp_path / "crawl"), "--out-dir", str(tmp_path / "keep"),
-                     "--splits", "test", "--clone-recall", "1"]) == 0
+    assert cli_main(["--input-dir", str(tmp_path / "crawl"), "--output-dir",
+                     str(tmp_path / "keep"), "--splits", "test", "--clone-recall", "1"]) == 0
     assert (tmp_path / "keep" / "test.src").read_text().splitlines()[1] == "t2 <P> p q r s"
 
 
 @pytest.mark.parametrize("argv, message", [
-    ([], "give either --data-prefix (the published shards) or --raw"),
-    (["--raw", "r", "--data-prefix", "p"], "give either --data-prefix"),
-    (["--data-prefix", "p"], "--data-prefix needs --spm"),
-    (["--raw", "r", "--clone-recall", "1.5"], "--clone-recall must be in [0, 1] (a bigram "
+    ([], "give either --input-prefix (the published shards) or --input-dir"),
+    (["--input-dir", "r", "--input-prefix", "p"], "give either --input-prefix"),
+    (["--input-prefix", "p"], "--input-prefix needs --spm"),
+    (["--input-dir", "r", "--clone-recall", "1.5"], "--clone-recall must be in [0, 1] (a bigram "
                                               "recall), got 1.5"),
 ])
 def test_one_line_errors(tmp_path, capsys, argv, message):
-    assert cli_main([*argv, "--out-dir", str(tmp_path / "o")]) == 1
+    assert cli_main([*argv, "--output-dir", str(tmp_path / "o")]) == 1
     err = capsys.readouterr().err.strip()
-    assert err.startswith(f"fairseq-hier-wikisum-to-raw: error: {message}") and "\n" not in err
+    assert err.startswith(f"fairseq-hier-to-raw: error: {message}") and "\n" not in err
 
 
 def test_shards_keep_their_paragraphs_unless_asked(tmp_path, caplog):

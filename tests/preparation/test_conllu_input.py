@@ -1,4 +1,4 @@
-"""Any parser's CoNLL-U through ``fairseq-hier-deps`` (docs/data-formats.md, "CoNLL-U from any
+"""Any parser's CoNLL-U through ``fairseq-hier-parse project`` (docs/data-formats.md, "CoNLL-U from any
 parser"): a file in the form Stanza writes (``# text``/``# sent_id`` comments, MISC offsets,
 multiword tokens, ``# newdoc``/``# newpar`` added per example and segment) gives the same codes as
 the spaCy path (:func:`fairseq_hier.preparation.parse.write_example`) on the same tokens and trees,
@@ -74,7 +74,7 @@ ARCS = [[2, 2, -1, 2, 5, -1, 5, 8, -1, 8], [], [-1, 0]]
 
 
 def spacy_conllu(path: Path) -> None:
-    """The spaCy path's CoNLL-U (fairseq-hier-parse's writer) of :data:`SPACY`."""
+    """The spaCy path's CoNLL-U (fairseq-hier-parse spacy's writer) of :data:`SPACY`."""
     import io
 
     import spacy
@@ -115,7 +115,8 @@ def both(tmp_path_factory):
     (d / "train.src").write_text("\n".join(pieces(t) for t in TOK) + "\n", encoding="utf-8")
     codes = {}
     for name in ("stanza", "spacy"):
-        proc = run_cli("fairseq-hier-deps", "--conllu", d / f"{name}.conllu", "--source",
+        proc = run_cli("fairseq-hier-parse", "project", "--conllu", d / f"{name}.conllu",
+                       "--source",
                        d / "train.src", "--subword", "sentencepiece", "--output-prefix",
                        d / f"train.parse.{name}")
         assert "wrote 3 examples (12 words, 25 pieces, 2 separators, 8 arcs, 4 roots)" \

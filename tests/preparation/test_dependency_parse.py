@@ -1,6 +1,6 @@
-"""ParsingSum's dependency data (003): ``fairseq-hier-parse`` (spaCy -> CoNLL-U + tokenised
+"""ParsingSum's dependency data (003): ``fairseq-hier-parse spacy`` (spaCy -> CoNLL-U + tokenised
 source), the CoNLL-U reader, the projection of word heads onto subword pieces, the int16 codes
-and their ``.bin/.idx`` files, and ``fairseq-hier-deps``'s errors."""
+and their ``.bin/.idx`` files, and ``fairseq-hier-parse project``'s errors."""
 
 import os
 import subprocess
@@ -28,9 +28,9 @@ def run_module(name, *args):
 
 
 def deps_main(*args):
-    from fairseq_hier.cli.dependencies import cli_main
+    from fairseq_hier.cli.parse import cli_main
 
-    return cli_main([str(a) for a in args])
+    return cli_main(["project", *map(str, args)])
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def conllu(*sentences):
     return "\n".join(lines) + "\n"
 
 
-# ---------------------------------------------------------------------- fairseq-hier-parse
+# ---------------------------------------------------------------------- fairseq-hier-parse spacy
 RAW = [
     "The cat sat on the mat. It was happy! <P> Dogs don't bark at night.",
     "<P> First doc here. <P>  \t <P> Third doc, with a\u00a0space.",
@@ -91,7 +91,7 @@ def check_conllu(path):
 
 def test_parse_cli(tmp_path):
     (tmp_path / "train.src").write_text("\n".join(RAW) + "\n", encoding="utf-8")
-    proc = run_module("parse", "--input", tmp_path / "train.src", "--output-prefix",
+    proc = run_module("parse", "spacy", "--input", tmp_path / "train.src", "--output-prefix",
                       tmp_path / "parsed" / "train", "--no-progress-bar")
     assert proc.returncode == 0, proc.stderr
     assert "parsed 3 lines (7 segments, 5 sentences, 29 tokens)" in proc.stderr
@@ -106,7 +106,7 @@ def test_parse_cli(tmp_path):
     assert [p.tokens for p in parsed] == tokens
     assert [p.heads.count(-1) for p in parsed] == [3, 2, 0]
 
-    # fairseq-hier-deps on the tokenised lines themselves (--subword none): one word per token
+    # parse project on the tokenised lines themselves (--subword none): one word per token
     prefix = tmp_path / "bin" / "train.parse.spacy"
     assert deps_main("--conllu", tmp_path / "parsed" / "train.conllu", "--source",
                      tmp_path / "parsed" / "train.tok", "--subword", "none",
@@ -242,7 +242,8 @@ def test_token_mismatch_error(tmp_path, capsys):
     assert deps_main("--conllu", tmp_path / "p.conllu", "--source", tmp_path / "train.src",
                      "--subword", "sentencepiece", "--output-prefix", prefix) == 1
     err = capsys.readouterr().err.strip().split("\n")[-1]
-    assert err == (f"fairseq-hier-deps: error: {tmp_path}/p.conllu example 1 (# newdoc on line "
+    assert err == (f"fairseq-hier-parse project: error: {tmp_path}/p.conllu example 1 (# newdoc "
+                   f"on line "
                    f"1) does not match {tmp_path}/train.src line 1: token 5 is 'don't' in the "
                    f"parse, 'don' in the source")
     assert not list(tmp_path.glob("train.parse.spacy*"))  # nothing left, not even .tmp files
@@ -263,7 +264,7 @@ def test_example_count_mismatch(tmp_path, capsys):
     assert deps_main("--conllu", tmp_path / "p.conllu", "--source", tmp_path / "train.src",
                      "--subword", "sentencepiece", "--output-prefix", tmp_path / "d") == 1
     assert capsys.readouterr().err.strip().split("\n")[-1] == (
-        f"fairseq-hier-deps: error: {tmp_path}/p.conllu has 2 examples ('# newdoc' lines), "
+        f"fairseq-hier-parse project: error: {tmp_path}/p.conllu has 2 examples ('# newdoc' lines), "
         f"{tmp_path}/train.src has 4 lines: one example per source line is expected")
     assert not list(tmp_path.glob("d.*"))
 
@@ -321,15 +322,15 @@ def test_int16_round_trip_and_check(tmp_path):
         parses.check(np.array([7, 1, 3, 4]), "data-bin/valid.src-tgt.src")
     assert str(e.value) == (
         f"dependency parse does not match the source: {prefix}.idx has 3 examples, "
-        f"data-bin/valid.src-tgt.src has 4 (rerun fairseq-hier-deps on the source you "
+        f"data-bin/valid.src-tgt.src has 4 (rerun fairseq-hier-parse project on the source you "
         f"binarized)")
     with pytest.raises(ValueError) as e:
         parses.check(np.array([7, 2, 2]), "data-bin/valid.src-tgt.src")
     assert str(e.value) == (
         f"dependency parse does not match the source: {prefix}.idx example 2 (line 2): 1 codes "
         f"in the parse, 2 tokens in data-bin/valid.src-tgt.src (2 of 3 examples differ); rerun "
-        f"fairseq-hier-deps on the source you binarized")
-    with pytest.raises(HierError, match="write it with fairseq-hier-deps"):
+        f"fairseq-hier-parse project on the source you binarized")
+    with pytest.raises(HierError, match="write it with fairseq-hier-parse project"):
         DependencyParses(str(tmp_path / "missing"))
 
 
@@ -344,17 +345,19 @@ def test_interrupted_writer_leaves_nothing(tmp_path):
 # ---------------------------------------------------------------------- one-line CLI errors
 def test_cli_errors_are_one_line(tmp_path):
     (tmp_path / "a.src").write_text("One line.\n", encoding="utf-8")
-    proc = run_module("parse", "--input", tmp_path / "a.src", "--output-prefix", tmp_path / "p",
+    proc = run_module("parse", "spacy", "--input", tmp_path / "a.src", "--output-prefix",
+                      tmp_path / "p",
                       "--model", "no_such_spacy_model", "--no-progress-bar")
     assert proc.returncode == 1
-    assert proc.stderr == ("fairseq-hier-parse: error: spaCy model 'no_such_spacy_model' is not "
+    assert proc.stderr == ("fairseq-hier-parse spacy: error: spaCy model 'no_such_spacy_model' is "
+                           "not "
                            "installed (pip install it, or name another with --model)\n")
     assert not list(tmp_path.glob("p.*"))
     (tmp_path / "bad.conllu").write_text("# newdoc id = 1\n1\ta\t_\t_\t_\t_\tx\t_\t_\t_\n",
                                          encoding="utf-8")
-    proc = run_module("dependencies", "--conllu", tmp_path / "bad.conllu", "--source",
+    proc = run_module("parse", "project", "--conllu", tmp_path / "bad.conllu", "--source",
                       tmp_path / "a.src", "--subword", "none", "--output-prefix", tmp_path / "d")
     assert proc.returncode == 1
-    assert proc.stderr == f"fairseq-hier-deps: error: {tmp_path}/bad.conllu:2: HEAD 'x' is not " \
+    assert proc.stderr == f"fairseq-hier-parse project: error: {tmp_path}/bad.conllu:2: HEAD 'x' is not " \
                           f"an integer\n"
     assert not list(tmp_path.glob("d.*"))

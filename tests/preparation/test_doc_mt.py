@@ -297,7 +297,7 @@ def test_the_task_checks_chunks_against_their_map_before_generating(wmt, tmp_pat
                      rf"example\(s\) with "
                      rf"BOS count: example {k}: {bos[0]} BOS symbols but {bos[0] + 1} sentences in "
                      rf"{chunks}; example {k + 1}: {bos[1]} BOS symbols but {bos[1] - 1} sentences "
-                     rf"in {chunks}; every sentence must open with BOS \(fairseq-hier-doc-chunk "
+                     rf"in {chunks}; every sentence must open with BOS \(fairseq-hier-doc chunk "
                      rf"--max-chunk-tokens\) and sources must be cut at sentence boundaries there",
                      proc.stdout, flags=re.M)
 
@@ -307,14 +307,15 @@ def test_doc_bleu_errors_are_one_line(wmt, tmp_path):
     log = (work / "checkpoints" / "hat" / "generate-test.txt").read_text().splitlines()
     cut = tmp_path / "cut.txt"
     cut.write_text("\n".join(line for line in log if not line.startswith(("H-3\t", "D-3\t"))) + "\n")
-    args = ["--chunks", work / "data-bin" / "test.chunks", "--ref", work / "raw" / "test.de",
+    args = ["--chunks", work / "data-bin" / "test.chunks", "--reference", work / "raw" / "test.de",
             "--tgt-lang", "de"]
     proc = run_cli("fairseq-hier-doc-bleu", f"hat={cut}", *args, check=False)
     assert proc.returncode == 1
     assert proc.stdout.strip().splitlines()[-1] == (
         f"fairseq-hier-doc-bleu: error: {cut}: 1 of {len(read_chunk_map(str(args[1])))} examples "
         f"have no hypothesis (first ids: [3]); was a batch dropped or filtered?")
-    proc = run_cli("fairseq-hier-doc-bleu", f"hat={cut}", *args[:2], "--ref", work / "raw" / "valid.de",
+    proc = run_cli("fairseq-hier-doc-bleu", f"hat={cut}", *args[:2], "--reference",
+                   work / "raw" / "valid.de",
                    "--docids", work / "raw" / "test.docids", "--tgt-lang", "de", check=False)
     assert proc.returncode == 1 and "error: " in proc.stdout and "Traceback" not in proc.stdout
 
@@ -326,12 +327,13 @@ def test_a_special_symbol_in_the_text_is_an_error_naming_its_line(tmp_path):
     for lang, text in (("en", "a b\nc <unk> d\n\ne f\n"), ("de", "A B\nC D\n\nE F\n")):
         (tmp_path / f"tok.{lang}").write_text(text)
     (tmp_path / "tok.docids").write_text("x\ny\n")
-    proc = run_cli("fairseq-hier-doc-chunk", "--input", tmp_path / "tok", "--output",
+    proc = run_cli("fairseq-hier-doc", "chunk", "--input-prefix", tmp_path / "tok",
+                   "--output-prefix",
                    tmp_path / "out", "--src-lang", "en", "--tgt-lang", "de", "--codes",
                    tmp_path / "codes", check=False)
     assert proc.returncode == 1
     assert proc.stdout.strip().splitlines()[-1] == (
-        f"fairseq-hier-doc-chunk: error: {tmp_path}/tok.en:2: the sentence holds '<unk>', one of "
+        f"fairseq-hier-doc chunk: error: {tmp_path}/tok.en:2: the sentence holds '<unk>', one of "
         f"fairseq's special symbols ('<s>', '<pad>', '</s>', '<unk>'): escape or remove it "
         f"before chunking")
 
@@ -398,7 +400,8 @@ def test_ted_recipe_reads_iwslt17_and_prepares_jieba_chunks(tmp_path):
 
 def test_tokenising_with_worker_processes_gives_the_same_files(wmt, tmp_path):
     work = wmt["work"]
-    run_cli("fairseq-hier-doc-tokenize", "--input", work / "raw" / "test", "--output",
+    run_cli("fairseq-hier-doc", "tokenize", "--input-prefix", work / "raw" / "test",
+            "--output-prefix",
             tmp_path / "test", "--src-lang", "en", "--tgt-lang", "de", "--workers", "2")
     for suffix in ("en", "de", "docids"):
         assert (tmp_path / f"test.{suffix}").read_bytes() == (work / "tok" / f"test.{suffix}").read_bytes()

@@ -1,7 +1,7 @@
 """Document translation for any language pair: the JSON-lines document layout read by
-``fairseq-hier-doc-extract --format jsonl`` (each bad line one error naming the file, the line
+``fairseq-hier-doc extract --format jsonl`` (each bad line one error naming the file, the line
 and the field; a good file's split byte for byte), the tokenizer choice of
-``fairseq-hier-doc-tokenize`` (Moses with French rules, the stated fallback of a made-up
+``fairseq-hier-doc tokenize`` (Moses with French rules, the stated fallback of a made-up
 language code, ``--tokenizer none``), the choice kept in the preprocessing record and used by
 the ``doc_chunks`` pipeline at inference and by ``fairseq-hier-doc-bleu``, and sacreBLEU's
 tokenizer for Japanese and Korean targets."""
@@ -25,7 +25,7 @@ GOOD = '{"id": "d1", "src": ["Un chat ."], "tgt": ["A cat ."]}'
 
 
 def extract(*args):
-    return run_cli("fairseq-hier-doc-extract", "--format", "jsonl", "--src-lang", "fr",
+    return run_cli("fairseq-hier-doc", "extract", "--format", "jsonl", "--src-lang", "fr",
                    "--tgt-lang", "en", *args, check=False)
 
 
@@ -66,9 +66,10 @@ BAD_LINES = [
 def test_a_bad_jsonl_line_is_one_error_naming_file_line_and_field(tmp_path, line, error):
     path = tmp_path / "bad.jsonl"
     path.write_text(f"{GOOD}\n{line}\n", encoding="utf-8")
-    proc = extract("--output", tmp_path / "out" / "train", "--file", path)
+    proc = extract("--output-prefix", tmp_path / "out" / "train", "--file", path)
     assert proc.returncode == 1
-    assert proc.stdout.strip().splitlines() == [f"fairseq-hier-doc-extract: error: {path}:2: {error}"]
+    assert proc.stdout.strip().splitlines() == [f"fairseq-hier-doc extract: error: {path}:2: "
+                                                f"{error}"]
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
 
 
@@ -78,10 +79,10 @@ def test_a_missing_id_defaults_to_file_and_line_and_may_collide(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"id": "bad.jsonl:2", "src": ["Un ."], "tgt": ["One ."]}\n'
                     '{"src": ["Deux ."], "tgt": ["Two ."]}\n', encoding="utf-8")
-    proc = extract("--output", tmp_path / "train", "--file", path)
+    proc = extract("--output-prefix", tmp_path / "train", "--file", path)
     assert proc.returncode == 1
     assert proc.stdout.strip() == (
-        f"fairseq-hier-doc-extract: error: {path}:2: id 'bad.jsonl:2' is also the id of line 1 "
+        f"fairseq-hier-doc extract: error: {path}:2: id 'bad.jsonl:2' is also the id of line 1 "
         f"(line 2 has no 'id': 'bad.jsonl:2' is its default id) (expected a different id on "
         f"every line)")
 
@@ -101,7 +102,7 @@ def test_a_good_jsonl_file_gives_the_raw_split_byte_for_byte(tmp_path):
     (tmp_path / "more" / "train.jsonl").write_text(
         '{"id": 8, "src": ["Oui\u00a0!"], "tgt": ["Yes!"]}\n'
         '{"src": ["Non."], "tgt": ["No."]}\n', encoding="utf-8")
-    proc = extract("--output", tmp_path / "raw" / "train", "--file",
+    proc = extract("--output-prefix", tmp_path / "raw" / "train", "--file",
                    tmp_path / "mine" / "train.jsonl", "--file", tmp_path / "more" / "train.jsonl")
     assert proc.returncode == 0, proc.stdout
     raw = tmp_path / "raw"
@@ -147,7 +148,8 @@ def test_a_language_without_rules_gets_the_stated_fallback(tmp_path):
     """A made-up code: Moses' language-independent rules (no non-breaking prefixes: "Dr." is
     split) and one warning line saying so and how to choose otherwise; never a refusal."""
     write_raw(tmp_path / "raw", "xx", "en")
-    proc = run_cli("fairseq-hier-doc-tokenize", "--input", tmp_path / "raw", "--output",
+    proc = run_cli("fairseq-hier-doc", "tokenize", "--input-prefix", tmp_path / "raw",
+                   "--output-prefix",
                    tmp_path / "tok", "--src-lang", "xx", "--tgt-lang", "en", "--no-progress-bar")
     warnings = [line for line in proc.stdout.splitlines() if "| WARNING |" in line]
     assert len(warnings) == 1
@@ -169,17 +171,19 @@ def test_a_language_without_rules_gets_the_stated_fallback(tmp_path):
 
 def test_tokenizer_none_splits_at_whitespace_only(tmp_path):
     write_raw(tmp_path / "raw", "xx", "en")
-    proc = run_cli("fairseq-hier-doc-tokenize", "--input", tmp_path / "raw", "--output",
+    proc = run_cli("fairseq-hier-doc", "tokenize", "--input-prefix", tmp_path / "raw",
+                   "--output-prefix",
                    tmp_path / "tok", "--src-lang", "xx", "--tgt-lang", "en", "--tokenizer",
                    "none", "--no-progress-bar")
     assert "WARNING" not in proc.stdout
     for suffix in ("xx", "en", "docids"):
         assert (tmp_path / f"tok.{suffix}").read_bytes() == (tmp_path / f"raw.{suffix}").read_bytes()
-    proc = run_cli("fairseq-hier-doc-tokenize", "--input", tmp_path / "raw", "--output",
+    proc = run_cli("fairseq-hier-doc", "tokenize", "--input-prefix", tmp_path / "raw",
+                   "--output-prefix",
                    tmp_path / "tok2", "--src-lang", "xx", "--tgt-lang", "en", "--tokenizer",
                    "spacy", check=False)
     assert proc.returncode == 2
-    assert proc.stdout.strip() == ("fairseq-hier-doc-tokenize: error: argument --tokenizer: "
+    assert proc.stdout.strip() == ("fairseq-hier-doc tokenize: error: argument --tokenizer: "
                                    "invalid choice: 'spacy' (choose from 'auto', 'moses', "
                                    "'jieba', 'none')")
 
@@ -236,7 +240,7 @@ def test_doc_bleu_detokenises_with_the_recorded_target_tokenizer(tmp_path):
     log.write_text("S-0\tx\nH-0\t-0.5\tGood @-@ news ! Dr. Mwan@@ gi\n"
                    "Generate test with beam=4: BLEU4 = 0.00\n")
     proc = run_cli("fairseq-hier-doc-bleu", f"hat={log}", "--chunks", bin_dir / "test.chunks",
-                   "--ref", tmp_path / "raw" / "test.en", "--tgt-lang", "en", "--bootstrap", "0",
+                   "--reference", tmp_path / "raw" / "test.en", "--tgt-lang", "en", "--bootstrap", "0",
                    "--run-dir", tmp_path / "run")
     assert (f"hypotheses (hat): BPE '@@ ' removed; 0 stray <s>/</s> token(s) dropped; detokenised "
             f"(none: tokenizer none, tokens joined by single spaces; target tokenizer none of "
@@ -249,7 +253,7 @@ def test_doc_bleu_detokenises_with_the_recorded_target_tokenizer(tmp_path):
     # told otherwise, the Moses detokeniser makes "Good-news!" of it, and the score drops (the
     # references then look tokenised: scored with --force)
     proc = run_cli("fairseq-hier-doc-bleu", f"hat={log}", "--chunks", bin_dir / "test.chunks",
-                   "--ref", tmp_path / "raw" / "test.en", "--tgt-lang", "en", "--bootstrap", "0",
+                   "--reference", tmp_path / "raw" / "test.en", "--tgt-lang", "en", "--bootstrap", "0",
                    "--tgt-tokenizer", "moses", "--force")
     assert "detokenised (sacremoses MosesDetokenizer, lang en)" in proc.stdout
     assert json.loads(proc.stdout.splitlines()[-1])["systems"]["hat"]["doc_bleu"] < 100

@@ -185,7 +185,7 @@ def source(tmp_path_factory):
 
 
 def test_command_tfidf_with_workers(source, tmp_path):
-    out = run_cli("fairseq-hier-graph", "--source", source, "--kind", "tfidf", "--output-prefix",
+    out = run_cli("fairseq-hier-graph", "--input", source, "--kind", "tfidf", "--output-prefix",
                   tmp_path / "w2" / "test.graph.tfidf", "--workers", "2", "--batch-size", "1",
                   "--no-progress-bar").stdout
     assert "wrote 4 tfidf graphs (12 paragraphs)" in out and "examples/s" in out
@@ -198,7 +198,7 @@ def test_command_tfidf_with_workers(source, tmp_path):
 
 
 def test_command_adg(source, tmp_path, nlp):
-    out = run_cli("fairseq-hier-graph", "--source", source, "--kind", "adg", "--output-prefix",
+    out = run_cli("fairseq-hier-graph", "--input", source, "--kind", "adg", "--output-prefix",
                   tmp_path / "test.graph.adg", "--batch-size", "3", "--no-progress-bar").stdout
     assert "wrote 4 adg graphs (12 paragraphs)" in out and "paragraphs/s with 1 worker(s)" in out
     graphs = ParagraphGraphs(str(tmp_path / "test.graph.adg"))
@@ -218,7 +218,7 @@ def test_command_one_line_errors(tmp_path):
              (latin, f"{latin}:2: not UTF-8 text (invalid continuation byte"),
              (tmp_path / "none.src", f"cannot read {tmp_path / 'none.src'}: No such file")]
     for path, message in cases:
-        proc = run_cli("fairseq-hier-graph", "--source", path, "--kind", "tfidf",
+        proc = run_cli("fairseq-hier-graph", "--input", path, "--kind", "tfidf",
                        "--output-prefix", prefix, check=False)
         assert proc.returncode == 1
         assert proc.stdout.count("\n") == 1, proc.stdout

@@ -257,12 +257,12 @@ def build_hat(**kw):
 def test_ptb_tokenize_splits_sentences_and_keeps_lines(tmp_path):
     src = tmp_path / "hyp.txt"
     src.write_text("Anna can't find Betty's number. She'll call (later)!\n\nIt costs $5.\n")
-    subprocess.run([str(BIN / "fairseq-hier-ptb-tokenize"), str(src), str(tmp_path / "out")],
+    subprocess.run([str(BIN / "fairseq-hier-ptb-tokenize"), str(src), "-o", str(tmp_path / "out")],
                    check=True)
     assert (tmp_path / "out").read_text().splitlines() == [
         "Anna ca n't find Betty 's number . She 'll call ( later ) !", "", "It costs $ 5 ."]
     proc = subprocess.run([str(BIN / "fairseq-hier-ptb-tokenize"), str(tmp_path / "nope"),
-                           str(tmp_path / "out")], text=True, capture_output=True)
+                           "-o", str(tmp_path / "out")], text=True, capture_output=True)
     assert proc.returncode == 1 and proc.stderr.startswith("fairseq-hier-ptb-tokenize: error: ")
 
 

@@ -1,8 +1,9 @@
 """Liu & Lapata's paragraph ranker (002 Sec. 3.1): n-gram/LCS recall against rouge-score, the
 labels command, the model's masking and equations, and the whole path through the real commands:
-fairseq-hier-rank-labels -> fairseq-preprocess --only-source -> fairseq-train --task
-paragraph_ranking -> fairseq-hier-rank -> fairseq-hier-rank-eval (Table 1's measure)."""
+fairseq-hier-rank labels -> fairseq-preprocess --only-source -> fairseq-train --task
+paragraph_ranking -> fairseq-hier-rank apply -> fairseq-hier-rank eval (Table 1's measure)."""
 
+import functools
 import json
 import random
 from collections import Counter
@@ -64,7 +65,7 @@ def ranker_run(tmp_path_factory):
     raw = write_ranking_corpus(root / "raw")
     data = root / "data-bin"
     for split in ("train", "valid"):
-        run_cli("fairseq-hier-rank-labels", "--source", raw / f"{split}.src", "--target",
+        run_cli("fairseq-hier-rank", "labels", "--source", raw / f"{split}.src", "--target",
                 raw / f"{split}.tgt", "--output", raw / f"{split}.labels", "--no-progress-bar")
     run_cli("fairseq-preprocess", "--only-source", "--source-lang", "src", "--trainpref",
             raw / "train", "--validpref", raw / "valid", "--destdir", data, "--workers", "1")
@@ -76,11 +77,10 @@ def ranker_run(tmp_path_factory):
                     "--no-epoch-checkpoints", "--no-progress-bar", "--log-interval", "12",
                     "--seed", "1", "--num-workers", "0")
     checkpoint = root / "checkpoints" / "checkpoint_best.pt"
-    ranked, scores = root / "test.ranked", root / "test.scores"
-    rank = run_cli("fairseq-hier-rank", "--path", checkpoint, "--source", raw / "test.src",
-                   "--output", ranked, "--scores-out", scores, "--batch-size", "16", "--cpu",
-                   "--no-progress-bar")
-    evaluation = run_cli("fairseq-hier-rank-eval", "--source", raw / "test.src", "--target",
+    ranked, scores = root / "test.ranked", root / "test.ranked.scores"
+    rank = run_cli("fairseq-hier-rank", "apply", "--path", checkpoint, "-i", raw / "test.src",
+                   "-o", ranked, "--scores", "--batch-size", "16", "--cpu", "--no-progress-bar")
+    evaluation = run_cli("fairseq-hier-rank", "eval", "--source", raw / "test.src", "--target",
                          raw / "test.tgt", "--ranked", f"ranker={ranked}", "--L", "1", "2", "3",
                          "--bootstrap", "200", "--no-progress-bar")
     return dict(root=root, raw=raw, data=data, checkpoint=checkpoint, ranked=ranked,
@@ -97,6 +97,13 @@ def random_cases(n=50, seed=0):
         target = rng.choices(vocab, k=rng.randint(0, 25))
         paragraphs = [rng.choices(vocab, k=rng.randint(0, 25)) for _ in range(rng.randint(1, 4))]
         yield paragraphs, target
+
+
+def rank_cli(subcommand, argv):
+    """``fairseq-hier-rank SUBCOMMAND ARGV`` in-process: its exit status."""
+    from fairseq_hier.cli import rank
+
+    return rank.cli_main([subcommand, *map(str, argv)])
 
 
 def test_ngram_and_lcs_recall_match_rouge_score():
@@ -138,7 +145,7 @@ def test_rank_labels_by_hand(tmp_path):
     # case differs between paragraphs and targets: only --lowercase finds the shared bigrams
     (tmp_path / "s.src").write_text("the title <P> a b c d <P> <P> x y a b\nt2 <P> Q r s\n")
     (tmp_path / "s.tgt").write_text("A B c A B\nq r s t\n")
-    out = run_cli("fairseq-hier-rank-labels", "--source", tmp_path / "s.src", "--target",
+    out = run_cli("fairseq-hier-rank", "labels", "--source", tmp_path / "s.src", "--target",
                   tmp_path / "s.tgt", "--output", tmp_path / "s.labels", "--lowercase")
     # lowercased, target 1: bigrams ab, bc, ca, ab (4); "a b c d" matches ab, bc; "x y a b"
     # matches ab. Target 2: qr, rs, st (3); "q r s" matches qr, rs
@@ -146,13 +153,13 @@ def test_rank_labels_by_hand(tmp_path):
     assert "2 examples, 3 paragraphs" in out.stdout and "1 empty paragraphs dropped" in out.stdout
     # cased, target 1: "A B", "B c", "c A", "A B": no paragraph bigram matches; target 2: "Q r"
     # is not "q r", "r s" still matches: 1 of 3
-    run_cli("fairseq-hier-rank-labels", "--source", tmp_path / "s.src", "--target",
+    run_cli("fairseq-hier-rank", "labels", "--source", tmp_path / "s.src", "--target",
             tmp_path / "s.tgt", "--output", tmp_path / "cased.labels")
     assert (tmp_path / "cased.labels").read_text() == "0.0000 0.0000\n0.3333\n"
 
 
 def test_rank_labels_errors(tmp_path, capsys):
-    from fairseq_hier.cli.rank_labels import cli_main
+    cli_main = functools.partial(rank_cli, "labels")
 
     (tmp_path / "s.src").write_text("t <P> a b\nt <P> <P>\n")
     (tmp_path / "s.tgt").write_text("a b\na b\n")
@@ -375,14 +382,14 @@ def test_trained_ranker_beats_source_order_on_table1_measure(ranker_run):
 
 
 def test_rank_keep_and_jsonl_input(ranker_run, tmp_path, capsys):
-    from fairseq_hier.cli.rank_paragraphs import cli_main
+    cli_main = functools.partial(rank_cli, "apply")
 
     raw, checkpoint = ranker_run["raw"], str(ranker_run["checkpoint"])
     sources = (raw / "test.src").read_text().splitlines()[:4]
     (tmp_path / "few.src").write_text("\n".join(sources) + "\n")
     common = ["--batch-size", "4", "--cpu", "--no-progress-bar", "--path", checkpoint]
     for out, extra in (("all.src", []), ("top2.src", ["--keep", "2"])):
-        assert cli_main(["--source", str(tmp_path / "few.src"), "--output", str(tmp_path / out),
+        assert cli_main(["-i", str(tmp_path / "few.src"), "--output", str(tmp_path / out),
                          *extra, *common]) == 0
     full = (tmp_path / "all.src").read_text().splitlines()
     for top2, whole in zip((tmp_path / "top2.src").read_text().splitlines(), full):
@@ -396,21 +403,22 @@ def test_rank_keep_and_jsonl_input(ranker_run, tmp_path, capsys):
             f.write(json.dumps({"title": " ".join(title),
                                 "documents": ["\n".join(texts[:3]), "\n\n".join(texts[3:])]})
                     + "\n")
-    assert cli_main(["--source", str(tmp_path / "few.jsonl"), "--input-format", "jsonl",
+    assert cli_main(["-i", str(tmp_path / "few.jsonl"), "--input-format", "jsonl",
                      "--output", str(tmp_path / "json.src"), *common]) == 0
     assert (tmp_path / "json.src").read_text().splitlines() == full
     # one-line errors naming the line
     (tmp_path / "bad.jsonl").write_text('{"title": "t", "documents": ["a"]}\n{"title": 3}\n')
-    assert cli_main(["--path", checkpoint, "--source", str(tmp_path / "bad.jsonl"),
+    assert cli_main(["--path", checkpoint, "-i", str(tmp_path / "bad.jsonl"),
                      "--input-format", "jsonl", "--output", str(tmp_path / "x"), "--cpu",
                      "--no-progress-bar"]) == 1
-    assert f"{tmp_path / 'bad.jsonl'}:2: the example lacks the key(s) documents" in capsys.readouterr().err
+    assert (f"{tmp_path / 'bad.jsonl'}:2: the example lacks the key(s) documents"
+            in capsys.readouterr().err)
 
 
 def test_summarizer_ranks_as_fairseq_hier_rank(ranker_run, tmp_path):
     """The summarizer's ranking step (record option rank=ranker) orders and keeps paragraphs as
-    fairseq-hier-rank does on the same examples."""
-    from fairseq_hier.cli.rank_paragraphs import cli_main
+    fairseq-hier-rank apply does on the same examples."""
+    cli_main = functools.partial(rank_cli, "apply")
     from fairseq_hier.inference.pipelines import ParagraphPipeline, RawExample
     from fairseq_hier.inference.record import Assets
 
@@ -419,7 +427,7 @@ def test_summarizer_ranks_as_fairseq_hier_rank(ranker_run, tmp_path):
     assets = Assets({"ranker.pt": str(ranker_run["checkpoint"]),
                      "ranker.dict.txt": str(ranker_run["data"] / "dict.src.txt")})
     for keep in (0, 2):
-        assert cli_main(["--source", str(tmp_path / "few.src"), "--output",
+        assert cli_main(["-i", str(tmp_path / "few.src"), "--output",
                          str(tmp_path / "ranked.src"), "--keep", str(keep), "--cpu",
                          "--no-progress-bar", "--path", str(ranker_run["checkpoint"])]) == 0
         pipeline = ParagraphPipeline({"rank": "ranker", "keep": keep}, assets)
@@ -434,7 +442,7 @@ def test_summarizer_ranks_as_fairseq_hier_rank(ranker_run, tmp_path):
 def test_rank_jsonl_with_sentencepiece(ranker_run, tmp_path):
     import sentencepiece as spm
 
-    from fairseq_hier.cli.rank_paragraphs import cli_main
+    cli_main = functools.partial(rank_cli, "apply")
 
     text = tmp_path / "text.txt"
     text.write_text("the river bridge was built by the old town\n" * 20)
@@ -443,7 +451,7 @@ def test_rank_jsonl_with_sentencepiece(ranker_run, tmp_path):
     sp = spm.SentencePieceProcessor(model_file=str(tmp_path / "sp.model"))
     (tmp_path / "in.jsonl").write_text(json.dumps(
         {"title": "old bridge", "documents": ["the river\nbuilt by the town"]}) + "\n")
-    assert cli_main(["--path", str(ranker_run["checkpoint"]), "--source",
+    assert cli_main(["--path", str(ranker_run["checkpoint"]), "-i",
                      str(tmp_path / "in.jsonl"), "--input-format", "jsonl", "--spm-model",
                      str(tmp_path / "sp.model"), "--output", str(tmp_path / "out.src"), "--cpu",
                      "--no-progress-bar"]) == 0
@@ -454,7 +462,7 @@ def test_rank_jsonl_with_sentencepiece(ranker_run, tmp_path):
 
 
 def test_rank_eval_rejects_a_ranking_of_other_paragraphs(ranker_run, tmp_path, capsys):
-    from fairseq_hier.cli.rank_eval import cli_main
+    cli_main = functools.partial(rank_cli, "eval")
 
     raw = ranker_run["raw"]
     lines = ranker_run["ranked"].read_text().splitlines()

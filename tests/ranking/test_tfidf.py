@@ -1,7 +1,7 @@
 """The one tf-idf (fairseq_hier/text/tfidf.py) against a literal implementation written here with
-plain loops (terms, counts, idf, cosines); ``fairseq-hier-rank --method tfidf`` writes the order
-that ``fairseq-hier-rank-eval`` scores as ``similarity``, through the real commands; the
-summarizer's record option rank=tfidf orders new text as the command does."""
+plain loops (terms, counts, idf, cosines); ``fairseq-hier-rank apply --method tfidf`` writes
+the order that ``fairseq-hier-rank eval`` scores as ``similarity``, through the real commands;
+the summarizer's record option rank=tfidf orders new text as the command does."""
 
 import json
 import math
@@ -150,11 +150,11 @@ def write_examples(folder, n=40, seed=3):
 
 def test_rank_eval_similarity_is_the_order_rank_writes(tmp_path):
     sources, targets = write_examples(tmp_path)
-    run_cli("fairseq-hier-rank", "--method", "tfidf", "--source", tmp_path / "test.src",
+    run_cli("fairseq-hier-rank", "apply", "--method", "tfidf", "-i", tmp_path / "test.src",
             "--output", tmp_path / "ranked.src")
     ranked = (tmp_path / "ranked.src").read_text().splitlines()
     ls = [1, 2, 3, 4, 5, 6]
-    evaluation = run_cli("fairseq-hier-rank-eval", "--source", tmp_path / "test.src",
+    evaluation = run_cli("fairseq-hier-rank", "eval", "--source", tmp_path / "test.src",
                          "--target", tmp_path / "test.tgt", "--ranked",
                          f"tfidf={tmp_path / 'ranked.src'}", "--L", *ls, "--bootstrap", "50",
                          "--no-progress-bar")
@@ -183,8 +183,8 @@ def test_command_orders_by_cosine_and_the_pipeline_agrees(tmp_path):
     lines = ["cats dogs <P> the weather is nice <P> cats and dogs play <P> dogs bark",
              "<P> a b c <P> a b <P> z", "t <P> x", "Dogs , <P> . , <P> the dogs <P> CATS !"]
     (tmp_path / "in.src").write_text("\n".join(lines) + "\n")
-    proc = run_cli("fairseq-hier-rank", "--method", "tfidf", "--source", tmp_path / "in.src",
-                   "--output", tmp_path / "out.src", "--scores-out", tmp_path / "out.scores",
+    proc = run_cli("fairseq-hier-rank", "apply", "--method", "tfidf", "-i", tmp_path / "in.src",
+                   "-o", tmp_path / "out.src", "--scores",
                    "--keep", "2")
     out = (tmp_path / "out.src").read_text().splitlines()
     # the title's words: "cats and dogs play" shares both, "dogs bark" one, the weather none
@@ -195,7 +195,7 @@ def test_command_orders_by_cosine_and_the_pipeline_agrees(tmp_path):
     # terms are lowercased, punctuation is no term: "Dogs ," matches "the dogs", not ". ,"
     assert out[3] == "Dogs , <P> the dogs <P> . ,"
     scores = [[float(x) for x in line.split()]
-              for line in (tmp_path / "out.scores").read_text().splitlines()]
+              for line in (tmp_path / "out.src.scores").read_text().splitlines()]
     for line, row in zip(lines, scores):
         title, paragraphs, _ = split_source(line)
         expected = sorted(literal_query_cosines(paragraphs, title), reverse=True)[:2]
@@ -212,8 +212,9 @@ def test_command_orders_by_cosine_and_the_pipeline_agrees(tmp_path):
 
 
 def test_tfidf_takes_no_model_and_no_jsonl(tmp_path):
-    proc = subprocess.run([str(BIN / "fairseq-hier-rank"), "--method", "tfidf", "--path", "x.pt",
-                           "--source", "a", "--output", "b"], capture_output=True, text=True)
+    proc = subprocess.run([str(BIN / "fairseq-hier-rank"), "apply", "--method", "tfidf", "--path",
+                           "x.pt", "-i", "a", "-o", "b"], capture_output=True, text=True)
     assert proc.returncode == 2
-    assert proc.stderr == ("fairseq-hier-rank: error: --method tfidf ranks raw input (title <P> "
+    assert proc.stderr == ("fairseq-hier-rank apply: error: --method tfidf ranks raw input (title "
+                           "<P> "
                            "paragraph ...) without a model: no --path, no --input-format jsonl\n")

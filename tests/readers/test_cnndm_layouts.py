@@ -241,7 +241,7 @@ def test_sentence_bos_writes_references_without_t_tags_and_names_other_markup(tm
 
 
 # ---------------------------------------------------------------------------------------------
-# examples/hat_cnndm/prepare.sh: the reader chosen from DATA_DIR's files
+# examples/hat_cnndm/recipe.sh prepare: the reader chosen from DATA_DIR's files
 # ---------------------------------------------------------------------------------------------
 
 def test_cnndm_recipe_reads_presumm_shards(tmp_path, tiny_bart_dir):
@@ -253,8 +253,8 @@ def test_cnndm_recipe_reads_presumm_shards(tmp_path, tiny_bart_dir):
             write_shard(data / f"cnndm.{split}.{k}.json",
                         [item(words[j:] + words[:j], [words[j]]) for j in range(2)])
     work = tmp_path / "work"
-    log = run_recipe(EXAMPLES / "hat_cnndm" / "prepare.sh", data, work, tiny_bart_dir)
-    assert (f"prepare.sh: {data} read as LAYOUT=presumm: {data}/cnndm.train {data}/cnndm.valid "
+    log = run_recipe(EXAMPLES / "hat_cnndm" / "recipe.sh", "prepare", data, work, tiny_bart_dir)
+    assert (f"recipe.sh: {data} read as LAYOUT=presumm: {data}/cnndm.train {data}/cnndm.valid "
             f"{data}/cnndm.test") in log
     assert f"read {data}/cnndm.train: records=4 shards=2" in log
     assert "4 examples, 12 sentences kept (4 with the dataset's own segmentation, 0 split by " \
@@ -279,7 +279,8 @@ def test_cnndm_recipe_refuses_ambiguous_or_unknown_layouts(tmp_path):
     (tmp_path / "cnndm.train.0.json").write_text("[]")
     (tmp_path / "train.source").write_text("")
     with pytest.raises(AssertionError, match="set LAYOUT=source_target or LAYOUT=presumm"):
-        run_recipe(EXAMPLES / "hat_cnndm" / "prepare.sh", tmp_path, tmp_path / "w", tmp_path)
-    with pytest.raises(AssertionError, match=r"holds neither train\.source/\.target"):
-        run_recipe(EXAMPLES / "hat_cnndm" / "prepare.sh", tmp_path / "empty", tmp_path / "w",
+        run_recipe(EXAMPLES / "hat_cnndm" / "recipe.sh", "prepare", tmp_path, tmp_path / "w",
                    tmp_path)
+    with pytest.raises(AssertionError, match=r"holds neither train\.source/\.target"):
+        run_recipe(EXAMPLES / "hat_cnndm" / "recipe.sh", "prepare", tmp_path / "empty",
+                   tmp_path / "w", tmp_path)

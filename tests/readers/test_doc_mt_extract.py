@@ -1,4 +1,4 @@
-"""``fairseq-hier-doc-extract`` (fairseq_hier/cli/doc_extract.py) over every document-MT layout:
+"""``fairseq-hier-doc extract`` (fairseq_hier/cli/doc_extract.py) over every document-MT layout:
 inputs concatenated, document ids kept on disk, one-line errors, the recipes' required splits."""
 
 import os
@@ -19,12 +19,13 @@ from fairseq_hier.readers.lines import ReaderError
 
 
 # ---------------------------------------------------------------------------------------------
-# fairseq-hier-doc-extract
+# fairseq-hier-doc extract
 # ---------------------------------------------------------------------------------------------
 
 def doc_extract(*args):
     env = dict(os.environ, PYTHONWARNINGS="ignore")
-    return subprocess.run([sys.executable, "-m", "fairseq_hier.cli.doc_extract", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "fairseq_hier.cli.doc", "extract",
+                           *map(str, args)],
                           cwd=ROOT, env=env, text=True, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE)
 
@@ -39,7 +40,7 @@ def test_cli_concatenates_inputs_and_round_trips(tmp_path):
     tgt = write(tmp_path / "europarl.de", "Sitzung eröffnet.\n\nNächster Punkt.\n")
     prefix = tmp_path / "raw" / "train"
     proc = doc_extract("--format", "doc-split", "--src-lang", "en", "--tgt-lang", "de",
-                       "--output", prefix, "--columns", "de,en", "--file", tsv,
+                       "--output-prefix", prefix, "--columns", "de,en", "--file", tsv,
                        "--pair", src, tgt)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
@@ -57,11 +58,12 @@ def test_cli_concatenates_inputs_and_round_trips(tmp_path):
 def test_cli_errors_are_one_line_with_exit_status_1(tmp_path):
     src, ref = mteval_pair(tmp_path)
     prefix = tmp_path / "test20"
-    common = ["--format", "wmt-sgml", "--src-lang", "en", "--tgt-lang", "de", "--output", prefix]
+    common = ["--format", "wmt-sgml", "--src-lang", "en", "--tgt-lang", "de", "--output-prefix",
+              prefix]
     proc = doc_extract(*common, "--pair", src, ref, "--pair", src, ref)
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[-1] == (
-        f"fairseq-hier-doc-extract: error: {src} + {ref}: docid 'harbour.101' was already read "
+        f"fairseq-hier-doc extract: error: {src} + {ref}: docid 'harbour.101' was already read "
         f"from {src} + {ref} (docids must be unique across inputs)")
     assert "Traceback" not in proc.stderr and not os.path.exists(f"{prefix}.en")
 
@@ -69,20 +71,21 @@ def test_cli_errors_are_one_line_with_exit_status_1(tmp_path):
     proc = doc_extract(*common, "--pair", bad, ref)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.splitlines()[-1] == (
-        f"fairseq-hier-doc-extract: error: {bad}:8: segment id 4 (expected 3: ids run 1..n in "
+        f"fairseq-hier-doc extract: error: {bad}:8: segment id 4 (expected 3: ids run 1..n in "
         f"every document)")
 
     proc = doc_extract(*common, "--file", src)
     assert proc.returncode == 2
     assert proc.stderr.splitlines()[-1] == (
-        f"fairseq-hier-doc-extract: error: --format wmt-sgml reads --pair inputs, not --file "
+        f"fairseq-hier-doc extract: error: --format wmt-sgml reads --pair inputs, not --file "
         f"{src}")
 
 
 def test_cli_wmt_xml_translator(tmp_path):
     path = write(tmp_path / "generaltest2022.en-de.xml", WMT_XML)
     prefix = tmp_path / "test22"
-    proc = doc_extract("--format", "wmt-xml", "--src-lang", "en", "--tgt-lang", "de", "--output",
+    proc = doc_extract("--format", "wmt-xml", "--src-lang", "en", "--tgt-lang", "de",
+                       "--output-prefix",
                        prefix, "--file", path, "--translator", "B")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0] == f"{path}: 2 documents, 4 sentences"
@@ -92,10 +95,10 @@ def test_cli_wmt_xml_translator(tmp_path):
 # ------------------------------------------------ document ids on disk, missing inputs and splits
 
 def extract(tmp_path, fmt, *inputs, src_lang="en", tgt_lang="de", check=True):
-    """fairseq-hier-doc-extract (the console script) -> (process, PREFIX)."""
+    """fairseq-hier-doc extract (the console script) -> (process, PREFIX)."""
     prefix = tmp_path / "raw" / "split"
-    proc = run_cli("fairseq-hier-doc-extract", "--format", fmt, "--src-lang", src_lang,
-                   "--tgt-lang", tgt_lang, "--output", prefix, *inputs, check=check)
+    proc = run_cli("fairseq-hier-doc", "extract", "--format", fmt, "--src-lang", src_lang,
+                   "--tgt-lang", tgt_lang, "--output-prefix", prefix, *inputs, check=check)
     return proc, prefix
 
 
@@ -132,7 +135,7 @@ def test_the_same_own_id_in_two_inputs_is_one_line_naming_both(tmp_path):
                            src_lang="zh", tgt_lang="en", check=False)
     assert proc.returncode == 1
     assert proc.stdout.splitlines()[-1] == (
-        f"fairseq-hier-doc-extract: error: {again[0]} + {again[1]}: docid '1922' was already "
+        f"fairseq-hier-doc extract: error: {again[0]} + {again[1]}: docid '1922' was already "
         f"read from {ted[0]} + {ted[1]} (docids must be unique across inputs)")
     assert not list(prefix.parent.glob("split.*"))
 
@@ -144,10 +147,10 @@ def test_a_missing_input_is_one_line_naming_the_split_before_anything_is_read(tm
                            check=False)
     assert proc.returncode == 1
     assert proc.stdout.splitlines() == [
-        f"fairseq-hier-doc-extract: error: {missing}: not found (--pair of split {prefix})"]
+        f"fairseq-hier-doc extract: error: {missing}: not found (--pair of split {prefix})"]
     proc, _ = extract(tmp_path, "wmt-xml", "--file", tmp_path, check=False)
     assert proc.stdout.splitlines() == [
-        f"fairseq-hier-doc-extract: error: {tmp_path}: a folder, not a file (--file of split "
+        f"fairseq-hier-doc extract: error: {tmp_path}: a folder, not a file (--file of split "
         f"{prefix})"]
     assert not (tmp_path / "raw").exists()
 
@@ -198,12 +201,12 @@ def test_wmt20_extract_stops_naming_a_missing_required_split(tmp_path):
     ref = data / "newstest2020-ende-ref.de.sgm"
     out = recipe_fails(recipe, "en-de", "extract", data, work)
     assert out.splitlines()[-1] == (
-        f"recipe.sh: split test (newstest2020) is required: {ref} not found (it needs "
+        f"fairseq-hier-doc extract: error: split test (newstest2020) is required: {ref} not found (it needs "
         f"{data}/newstest2020-ende-src.en.sgm and {ref})")
     assert not (work / "raw" / "test.docids").exists()
     write(ref, WMT_REF)
     out = run_recipe(recipe, "en-de", "extract", data, work)
-    assert (f"recipe.sh: optional test set newstest2019 not in {data} "
+    assert (f"optional test set newstest2019 not in {data} "
             f"({data}/newstest2019-ende-src.en.sgm {data}/newstest2019-ende-ref.de.sgm not "
             f"found), not tested") in out.splitlines()
     assert docids_on_disk(work / "raw" / "test") == ["harbour.101", "orchard.7"]
@@ -220,10 +223,10 @@ def test_ted_extract_requires_tst2017_and_logs_a_missing_tst2016(tmp_path):
     recipe = ROOT / "examples" / "ted_zh_en" / "recipe.sh"
     out = recipe_fails(recipe, "extract", data, work)
     assert out.splitlines()[-1] == (
-        f"recipe.sh: split test (tst2017) is required: {x}.tst2017.zh-en.en.xml not found")
+        f"fairseq-hier-doc extract: error: split test (tst2017) is required: {x}.tst2017.zh-en.en.xml not found")
     write(data / "IWSLT17.TED.tst2017.zh-en.en.xml", TED_REF)
     out = run_recipe(recipe, "extract", data, work)
-    assert (f"recipe.sh: tst2016 (with its reference) not in {data} ({x}.tst2016.zh-en.zh.xml "
+    assert (f"tst2016 (with its reference) not in {data} ({x}.tst2016.zh-en.zh.xml "
             f"{x}.tst2016.zh-en.en.xml not found), not tested") in out.splitlines()
     assert docids_on_disk(work / "raw" / "test") == ["1922", "1930"]
     assert docids_on_disk(work / "raw" / "train") == ["101", "202"]

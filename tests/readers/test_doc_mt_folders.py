@@ -1,5 +1,5 @@
 """doc-split inputs whose ids come from their paths (fairseq_hier/readers/doc_mt/folders.py,
-``fairseq-hier-doc-extract``): document folders (the WMT20 test-suite layout: one folder per
+``fairseq-hier-doc extract``): document folders (the WMT20 test-suite layout: one folder per
 document holding ``src.txt``, ``ref.txt`` and one file per system) and corpus files with the
 same name in different folders, and the folder names that name a translation direction.
 
@@ -55,8 +55,8 @@ EXPECTED = [
 
 def extract(tmp_path, *inputs, check=True):
     prefix = tmp_path / "raw" / "suite"
-    proc = run_cli("fairseq-hier-doc-extract", "--format", "doc-split", "--src-lang", "en",
-                   "--tgt-lang", "cs", "--output", prefix, *inputs, check=check)
+    proc = run_cli("fairseq-hier-doc", "extract", "--format", "doc-split", "--src-lang", "en",
+                   "--tgt-lang", "cs", "--output-prefix", prefix, *inputs, check=check)
     return proc, prefix
 
 
@@ -130,23 +130,23 @@ def test_cli_folder_errors_are_one_line(tmp_path):
     proc, prefix = extract(tmp_path, "--folder", suite, "--folder", suite / "lease", check=False)
     assert proc.returncode == 1
     assert proc.stdout.splitlines()[-1] == (
-        f"fairseq-hier-doc-extract: error: {suite / 'lease'}: docid 'lease' was already read "
+        f"fairseq-hier-doc extract: error: {suite / 'lease'}: docid 'lease' was already read "
         f"from {suite} (docids must be unique across inputs)")
     assert not list(prefix.parent.glob("suite.*"))
     (suite / "lease" / "ref.txt").unlink()
     proc, _ = extract(tmp_path, "--folder", suite, check=False)
     assert proc.stdout.splitlines()[-1] == (
-        f"fairseq-hier-doc-extract: error: {suite / 'lease' / 'ref.txt'}: not found (a document "
+        f"fairseq-hier-doc extract: error: {suite / 'lease' / 'ref.txt'}: not found (a document "
         f"folder holds src.txt and ref.txt)")
     proc, _ = extract(tmp_path, "--folder", suite / "scripts", check=False)
     assert proc.stdout.splitlines()[-1] == (
-        f"fairseq-hier-doc-extract: error: {suite / 'scripts'}: no src.txt in it or in any of "
+        f"fairseq-hier-doc extract: error: {suite / 'scripts'}: no src.txt in it or in any of "
         f"its subfolders (expected a document folder holding src.txt and ref.txt, or a folder "
         f"of such folders)")
     proc, _ = extract(tmp_path, "--pair", suite / "audit", suite / "audit" / "ref.txt",
                       check=False)
     assert proc.stdout.splitlines()[-1] == (
-        f"fairseq-hier-doc-extract: error: {suite / 'audit'}: a folder, not a file (--pair of "
+        f"fairseq-hier-doc extract: error: {suite / 'audit'}: a folder, not a file (--pair of "
         f"split {tmp_path / 'raw' / 'suite'}; document folders are read with --folder)")
 
 
@@ -192,7 +192,7 @@ def test_wmt20_recipe_extracts_a_test_suite_as_the_next_test_set(tmp_path):
     assert read_documents(str(work / "raw" / "test1"), "en", "cs") == EXPECTED
     assert docids(work / "raw" / "test") == ["river.2020"]
     out = run_recipe(recipe, "en-cs", "extract", data, work, env={"TEST_SUITE": str(suite)})
-    assert "fairseq-hier-doc-extract" not in out and not (work / "raw" / "test2.name").exists()
+    assert "fairseq-hier-doc extract" not in out and not (work / "raw" / "test2.name").exists()
 
 
 # ------------------------------------------------------------------ doc-split folders by direction
@@ -220,8 +220,8 @@ def write_two_way_suite(suite):
 
 def doc_extract_en_cs(tmp_path, *inputs):
     prefix = tmp_path / "raw" / "suite"
-    proc = run_cli("fairseq-hier-doc-extract", "--format", "doc-split", "--src-lang", "en",
-                   "--tgt-lang", "cs", "--output", prefix, *inputs, check=False)
+    proc = run_cli("fairseq-hier-doc", "extract", "--format", "doc-split", "--src-lang", "en",
+                   "--tgt-lang", "cs", "--output-prefix", prefix, *inputs, check=False)
     return proc, prefix
 
 
@@ -245,12 +245,12 @@ def test_doc_extract_refuses_a_folder_or_pair_of_the_other_direction_in_one_line
     proc, prefix = doc_extract_en_cs(tmp_path, "--folder", suite)
     assert proc.returncode == 1 and "Traceback" not in proc.stdout
     assert proc.stdout.splitlines()[-1] == (
-        f"fairseq-hier-doc-extract: error: {suite}: every document folder is named for cs-en "
+        f"fairseq-hier-doc extract: error: {suite}: every document folder is named for cs-en "
         f"(first: audit, lease), the other direction of --src-lang en --tgt-lang cs")
     assert not list(prefix.parent.glob("suite.*"))
     doc = write_two_way_suite(tmp_path / "two-way") / "cs-en_audit"
     proc, _ = doc_extract_en_cs(tmp_path, "--pair", doc / "src.txt", doc / "ref.txt")
     assert proc.returncode == 1 and "Traceback" not in proc.stdout
     assert proc.stdout.splitlines()[-1] == (
-        f"fairseq-hier-doc-extract: error: {doc / 'src.txt'}: its folder is named for cs-en, "
+        f"fairseq-hier-doc extract: error: {doc / 'src.txt'}: its folder is named for cs-en, "
         f"the other direction of --src-lang en --tgt-lang cs")

@@ -173,7 +173,7 @@ NBSP_SGM_REF = """\
 
 
 def demo_corpus_sgm(folder):
-    """The newstest pair fairseq-hier-doc-demo-corpus writes (the demo and the recipe tests)."""
+    """The newstest pair fairseq-hier-demo doc-corpus writes (the demo and the recipe tests)."""
     from fairseq_hier.demo.translation_corpus import toy_document, write_sgm
 
     rng = random.Random(3)
@@ -236,9 +236,9 @@ def test_mteval_files_must_hold_the_languages_asked_for(tmp_path):
             f"{zh}:3: <srcset> srclang='zh' but this file should hold 'en' (the file of the "
             f"other side or of the other direction?)")):
         read_mteval(zh, en, "en", "zh")
-    proc = run_cli("fairseq-hier-doc-extract", "--format", "ted-xml", "--src-lang", "en",
-                   "--tgt-lang", "zh", "--output", tmp_path / "out" / "t", "--pair", zh, en,
+    proc = run_cli("fairseq-hier-doc", "extract", "--format", "ted-xml", "--src-lang", "en",
+                   "--tgt-lang", "zh", "--output-prefix", tmp_path / "out" / "t", "--pair", zh, en,
                    check=False)
     assert proc.returncode == 1 and proc.stdout.splitlines()[-1] == (
-        f"fairseq-hier-doc-extract: error: {zh}:3: <srcset> srclang='zh' but this file should "
+        f"fairseq-hier-doc extract: error: {zh}:3: <srcset> srclang='zh' but this file should "
         f"hold 'en' (the file of the other side or of the other direction?)")

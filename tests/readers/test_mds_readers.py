@@ -1,5 +1,5 @@
-"""Multi-News / WCEP readers (fairseq_hier/readers/mds.py), ``fairseq-hier-mds-to-raw``
-(fairseq_hier/cli/mds_to_raw.py) and ``fairseq-hier-spm`` (fairseq_hier/cli/spm.py).
+"""Multi-News / WCEP readers (fairseq_hier/readers/mds.py), ``fairseq-hier-to-raw``
+(fairseq_hier/cli/to_raw.py) and ``fairseq-hier-spm`` (fairseq_hier/cli/spm.py).
 
 Every input is written here in the publisher's layout (shared/formats/MULTINEWS_format.md,
 WCEP_format.md) with made-up sentences; outputs are compared exactly."""
@@ -16,7 +16,7 @@ import sys
 import pytest
 from conftest import ROOT
 
-from fairseq_hier.cli import mds_to_raw, spm as spm_cli
+from fairseq_hier.cli import spm as spm_cli, to_raw
 from fairseq_hier.readers.lines import ReaderError
 from fairseq_hier.readers.mds import read_multi_news, read_multi_news_preprocessed, read_wcep
 
@@ -36,7 +36,7 @@ def lines_of(path):
 
 def convert(*args):
     """Run the command in-process; its exit status."""
-    return mds_to_raw.cli_main([str(a) for a in args])
+    return to_raw.cli_main([str(a) for a in args])
 
 
 def exact(message):
@@ -103,7 +103,7 @@ def test_multi_news_cli_writes_valid_from_val(tmp_path, caplog):
         write(data / f"{split}.src", "\n".join(MN_SRC) + "\n")
         write(data / f"{split}.tgt", "\n".join(MN_TGT) + "\n")
     with caplog.at_level(logging.INFO):
-        assert convert("--dataset", "multi_news", "--input-dir", data, "--output-dir", raw) == 0
+        assert convert("--format", "multi_news", "--input-dir", data, "--output-dir", raw) == 0
     assert sorted(os.listdir(raw)) == [f"{s}.{e}" for s in ("test", "train", "valid")
                                        for e in ("src", "tgt")]
     assert lines_of(raw / "valid.src") == MN_OUT_SRC
@@ -124,7 +124,7 @@ def test_multi_news_cleaned_release_has_no_trailing_terminator(tmp_path):
     assert [e.summary for e in examples] == ["One.", "Two."]
     assert stats == {"examples": 2, "documents": 3} and skipped == []
     raw = tmp_path / "raw"
-    assert convert("--dataset", "multi_news", "--input-dir", tmp_path, "--output-dir", raw,
+    assert convert("--format", "multi_news", "--input-dir", tmp_path, "--output-dir", raw,
                    "--splits", "test") == 0
     assert lines_of(raw / "test.src") == ["<P> Doc one. <P> Doc two.", "<P> Just one doc"]
 
@@ -160,7 +160,7 @@ def test_multi_news_preprocessed(tmp_path):
                                              "a short one ."]
     assert stats == {"examples": 2, "documents": 3, "empty_documents": 1, "newline_chars": 1}
     raw = tmp_path / "raw"
-    assert convert("--dataset", "multi_news_preprocessed", "--input-dir", tmp_path,
+    assert convert("--format", "multi_news_preprocessed", "--input-dir", tmp_path,
                    "--output-dir", raw, "--splits", "test") == 0
     assert lines_of(raw / "test.src") == [
         "<P> the mayor opened the bridge . <P> rain fell all day .", "<P> one story only ."]
@@ -223,7 +223,7 @@ def test_wcep_cli_with_titles(tmp_path, caplog):
     data.mkdir()
     wcep_file(data / "val.jsonl.gz", compress=True)
     with caplog.at_level(logging.INFO):
-        assert convert("--dataset", "wcep", "--input-dir", data, "--output-dir", raw,
+        assert convert("--format", "wcep", "--input-dir", data, "--output-dir", raw,
                        "--splits", "val", "--max-articles", "2", "--with-titles") == 0
     assert lines_of(raw / "valid.src") == [
         "<P> Ferry sinks A ferry sank on Saturday. Everyone was rescued.",
@@ -241,7 +241,7 @@ def test_wcep_skipped_lines_logged_first_ten(tmp_path, caplog):
     data.mkdir()
     wcep_file(data / "train.jsonl", clusters + WCEP_CLUSTERS[:1])
     with caplog.at_level(logging.INFO):
-        assert convert("--dataset", "wcep", "--input-dir", data, "--output-dir",
+        assert convert("--format", "wcep", "--input-dir", data, "--output-dir",
                        tmp_path / "raw", "--splits", "train") == 0
     assert ("[train] 12 examples skipped (no non-empty document or an empty summary): lines 1, "
             "2, 3, 4, 5, 6, 7, 8, 9, 10 (first 10 of 12)") in caplog.text
@@ -271,23 +271,23 @@ def test_cli_error_is_one_line(tmp_path):
     data, raw = tmp_path / "wcep", tmp_path / "raw"
     data.mkdir()
     path = wcep_file(data / "test.jsonl", WCEP_CLUSTERS[:1], extra="{not json\n")
-    proc = subprocess.run([sys.executable, "-m", "fairseq_hier.cli.mds_to_raw", "--dataset",
+    proc = subprocess.run([sys.executable, "-m", "fairseq_hier.cli.to_raw", "--format",
                            "wcep", "--input-dir", str(data), "--output-dir", str(raw),
                            "--splits", "test"], cwd=ROOT, text=True, capture_output=True)
     assert proc.returncode == 1
-    assert proc.stderr == (f"fairseq-hier-mds-to-raw: error: {path}:2: invalid JSON (Expecting "
+    assert proc.stderr == (f"fairseq-hier-to-raw: error: {path}:2: invalid JSON (Expecting "
                            f"property name enclosed in double quotes at column 2; expected one "
                            f"cluster, a JSON object, per line)\n")
     assert not os.path.exists(raw / "test.src")  # nothing half-written
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--dataset", "wcep", "--splits", "dev"],
+    (["--format", "wcep", "--splits", "dev"],
      "--splits dev: unknown split 'dev' (expected a comma-separated list of train, valid, test)"),
-    (["--dataset", "multi_news", "--with-titles"],
+    (["--format", "multi_news", "--with-titles"],
      "--with-titles applies to wcep only (multi_news has no article titles)"),
-    (["--dataset", "wcep", "--max-articles", "0"], "argument --max-articles: must be >= 1, got 0"),
-    (["--dataset", "multi_news", "--output-dir", "{input}"],
+    (["--format", "wcep", "--max-articles", "0"], "argument --max-articles: must be >= 1, got 0"),
+    (["--format", "multi_news", "--output-dir", "{input}"],
      "output {input}/train.src is also an input of this command: it would be overwritten; "
      "choose another output path"),
 ])
@@ -304,15 +304,15 @@ def test_cli_argument_errors(tmp_path, capsys, args, message):
         code = e.code
     assert code == (2 if message.startswith("argument ") else 1)
     message = message.format(input=tmp_path)
-    assert capsys.readouterr().err == f"fairseq-hier-mds-to-raw: error: {message}\n"
+    assert capsys.readouterr().err == f"fairseq-hier-to-raw: error: {message}\n"
     assert (tmp_path / "train.src").read_text() == "A. |||||\n"  # the input is unchanged
 
 
 def test_cli_missing_input(tmp_path, capsys):
-    assert convert("--dataset", "wcep", "--input-dir", tmp_path, "--output-dir",
+    assert convert("--format", "wcep", "--input-dir", tmp_path, "--output-dir",
                    tmp_path / "raw", "--splits", "test") == 1
     assert capsys.readouterr().err == (
-        f"fairseq-hier-mds-to-raw: error: {tmp_path}/test.jsonl or {tmp_path}/test.jsonl.gz not "
+        f"fairseq-hier-to-raw: error: {tmp_path}/test.jsonl or {tmp_path}/test.jsonl.gz not "
         f"found (WCEP's test split)\n")
 
 
@@ -330,7 +330,7 @@ TOKENISED = [
 def test_spm_train_encode_round_trip(tmp_path, capsys):
     corpus = write(tmp_path / "train.tok", "\n".join(TOKENISED * 20) + "\n")
     prefix = str(tmp_path / "spm" / "spm")
-    assert spm_cli.cli_main(["train", "--input", corpus, "--model-prefix", prefix,
+    assert spm_cli.cli_main(["train", "--input", corpus, "--output-prefix", prefix,
                              "--vocab-size", "1000", "--threads", "1"]) == 0
     import sentencepiece
 
@@ -361,27 +361,27 @@ def test_spm_train_encode_round_trip(tmp_path, capsys):
 def test_spm_errors(tmp_path, capsys):
     corpus = write(tmp_path / "train.tok", "\n".join(TOKENISED) + "\n")
     prefix = str(tmp_path / "spm")
-    assert spm_cli.cli_main(["train", "--input", corpus, "--model-prefix", prefix,
+    assert spm_cli.cli_main(["train", "--input", corpus, "--output-prefix", prefix,
                              "--vocab-size", "5", "--threads", "1"]) == 1
     assert capsys.readouterr().err == (
-        f"fairseq-hier-spm: error: sentencepiece could not train --vocab-size 5 on {corpus}: "
+        f"fairseq-hier-spm train: error: sentencepiece could not train --vocab-size 5 on {corpus}: "
         f"Vocabulary size is smaller than required_chars. 5 vs 34. Increase vocab_size or "
         f"decrease character_coverage with --character_coverage option.\n")
     empty = write(tmp_path / "empty.tok", "<P>\n\n")
-    assert spm_cli.cli_main(["train", "--input", empty, "--model-prefix", prefix,
+    assert spm_cli.cli_main(["train", "--input", empty, "--output-prefix", prefix,
                              "--vocab-size", "50"]) == 1
-    assert capsys.readouterr().err == (f"fairseq-hier-spm: error: no text to train on in "
+    assert capsys.readouterr().err == (f"fairseq-hier-spm train: error: no text to train on in "
                                        f"{empty} (every line is empty or holds only "
                                        f"separators)\n")
-    assert spm_cli.cli_main(["train", "--input", corpus, "--model-prefix", prefix,
+    assert spm_cli.cli_main(["train", "--input", corpus, "--output-prefix", prefix,
                              "--vocab-size", "60", "--threads", "1"]) == 0
     capsys.readouterr()
     marked = write(tmp_path / "marked.tok", "<P> fine\n<P> a b\u2581c\n")
     assert spm_cli.cli_main(["encode", "--model", prefix + ".model", "--input", marked,
                              "--output", str(tmp_path / "x"), "--no-progress-bar"]) == 1
     assert capsys.readouterr().err == (
-        f"fairseq-hier-spm: error: {marked}:2: token 'b\u2581c' holds U+2581, sentencepiece's "
-        f"word marker (its pieces would start a word inside the token; fairseq-hier-mds-to-raw "
+        f"fairseq-hier-spm encode: error: {marked}:2: token 'b\u2581c' holds U+2581, sentencepiece's "
+        f"word marker (its pieces would start a word inside the token; fairseq-hier-to-raw "
         f"replaces it by '_')\n")
     assert not os.path.exists(tmp_path / "x")
 
@@ -406,7 +406,7 @@ def test_t_tags_are_dropped_and_other_target_markup_is_named(tmp_path, caplog):
     write(data / "test.tgt", "\u2013 <t> a bridge opened . </t> <t> crowds came <unk> . </t>\n"
                              "\u2013 A story <unk> with a <br> break.\n")
     with caplog.at_level(logging.INFO):
-        assert convert("--dataset", "multi_news", "--input-dir", data, "--output-dir", raw,
+        assert convert("--format", "multi_news", "--input-dir", data, "--output-dir", raw,
                        "--splits", "test") == 0
     assert lines_of(raw / "test.src") == ["<P> The bridge opened. Crowds came. <P> Rain.",
                                           "<P> A second story."]

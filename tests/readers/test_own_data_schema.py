@@ -1,5 +1,5 @@
 """Your own data: the JSON-lines schema (fairseq_hier/readers/own_data.py) read by
-``fairseq-hier-jsonl-to-raw``, ``fairseq-hier-sentence-bos --format jsonl`` and
+``fairseq-hier-to-raw --format jsonl``, ``fairseq-hier-sentence-bos --format jsonl`` and
 ``fairseq-hier-summarize``; the inference pipelines split documents as the converters do; any
 number of references per example for ``fairseq-hier-rouge`` (a ``.refs.jsonl`` file), checked
 against ROUGE-1.5.5.pl run directly (tests/support/rouge_oracle.py)."""
@@ -19,7 +19,7 @@ from fairseq_hier.readers.lines import ReaderError
 from fairseq_hier.scoring import rouge
 from rouge_oracle import perl_direct, report_lines
 
-PROG = "fairseq-hier-jsonl-to-raw"
+PROG = "fairseq-hier-to-raw"
 GOOD = '{"id": "c1", "documents": ["ok"], "summary": "s"}'
 needs_official = pytest.mark.skipif(
     rouge.official_unavailable() is not None,
@@ -33,7 +33,7 @@ def write_jsonl(path, lines):
 
 def convert(tmp_path, *args, check=True):
     """Run the real command in ``tmp_path``; (exit status, output lines without log lines)."""
-    proc = run_cli(PROG, *args, cwd=tmp_path, check=check)
+    proc = run_cli(PROG, "--format", "jsonl", *args, cwd=tmp_path, check=check)
     return proc.returncode, proc.stdout
 
 
@@ -368,7 +368,7 @@ def test_refs_jsonl_scores_as_aligned_files_and_as_rouge_155_itself(tmp_path, ca
 
 def test_the_paragraphs_pipeline_repeats_the_title_as_the_ranked_shards():
     """title_placement=every: an empty title slot and 'title <T>' before every paragraph, as
-    fairseq-hier-wikisum-to-raw --title-placement every writes hiersumm's shards (liu_ht)."""
+    fairseq-hier-to-raw --format wikisum --title-placement every writes hiersumm's shards (liu_ht)."""
     example = RawExample(["Alpha beta.\nGamma."], "Berlin", "x:1")
     every = ParagraphPipeline({"title_placement": "every", "lowercase": True}, None)
     line = every.encode(example)[0]

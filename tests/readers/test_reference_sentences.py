@@ -48,7 +48,7 @@ def layout_records(tmp_path):
 @needs_official
 def test_every_layouts_reference_reaches_rouge_with_its_sentences(tmp_path):
     records = layout_records(tmp_path)
-    tokenize = PTBTokenizer()  # the recipes' step before ROUGE (examples/hat_common/decode.sh)
+    tokenize = PTBTokenizer()  # the recipes' step before ROUGE (fairseq-hier-score --protocol ptb)
     for name, record in records.items():
         assert record.reference == "the cat sat on the mat <q> a dog barked at it", name
         # the training target is unchanged: the sentences joined with " "

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from fairseq_hier.baselines.lead import lead
-from fairseq_hier.cli import demo_facts as facts_cli
-from fairseq_hier.cli import make_demo_corpus as corpus_cli
+from fairseq_hier.cli import demo as demo_cli
 from fairseq_hier.demo import corpus as mdc
 from fairseq_hier.demo import facts as df
 
@@ -24,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def generate(folder: Path, *args) -> Path:
-    corpus_cli.cli_main(["--out-dir", str(folder), *map(str, args)])
+    demo_cli.cli_main(["corpus", "--output-dir", str(folder), *map(str, args)])
     return folder
 
 
@@ -100,7 +99,7 @@ def test_module_entry_point_same_bytes_in_another_process(tmp_path):
     args = ["--seed", "3", "--train", "30", "--valid", "5", "--test", "5"]
     ref = generate(tmp_path / "ref", *args)
     env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONWARNINGS="ignore")
-    proc = subprocess.run([sys.executable, "-m", "fairseq_hier.cli.make_demo_corpus", "--out-dir",
+    proc = subprocess.run([sys.executable, "-m", "fairseq_hier.cli.demo", "corpus", "--output-dir",
                            str(tmp_path / "sub"), *args], env=env, text=True,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert proc.returncode == 0, proc.stdout
@@ -204,22 +203,22 @@ def test_fact_scorer_cli(corpus, tmp_path, capsys):
         river = truths[i]["facts"]["river"]["value"]
         bad[i] = tgt[i].replace(river, next(r for r in mdc.RIVERS if r != river))
     (tmp_path / "bad.hyp").write_text("\n".join(bad) + "\n", encoding="utf-8")
-    facts_cli.cli_main(["score", str(corpus / "test.facts.jsonl"), f"gold={corpus / 'test.tgt'}",
+    demo_cli.cli_main(["facts", "score", str(corpus / "test.facts.jsonl"), f"gold={corpus / 'test.tgt'}",
                  f"bad={tmp_path / 'bad.hyp'}"])
     out = capsys.readouterr().out.splitlines()
     assert re.match(r"gold +100\.0 \[100\.0, 100\.0\] +0\.0 +0\.0$", out[1]), out
     assert re.match(r"bad +90\.0 \[ *\d\d\.\d, *\d\d\.\d\] +10\.0 +\d+\.\d$", out[2]), out
     (tmp_path / "short.hyp").write_text("\n".join(tgt[:5]) + "\n", encoding="utf-8")
-    assert facts_cli.cli_main(["score", str(corpus / "test.facts.jsonl"),
+    assert demo_cli.cli_main(["facts", "score", str(corpus / "test.facts.jsonl"),
                         str(tmp_path / "short.hyp")]) == 1
     assert capsys.readouterr().err == (
-        f"fairseq-hier-demo-facts: error: line counts differ: {corpus / 'test.facts.jsonl'} has "
+        f"fairseq-hier-demo facts score: error: line counts differ: {corpus / 'test.facts.jsonl'} has "
         f"200 lines, {tmp_path / 'short.hyp'} has 5 lines (one example per line is expected)\n")
     (tmp_path / "bad.jsonl").write_text('{"entity": "x", "facts": {"kind": {"value": "ox"}}}\n')
-    assert facts_cli.cli_main(["score", str(tmp_path / "bad.jsonl"), str(tmp_path / "short.hyp")]) == 1
+    assert demo_cli.cli_main(["facts", "score", str(tmp_path / "bad.jsonl"), str(tmp_path / "short.hyp")]) == 1
     assert capsys.readouterr().err == (
-        f"fairseq-hier-demo-facts: error: {tmp_path / 'bad.jsonl'}:1: not a ground-truth line of "
-        f"fairseq-hier-demo-corpus (unknown fact kind = 'ox')\n")
+        f"fairseq-hier-demo facts score: error: {tmp_path / 'bad.jsonl'}:1: not a ground-truth "
+        f"line of fairseq-hier-demo corpus (unknown fact kind = 'ox')\n")
 
 
 def test_only_reading_the_title_gets_the_facts(corpus, tmp_path):

@@ -1,4 +1,4 @@
-"""The demo's comparison over seeds (fairseq_hier/demo/seeds.py, `fairseq-hier-demo-facts
+"""The demo's comparison over seeds (fairseq_hier/demo/seeds.py, `fairseq-hier-demo facts
 seeds`): the intervals against literal resampling loops, the ordering rule, and the command on
 seed folders written here in the demo's layout."""
 
@@ -12,7 +12,7 @@ from fairseq_hier.demo.seeds import (Ratio, ordering, paired_interval, seed_inte
                                      stratified_interval)
 from conftest import run_cli
 
-PROG = "fairseq-hier-demo-facts"
+PROG = "fairseq-hier-demo facts seeds"  # as its error lines name it
 
 
 def literal_percentiles(values, level=0.95):
@@ -99,8 +99,8 @@ def test_seeds_command(tmp_path):
     write_seed(s1, REFS, ["kalon is a castle .", "tomer is a castle ."], [0.5, None])
     write_seed(s2, REFS, ["kalon is a harbour .", "tomer is a harbour ."], [0.7, 0.9])
     out = str(tmp_path / "seeds.json")
-    result = run_cli(PROG, "seeds", "--seed-dir", s1, "--seed-dir", s2, "good=checkpoints/good",
-                     "bad=checkpoints/bad", "--compare", "good,bad", "--json", out)
+    result = run_cli("fairseq-hier-demo", "facts", "seeds", "--seed-dir", s1, "--seed-dir", s2, "good=checkpoints/good",
+                     "bad=checkpoints/bad", "--compare", "good,bad", "-o", out)
     assert result.returncode == 0, result.stdout
     data = json.load(open(out))
     good, bad = data["systems"]["good"], data["systems"]["bad"]
@@ -126,17 +126,17 @@ def test_seeds_command(tmp_path):
 def test_seeds_command_errors(tmp_path):
     s1 = str(tmp_path / "seed1")
     write_seed(s1, REFS, REFS[:1])
-    result = run_cli(PROG, "seeds", "--seed-dir", s1, "good=checkpoints/good",
+    result = run_cli("fairseq-hier-demo", "facts", "seeds", "--seed-dir", s1, "good=checkpoints/good",
                      "bad=checkpoints/bad", check=False)
     assert result.returncode == 1
     lines = result.stdout.strip().splitlines()
     assert len(lines) == 1 and "checkpoints/bad/test.hyp" in lines[0], result.stdout
-    result = run_cli(PROG, "seeds", "--seed-dir", s1, "good=checkpoints/good", "--compare",
+    result = run_cli("fairseq-hier-demo", "facts", "seeds", "--seed-dir", s1, "good=checkpoints/good", "--compare",
                      "good,nobody", check=False)
     assert result.returncode == 1
     assert result.stdout.strip() == (f"{PROG}: error: --compare names nobody, which is not a "
                                      f"system (systems: good)"), result.stdout
-    result = run_cli(PROG, "seeds", "--seed-dir", s1, "good", check=False)
+    result = run_cli("fairseq-hier-demo", "facts", "seeds", "--seed-dir", s1, "good", check=False)
     assert result.returncode == 1
     assert result.stdout.strip() == (f"{PROG}: error: system 'good': expected NAME=RUN_DIR (the "
                                      f"run folder relative to each seed folder)"), result.stdout

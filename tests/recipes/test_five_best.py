@@ -1,7 +1,7 @@
 """The WikiSum recipe's liu_ht path on tiny shards: prepare.sh with TITLE_PLACEMENT=every (the
 title in every paragraph), train_liu_ht.sh keeping its best checkpoints, and five_best.sh, which
-decodes each with liu_ht's recorded rules (002's, not PHT's), scores each, and reports each and
-their mean with the set's bootstrap interval (fairseq-hier-significance on the set)."""
+decodes each with liu_ht's recorded rules (002's, not PHT's; fairseq-hier-decode), scores each
+(fairseq-hier-score --protocol hiersumm), and reports each and their mean with the set's bootstrap interval (fairseq-hier-significance on the set)."""
 
 import json
 import re
@@ -82,12 +82,17 @@ def test_five_best_decodes_each_with_liu_hts_rules_and_averages(liu_run):
     # liu_ht's rules from the record (002's, not the default PHT rules: the first test and
     # test_recipe_deviations pin their values), then the extra args
     record = json.loads((work / "data-bin-every" / "hier_preprocess.json").read_text())
-    rules = " ".join(record["generation_for"]["liu_ht"])
-    assert rules != " ".join(record["generation"])  # not the default (PHT) rules
-    assert out.count(f"decode.sh: liu_ht checkpoint on {work / 'data-bin-every'} with {rules} "
-                     f"--max-len-b 12 --min-len 1 --num-workers 0\n") == 2
+    rules = record["generation_for"]["liu_ht"]
+    assert rules != record["generation"]  # not the default (PHT) rules
     for path in best:
         folder = ck / "best" / path.stem
+        decoded = json.loads((folder / "test.decode.json").read_text())
+        assert (decoded["data"], decoded["arch"]) == (str(work / "data-bin-every"), "liu_ht")
+        command = decoded["command"]
+        start = command.index("--gen-subset") + 2
+        assert command[start: start + len(rules)] == rules
+        assert command[-8:] == ["--post-process", "sentencepiece", "--max-len-b", "12",
+                                "--min-len", "1", "--num-workers", "0"]
         hyps = [h.split("\t")[2] for h in (folder / "generate-test.txt").read_text().splitlines()
                 if h.startswith("H-")]
         assert len(hyps) == 4 and all(len(h.split()) <= 12 for h in hyps)

@@ -3,17 +3,18 @@ published layouts that the tests write (made-up sentences), a tiny GPT-2 BPE and
 checkpoint in fairseq's real layout (conftest):
 
 - long documents (arXiv, Cohan et al. jsonl): examples/hat_arxiv prepare -> train hat_bart and
-  the plain long_bart from BART -> decode -> PTB-tokenise -> ROUGE-1.5.5;
+  the plain long_bart from BART -> decode and score (fairseq-hier-decode, fairseq-hier-score
+  --protocol ptb: PTB-tokenised, ROUGE-1.5.5);
 - dialogues (SAMSum json): examples/hat_samsum with speaker segments, the HAT model initialised
   from the arXiv-trained HAT (004 Table 5's scheme) -> decode -> ROUGE; the sentence-attention
   heatmap (examples/hat_common/heatmap.sh);
 - meetings (QMSum jsonl): examples/hat_ami's preparation (fillers, one segment id per role) and
   examples/hat_icsi end to end (appearance-order segments, from the arXiv-trained HAT).
 
-The scores each decode step saves in the run folder's test.rouge.txt are checked against its
-written (PTB-tokenised) hypotheses and references re-scored (tests/support/rouge_oracle.py): ROUGE-1.5.5
-with the recipe's flags (-zs), and rouge-score's own RougeScorer for the --also-rouge-score
-block. Each model kind's run folder (WORK/checkpoints/KIND) holds run.json, train.log, the
+The scores each decode step saves in the run folder's test.rouge.txt (and prints) are checked
+against its written (PTB-tokenised) hypotheses and references re-scored
+(tests/support/rouge_oracle.py): ROUGE-1.5.5 with the recipe's flags (-zs), and rouge-score's own
+RougeScorer for the --also-rouge-score block. Each model kind's run folder (WORK/checkpoints/KIND) holds run.json, train.log, the
 checkpoints and the decoded test set.
 """
 
@@ -65,10 +66,23 @@ TRAIN_FLAGS = [*tiny_bart_flags(), "--max-target-positions", "64", "--num-worker
                "--seed", "2"]
 DECODE = dict(BEAM="2", MIN_LEN="1", MAX_LEN="10", BATCH="4", MAX_SOURCE="64")
 ROUGE_LINE = re.compile(r"^1 ROUGE-(1|2|L) Average_F: ([\d.]+)", re.M)
+PRINTED = re.compile(r"^  ROUGE-(1|2|L) +([\d.]+) \[", re.M)
 
 
 def rouge_f(text):
+    """ROUGE-1.5.5's F1 per metric, from its report (test.rouge.txt)."""
     return {m.group(1): float(m.group(2)) for m in ROUGE_LINE.finditer(text)}
+
+
+def scored(out: str, run: Path) -> dict:
+    """The decode step's scores: those of the run folder's ROUGE report, which the step prints
+    (x 100, two decimals)."""
+    scores = rouge_f((run / "test.rouge.txt").read_text())
+    assert set(scores) == {"1", "2", "L"}, out[-2000:]
+    printed = {m.group(1): float(m.group(2)) for m in PRINTED.finditer(out)}
+    assert printed == {k: round(100 * v, 2) for k, v in scores.items()}, out[-2000:]
+    assert f"{run / 'test.rouge.txt'} (protocol ptb): ROUGE-1.5.5 F1" in out
+    return scores
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +93,7 @@ def arxiv(tmp_path_factory, tiny_bart_dir):
     for split, n in (("train", 12), ("val", 4), ("test", 5)):
         write_cohan(data / f"{split}.txt", n, rng)
     work = tmp_path_factory.mktemp("arxiv_work")
-    log = run_recipe(EXAMPLES / "hat_arxiv" / "prepare.sh", data, work, tiny_bart_dir,
+    log = run_recipe(EXAMPLES / "hat_arxiv" / "recipe.sh", "prepare", data, work, tiny_bart_dir,
               env=dict(MAX_SOURCE="64", MAX_TARGET="24"))
     return dict(data=data, work=work, log=log)
 
@@ -119,8 +133,8 @@ def arxiv_trained(arxiv, tiny_bart_dir):
     """hat_bart and the plain long_bart, fine-tuned from the tiny BART by the recipe."""
     logs = {}
     for kind, arch in (("hat", "hat_bart_base"), ("plain", "long_bart_base")):
-        logs[kind] = run_recipe(EXAMPLES / "hat_arxiv" / "train.sh", arxiv["work"], tiny_bart_dir, kind,
-                         *TRAIN_FLAGS, env=dict(TINY_TRAIN, ARCH=arch))
+        logs[kind] = run_recipe(EXAMPLES / "hat_arxiv" / "recipe.sh", "train", arxiv["work"],
+                                tiny_bart_dir, kind, *TRAIN_FLAGS, env=dict(TINY_TRAIN, ARCH=arch))
     return logs
 
 
@@ -133,10 +147,10 @@ def test_arxiv_train_from_bart_and_decode_and_score(arxiv, arxiv_trained, tiny_b
         assert "num_updates 3" in log or "num_updates=3" in log.replace(" ", ""), log[-2000:]
         new = re.search(r"new \(fresh init\) (\d+):", log)
         assert (int(new.group(1)) if new else 0) == (16 + 2 * 10 if kind == "hat" else 0)
-        out = run_recipe(EXAMPLES / "hat_arxiv" / "decode.sh", work, tiny_bart_dir, kind, env=DECODE)
-        scores = rouge_f(out)
-        assert set(scores) == {"1", "2", "L"}, out[-2000:]
+        out = run_recipe(EXAMPLES / "hat_arxiv" / "recipe.sh", "decode", work, tiny_bart_dir, kind,
+                         env=DECODE)
         decoded = work / "checkpoints" / kind  # the run folder
+        scored(out, decoded)
         hyps = (decoded / "test.hyp").read_text().splitlines()
         assert len(hyps) == 5 and len((decoded / "test.hyp.raw").read_text().splitlines()) == 5
         assert json.loads((decoded / "run.json").read_text()) == {
@@ -145,7 +159,6 @@ def test_arxiv_train_from_bart_and_decode_and_score(arxiv, arxiv_trained, tiny_b
         assert "num_updates" in (decoded / "train.log").read_text()
         assert (decoded / "generate-test.txt").read_text().count("\nD-") == 5
         saved = (decoded / "test.rouge.txt").read_text()
-        assert rouge_f(saved) == scores
         assert_rescored(saved, decoded / "test.ref", decoded / "test.hyp")
         # the recipe's source length reaches fairseq-generate (its default, 1024, would refuse
         # every arXiv source of 3072 tokens)
@@ -153,7 +166,7 @@ def test_arxiv_train_from_bart_and_decode_and_score(arxiv, arxiv_trained, tiny_b
     # the scoring step itself: the references scored as hypotheses through the same PTB step
     ref_tok = work / "checkpoints" / "hat" / "test.ref"
     subprocess.run([str(BIN / "fairseq-hier-ptb-tokenize"), str(work / "bpe" / "test.ref"),
-                    str(work / "oracle.tok")], check=True)
+                    "-o", str(work / "oracle.tok")], check=True)
     out = subprocess.run([str(BIN / "fairseq-hier-rouge"), str(ref_tok), str(work / "oracle.tok")],
                          text=True, capture_output=True, check=True).stdout
     assert rouge_f(out) == {"1": 1.0, "2": 1.0, "L": 1.0}
@@ -166,7 +179,7 @@ def samsum(tmp_path_factory, tiny_bart_dir):
     for split, n in (("train", 12), ("val", 4), ("test", 4)):
         write_samsum(data / f"{split}.json", n, rng)
     work = tmp_path_factory.mktemp("samsum_work")
-    log = run_recipe(EXAMPLES / "hat_samsum" / "prepare.sh", data, work, tiny_bart_dir,
+    log = run_recipe(EXAMPLES / "hat_samsum" / "recipe.sh", "prepare", data, work, tiny_bart_dir,
               env=dict(MAX_SOURCE="64", MAX_TARGET="24"))
     return dict(data=data, work=work, log=log)
 
@@ -200,14 +213,15 @@ def test_samsum_from_the_arxiv_hat_with_segments_decodes_and_draws(samsum, arxiv
                                                                    tiny_bart_dir):
     work = samsum["work"]
     init = arxiv["work"] / "checkpoints" / "hat" / "checkpoint_best.pt"
-    log = run_recipe(EXAMPLES / "hat_samsum" / "train.sh", work, init, "hat", *TRAIN_FLAGS,
-              env=TINY_TRAIN)
+    log = run_recipe(EXAMPLES / "hat_samsum" / "recipe.sh", "train", work, init, "hat",
+                     *TRAIN_FLAGS, env=TINY_TRAIN)
     # the HAT weights load by name; only the segment embeddings are new (004 Table 5's scheme)
     assert "new (fresh init) 1: ['encoder.embed_segments.weight']" in log, log[-3000:]
     assert "--segment-embeddings" not in log or "Traceback" not in log
-    out = run_recipe(EXAMPLES / "hat_samsum" / "decode.sh", work, tiny_bart_dir, "hat", env=DECODE)
-    assert set(rouge_f(out)) == {"1", "2", "L"}
+    out = run_recipe(EXAMPLES / "hat_samsum" / "recipe.sh", "decode", work, tiny_bart_dir, "hat",
+                     env=DECODE)
     decoded = work / "checkpoints" / "hat"
+    scored(out, decoded)
     assert_rescored((decoded / "test.rouge.txt").read_text(), decoded / "test.ref",
                     decoded / "test.hyp")
     heat = run_recipe(EXAMPLES / "hat_common" / "heatmap.sh", work, tiny_bart_dir,
@@ -272,7 +286,7 @@ def test_ami_prepare_filters_fillers_and_writes_role_segments(tmp_path, tiny_bar
     for split, n in (("train", 3), ("val", 2), ("test", 2)):
         write_qmsum(tmp_path / f"{split}.jsonl", n, rng)
     work = tmp_path / "work"
-    log = run_recipe(EXAMPLES / "hat_ami" / "prepare.sh", tmp_path, work, tiny_bart_dir,
+    log = run_recipe(EXAMPLES / "hat_ami" / "recipe.sh", "prepare", tmp_path, work, tiny_bart_dir,
               env=dict(MAX_SOURCE="512", MAX_TARGET="24"))
     # 5 x "um" + 5 x {vocalsound} + "Mm-hmm" per meeting; the "Mm-hmm ." turn is dropped
     assert "filler_tokens_dropped=33" in log and "turns_dropped=3" in log, log[-3000:]
@@ -285,6 +299,10 @@ def test_ami_prepare_filters_fillers_and_writes_role_segments(tmp_path, tiny_bar
         turns = json.loads(text)["meeting_transcripts"][:5]
         assert line.split() == [roles[t["speaker"]] for t in turns]
     assert "numbered by roles" in log
+    # the recipe's lexicon is the reader's (the data-bin's record carries the recipe's file)
+    from fairseq_hier.readers.qmsum import AMI_FILLERS
+
+    assert (EXAMPLES / "hat_ami" / "fillers.txt").read_text().splitlines() == sorted(AMI_FILLERS)
 
 
 def test_icsi_recipe_numbers_speakers_by_appearance_and_decodes(tmp_path, arxiv, arxiv_trained,
@@ -297,7 +315,7 @@ def test_icsi_recipe_numbers_speakers_by_appearance_and_decodes(tmp_path, arxiv,
     for split, n in (("train", 8), ("val", 3), ("test", 3)):
         write_qmsum(tmp_path / f"{split}.jsonl", n, rng, speakers=codes)
     work = tmp_path / "work"
-    log = run_recipe(EXAMPLES / "hat_icsi" / "prepare.sh", tmp_path, work, tiny_bart_dir,
+    log = run_recipe(EXAMPLES / "hat_icsi" / "recipe.sh", "prepare", tmp_path, work, tiny_bart_dir,
                      env=dict(MAX_SOURCE="64", MAX_TARGET="24"))
     assert "numbered by appearance" in log, log[-3000:]
     counts = (work / "data-bin" / "train.sentences").read_text().split()
@@ -312,15 +330,16 @@ def test_icsi_recipe_numbers_speakers_by_appearance_and_decodes(tmp_path, arxiv,
     init = arxiv["work"] / "checkpoints" / "hat" / "checkpoint_best.pt"
     # the recipe's own batch rule (no UPDATE_FREQ): BATCH x 8 x 1 GPU meetings per update on
     # any number of GPUs (BATCH 4 here: --update-freq 8 on this 1 GPU, 32 per update)
-    log = run_recipe(EXAMPLES / "hat_icsi" / "train.sh", work, init, "hat", *TRAIN_FLAGS,
+    log = run_recipe(EXAMPLES / "hat_icsi" / "recipe.sh", "train", work, init, "hat", *TRAIN_FLAGS,
                      env=dict(TINY_TRAIN, UPDATE_FREQ=""))
     assert "= 32 examples per update (the paper: 4 x 1 GPU(s) x 8 = 32)" in log, log[-3000:]
     assert "update_freq=[8]" in log.replace("'", "").replace(": ", "="), log[-3000:]
     assert "new (fresh init) 1: ['encoder.embed_segments.weight']" in log, log[-3000:]
     assert f"segment_embeddings={largest + 1}" in log.replace("'", "").replace(": ", "=")
-    out = run_recipe(EXAMPLES / "hat_icsi" / "decode.sh", work, tiny_bart_dir, "hat", env=DECODE)
-    assert set(rouge_f(out)) == {"1", "2", "L"}, out[-2000:]
+    out = run_recipe(EXAMPLES / "hat_icsi" / "recipe.sh", "decode", work, tiny_bart_dir, "hat",
+                     env=DECODE)
     decoded = work / "checkpoints" / "hat"
+    scored(out, decoded)
     assert len((decoded / "test.hyp").read_text().splitlines()) == 3
     assert_rescored((decoded / "test.rouge.txt").read_text(), decoded / "test.ref",
                     decoded / "test.hyp")
@@ -336,7 +355,8 @@ def test_cnndm_prepare_splits_untokenised_articles_with_pysbd(tmp_path, tiny_bar
         (tmp_path / f"{split}.source").write_text("\n".join(articles) + "\n")
         (tmp_path / f"{split}.target").write_text("\n".join(a.split(".")[0] + "." for a in articles) + "\n")
     work = tmp_path / "work"
-    log = run_recipe(EXAMPLES / "hat_cnndm" / "prepare.sh", tmp_path, work, tiny_bart_dir)
+    log = run_recipe(EXAMPLES / "hat_cnndm" / "recipe.sh", "prepare", tmp_path, work,
+                     tiny_bart_dir)
     assert "(0 with the dataset's own segmentation, 3 split by pysbd)" in log, log[-3000:]
     assert (work / "data-bin" / "train.sentences").read_text() == "3\n3\n3\n"
     assert all(s.count("<s>") == 3 for s in (work / "bpe" / "train.source").read_text().splitlines())

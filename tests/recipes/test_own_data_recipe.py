@@ -106,8 +106,12 @@ def test_train_chose_the_paper_settings_scaled_and_says_so(own, pht):
 
 
 def test_decode_takes_the_cuts_from_the_checkpoint_and_writes_the_run_folder(own, pht):
-    generate = (pht / "generate-test.txt").read_text()
-    assert "--max-paragraphs 3" in generate and "from the checkpoint" in generate
+    log = own["logs"][("decode", "pht")]  # fairseq-generate's log lines pass through
+    assert "--max-paragraphs 3" in log and "from the checkpoint" in log
+    generate = (pht / "generate-test.txt").read_text().splitlines()
+    assert sum(line.startswith("H-") for line in generate) == 6
+    decoded = json.loads((pht / "test.decode.json").read_text())
+    assert decoded["multi_references"] == str(own["work"] / "raw" / "test.refs.jsonl")
     hyps = (pht / "test.hyp").read_text().splitlines()
     assert len(hyps) == 6 and "▁" not in " ".join(hyps)
     assert (pht / "test.ref").read_text() == (own["work"] / "raw" / "test.tgt").read_text()
@@ -124,7 +128,9 @@ def test_hat_bart_from_a_tiny_bart(own, hat):
     assert "hat_bart_base: 004 Sec. 4.1, tuned on arXiv (203,037 training examples" in settings
     assert "4 examples x 1 GPU(s) x update-freq 32 = 128 examples per update" in settings
     assert len((hat / "test.hyp").read_text().splitlines()) == 6
+    # scored as every architecture of the recipe is (protocol plain): the texts as written
     assert (hat / "test.ref").read_text() == (own["work"] / "raw" / "test.tgt").read_text()
+    assert json.loads((hat / "test.decode.json").read_text())["lines"] == "D"
     assert "ROUGE-1 Average_F" in (hat / "test.rouge.txt").read_text()
 
 

@@ -1,6 +1,6 @@
 """ParsingSum end to end through the real commands: multi-document lines of our own sentences ->
-``fairseq-hier-parse`` (spaCy) -> ``fairseq-hier-spm`` -> ``fairseq-preprocess`` ->
-``fairseq-hier-deps`` -> ``fairseq-train`` (``parsingsum_ft`` and ``parsingsum_ht``, a few
+``fairseq-hier-parse spacy`` -> ``fairseq-hier-spm`` -> ``fairseq-preprocess`` ->
+``fairseq-hier-parse project`` -> ``fairseq-train`` (``parsingsum_ft`` and ``parsingsum_ht``, a few
 updates) -> ``fairseq-generate``; and the dataset's cut of the parse on hand-made data (a sentence
 cut by truncation keeps the arcs between kept pieces, in both layouts).
 """
@@ -54,7 +54,7 @@ def parsed_bin(tmp_path_factory):
         d.mkdir()
     write_corpus(raw)
     for split in ("train", "valid", "test"):
-        module("parse", "--input", raw / f"{split}.src", "--output-prefix", parsed / split,
+        module("parse", "spacy", "--input", raw / f"{split}.src", "--output-prefix", parsed / split,
                "--no-progress-bar")
     module("spm", "train", "--input", parsed / "train.tok", raw / "train.tgt", "--model-prefix",
            root / "spm", "--vocab-size", "60", "--threads", "1")
@@ -66,7 +66,7 @@ def parsed_bin(tmp_path_factory):
             bpe / "train", "--validpref", bpe / "valid", "--testpref", bpe / "test", "--destdir",
             data, "--joined-dictionary", "--workers", "1")
     for split in ("train", "valid", "test"):
-        module("dependencies", "--conllu", parsed / f"{split}.conllu", "--source",
+        module("parse", "project", "--conllu", parsed / f"{split}.conllu", "--source",
                bpe / f"{split}.src", "--subword", "sentencepiece", "--output-prefix",
                data / f"{split}.parse.spacy")
     from fairseq_hier.inference.record import write_record  # what examples/mds_common records

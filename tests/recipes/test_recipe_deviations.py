@@ -191,7 +191,7 @@ def opennmt_eps() -> float:
 
 
 def hat_examples_per_GPU() -> int:
-    """hat_common/train.sh's default examples per update before accumulation (the table's arXiv
+    """hat_common/recipe.sh's default examples per update before accumulation (the table's arXiv
     batch: per-GPU batch x GPUs)."""
     arxiv = variant("hat_bart_large", "arxiv")
     return arxiv.batch * arxiv.gpus
@@ -207,12 +207,13 @@ def paper_batch_of(row) -> int:
 
 
 def hat_generation(name: str) -> Tuple[str, ...]:
-    """The decoding rules examples/hat_NAME records: its decoding.sh, then hat_common's."""
+    """The decoding rules examples/hat_NAME records: the table's for its data set
+    (examples/common/paper_decoding.sh)."""
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
-    out = subprocess.run(["bash", "-c", 'source "$0"; source "$1"; printf "%s\\n" '
-                          '"${GENERATION[@]}"', str(ROOT / "examples" / f"hat_{name}" /
-                                                     "decoding.sh"),
-                          str(ROOT / "examples" / "hat_common" / "generation.sh")],
+    dataset = shell_value(f"hat_{name}/recipe.sh", "SETTINGS_DATASET")
+    out = subprocess.run(["bash", "-c", 'source "$0"; paper_decoding hat_bart_large "$1"; '
+                          'printf "%s\\n" "${GENERATION[@]}"',
+                          str(ROOT / "examples" / "common" / "paper_decoding.sh"), dataset],
                          capture_output=True, text=True, check=True,
                          env=dict(os.environ, PATH=path))
     return tuple(out.stdout.splitlines())
@@ -334,7 +335,7 @@ PINS = [
             "left out" if arch_args("transformer_copy").coverage_count_eos is False
             else "counted",)}, title="## Choices, and why"),
     Pin(MDS, r"sentencepiece unigram, ([\d,]+) pieces", {
-        "mds_common/prepare.sh VOCAB": lambda: (shell_value("mds_common/prepare.sh", "VOCAB"),)}),
+        "common/spm.sh VOCAB": lambda: (shell_value("common/spm.sh", "VOCAB"),)}),
     Pin(MDS, r"`--min-len (\d+)` allows EOS after (\d+) pieces", {
         "PAPERS (FT, ParsingSum-FT)": lambda: tuple(
             {papers()[a].min_len for a in ("transformer_copy", "parsingsum_ft")}) * 2,
@@ -353,17 +354,17 @@ PINS = [
                                      option(papers()[a].optimisation, "--lr")))
         for a in MDS_ARCHS}),
     Pin(MDS, r"Training targets\*\* cut to (\d+) pieces", {
-        "mds_common/prepare.sh TARGET_PIECES": lambda: (
-            shell_value("mds_common/prepare.sh", "TARGET_PIECES"),)}),
+        "common/parse_prepare.sh TARGET_PIECES": lambda: (
+            shell_value("common/parse_prepare.sh", "TARGET_PIECES"),)}),
     Pin(NEWS, r"the (\d+) source / (\d+) target cut and (\d+)-(\d+) decoding lengths", {
-        "multi_news/run.sh, mds_common/prepare.sh, the table's multi_news": lambda: (
+        "multi_news/run.sh, common/parse_prepare.sh, the table's multi_news": lambda: (
             shell_value("multi_news/run.sh", "FLAT_POSITIONS"),
-            shell_value("mds_common/prepare.sh", "TARGET_PIECES"),
+            shell_value("common/parse_prepare.sh", "TARGET_PIECES"),
             variant("transformer_copy", "multi_news").min_len,
             variant("parsingsum_ht", "multi_news").max_len),
         "PAPERS transformer_copy (the target cut: prepare.sh's only)": lambda: (
             option(papers()["transformer_copy"].model, "--max-source-positions"),
-            shell_value("mds_common/prepare.sh", "TARGET_PIECES"),
+            shell_value("common/parse_prepare.sh", "TARGET_PIECES"),
             papers()["transformer_copy"].min_len, papers()["transformer_copy"].max_len)}),
     Pin(NEWS, r"label smoothing (\d+) \(flat, as OpenNMT's copy loss\) and ([\d.]+)", {
         "PAPERS transformer_copy / parsingsum_ht": lambda: (
@@ -393,9 +394,9 @@ PINS = [
         "readers.records.MAX_SPAN_WORDS": lambda: (
             __import__("fairseq_hier.readers.records", fromlist=["x"]).MAX_SPAN_WORDS,)}),
     Pin(HAT, r"(No) gradient clipping", {
-        "PAPERS hat_bart_large, hat_common/train.sh": lambda: (
+        "PAPERS hat_bart_large, hat_common/recipe.sh": lambda: (
             "no" if option(papers()["hat_bart_large"].optimisation, "--clip-norm") is None
-            and "--clip-norm" not in script_text("hat_common/train.sh")
+            and "--clip-norm" not in script_text("hat_common/recipe.sh")
             and arch_args("hat_bart_large", "hat_summarization").clip_norm == 0 else "yes",)}),
     Pin(HAT, r"Options of ours, (off) by default: `--position-init tile`, `--hierarchical-layers "
              r"N` with N > 1", {
@@ -405,59 +406,56 @@ PINS = [
     Pin("examples/hat_arxiv/README.md", r"the recipe trains (\d+) only", {
         "PAPERS hat_bart_large (batch x GPUs x accumulation)": lambda: (
             paper_batch("hat_bart_large"),),
-        "the table's arxiv (hat_common/train.sh's default)": lambda: (
+        "the table's arxiv (hat_common/recipe.sh's default)": lambda: (
             paper_batch_of(variant("hat_bart_large", "arxiv")),)}),
     Pin("examples/hat_cnndm/README.md", r"Warmup: (\d+) updates", {
-        "the table's cnndm (hat_cnndm/train.sh)": lambda: (
+        "the table's cnndm (hat_cnndm/recipe.sh)": lambda: (
             variant("hat_bart_large", "cnndm").warmup,)}),
     Pin("examples/hat_cnndm/README.md", r"the recipe trains batch (\d+) for (\d+) updates", {
-        "the table's cnndm (hat_cnndm/train.sh)": lambda: (
+        "the table's cnndm (hat_cnndm/recipe.sh)": lambda: (
             paper_batch_of(variant("hat_bart_large", "cnndm")),
             variant("hat_bart_large", "cnndm").updates)}),
 ]
 for name, unit in (("ami", "meetings"), ("icsi", "meetings"), ("samsum", "dialogues")):
     PINS.append(Pin(f"examples/hat_{name}/README.md",
                     rf"Training \((\d+) updates of (\d+) {unit}, warmup (\d+)\)", {
-                        f"the table's {name} (hat_{name}/train.sh)": (lambda name=name: (
+                        f"the table's {name} (hat_{name}/recipe.sh)": (lambda name=name: (
                             variant("hat_bart_large", name).updates,
                             paper_batch_of(variant("hat_bart_large", name)),
                             variant("hat_bart_large", name).warmup))}))
     PINS.append(Pin(f"examples/hat_{name}/README.md",
                     r"beam (\d+), length penalty (\d+), (\d+) to (\d+) tokens", {
-                        f"hat_{name}/decoding.sh's data set, hat_common/generation.sh": (
+                        f"hat_{name}/recipe.sh's data set, common/paper_decoding.sh": (
                             lambda name=name: tuple(
                                 option(hat_generation(name), v)
                                 for v in ("--beam", "--lenpen", "--min-len", "--max-len-b")))}))
-for name in ("ami", "icsi"):  # hat_icsi/prepare.sh runs hat_ami's
+for name in ("ami", "icsi"):  # hat_icsi/recipe.sh runs hat_ami's
     PINS.append(Pin(f"examples/hat_{name}/README.md", r"Source length (\d+), target (\d+)", {
-        "hat_ami/prepare.sh": lambda: (shell_value("hat_ami/prepare.sh", "MAX_SOURCE"),
-                                       shell_value("hat_ami/prepare.sh", "MAX_TARGET")),
-        f"hat_{name}/train.sh MAX_SOURCE": (lambda name=name: (
-            shell_value(f"hat_{name}/train.sh", "MAX_SOURCE"),
-            shell_value("hat_ami/prepare.sh", "MAX_TARGET")))}))
+        "hat_ami/recipe.sh": lambda: (shell_value("hat_ami/recipe.sh", "MAX_SOURCE"),
+                                      shell_value("hat_ami/recipe.sh", "MAX_TARGET"))}))
 PINS += [
     Pin("examples/hat_ami/README.md", r"Options of ours, not the default: `SPEAKER_IDS=(\w+)`", {
-        "hat_ami/prepare.sh's default is not it": lambda: (
-            "appearance" if shell_value("hat_ami/prepare.sh", "SPEAKER_IDS") != "appearance"
+        "hat_ami/recipe.sh's default is not it": lambda: (
+            "appearance" if shell_value("hat_ami/recipe.sh", "SPEAKER_IDS") != "appearance"
             else "the default",)}),
     # ---- document-level MT (004)
     Pin(DOC_MT, r"Both systems use (ReLU)", {
         "the HAT and plain archs' configs": lambda: tuple(
-            {arch_args(shell_value("doc_mt_common/defaults.sh", a), "document_translation")
+            {arch_args(shell_value("common/doc_mt_train.sh", a), "document_translation")
              .activation_fn for a in ("HAT_ARCH", "PLAIN_ARCH")})}),
     Pin(DOC_MT, r"attention dropout stays ([\d.]+) \(the `transformer_wmt_en_de_big` preset\) and "
                 r"activation dropout (\d+)", {
         f"{a}'s config": (lambda a=a: (
-            arch_args(shell_value("doc_mt_common/defaults.sh", a), "document_translation")
+            arch_args(shell_value("common/doc_mt_train.sh", a), "document_translation")
             .attention_dropout,
-            arch_args(shell_value("doc_mt_common/defaults.sh", a), "document_translation")
+            arch_args(shell_value("common/doc_mt_train.sh", a), "document_translation")
             .activation_dropout)) for a in ("HAT_ARCH", "PLAIN_ARCH")}),
     Pin(DOC_MT, r"a chunk's (\d+) tokens include", {
-        "doc_mt_common/defaults.sh MAX_CHUNK": lambda: (
-            shell_value("doc_mt_common/defaults.sh", "MAX_CHUNK"),)}),
+        "common/doc_mt_prepare.sh MAX_CHUNK": lambda: (
+            shell_value("common/doc_mt_prepare.sh", "MAX_CHUNK"),)}),
     Pin(DOC_MT, r"fewer than (\d+) merges yield", {
-        "doc_mt_common/defaults.sh BPE_CODES": lambda: (
-            shell_value("doc_mt_common/defaults.sh", "BPE_CODES"),)}),
+        "common/doc_mt_prepare.sh BPE_CODES": lambda: (
+            shell_value("common/doc_mt_prepare.sh", "BPE_CODES"),)}),
     Pin("examples/ted_zh_en/README.md",
         r"attention dropout ([\d.]+) while `DROPOUT` is ([\d.]+)", {
         "hat_transformer_iwslt_zh_en, the table's ted_zh_en (ted_zh_en/recipe.sh)": lambda: (

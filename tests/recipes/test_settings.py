@@ -142,7 +142,7 @@ def test_command_prints_one_argument_per_line_and_the_reasons_on_stderr():
 
 
 def test_batch_stage_keeps_a_recipes_own_paper_batch():
-    """--stage batch, as the paper recipes call it (examples/hat_common/train.sh: 004's 4 x 16 x
+    """--stage batch, as the paper recipes call it (examples/hat_common/recipe.sh: 004's 4 x 16 x
     2 GPUs; examples/mds_common/train.sh: 003's 4,096 tokens on one GPU)."""
     def batch(*args):
         proc = subprocess.run([str(BIN / "fairseq-hier-settings"), "--stage", "batch", *args],

@@ -1,15 +1,17 @@
 """The WikiSum recipe end to end on tiny shards written in hiersumm's exact layout:
 WIKI.{train,valid,test}.N.pt lists of dicts (src / tgt / tgt_str), ids from the real
 spm9998_3.model when ../shared/wikisum has it, else from a small model trained here with the same
-special pieces. prepare.sh -> train_pht.sh -> decode.sh (fairseq CLIs + official ROUGE). The
-scores the recipe prints are checked against its written files re-scored (tests/support/rouge_oracle.py):
-ROUGE-1.5.5 with the recipe's flags, and rouge-score's own RougeScorer for --also-rouge-score."""
+special pieces. prepare.sh -> train_pht.sh -> decode.sh (fairseq CLIs, fairseq-hier-decode and
+fairseq-hier-score --protocol hiersumm). The scores the recipe prints are checked against its
+written files re-scored (tests/support/rouge_oracle.py): ROUGE-1.5.5 with the recipe's flags, and
+rouge-score's own RougeScorer for --also-rouge-score."""
 
 import json
 import os
 import random
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,8 +24,28 @@ from wikisum_samples import NOUNS, SPECIALS, sentence, spm_model, write_shards
 RECIPE = ROOT / "examples" / "wikisum"
 
 
-def rouge_report_lines(text):
-    return [line for line in text.splitlines() if " Average_" in line or "F1:" in line]
+def printed_f1(text):
+    """The ROUGE-1.5.5 F1 (x100, as printed) per metric of fairseq-hier-score's output."""
+    return dict(re.findall(r"^  (ROUGE-[12L]) +(\d+\.\d\d) \[", text, re.M))
+
+
+def report_f1(report):
+    """The same from a written ROUGE-1.5.5 report."""
+    from fairseq_hier.scoring.rouge import parse_report
+
+    return {k.upper(): f"{100 * v['f']:.2f}" for k, v in parse_report(report).items()}
+
+
+def decoded_folder(folder, hyps, references):
+    """A run folder as fairseq-hier-decode leaves it (SUBSET.hyp.raw, SUBSET.decode.json), for
+    the score step alone."""
+    folder.mkdir(parents=True)
+    (folder / "test.hyp.raw").write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
+    (folder / "test.decode.json").write_text(json.dumps({
+        "data": str(folder), "subset": "test", "task": "hierarchical_summarization",
+        "references": str(references), "multi_references": None, "lines": "H",
+        "command": ["fairseq-generate"]}))
+    return folder
 
 
 def run(script, *args):
@@ -74,12 +96,15 @@ def test_recipe_end_to_end(tmp_path):
         "name": "pht", "arch": "pht", "task": "hierarchical_summarization", "metric": "rouge"}
     out = run("decode.sh", work, ck / "checkpoint_last.pt", "--max-len-b", "15",
               "--num-workers", "0")
-    assert re.search(r"ROUGE-1 Average_F: \d\.\d+ \(95%-conf\.int\. \d\.\d+ - \d\.\d+\)", out)
+    saved = (ck / "test.rouge.txt").read_text()
+    assert re.search(r"ROUGE-1 Average_F: \d\.\d+ \(95%-conf\.int\. \d\.\d+ - \d\.\d+\)", saved)
+    assert printed_f1(out) == report_f1(saved) != {}  # printed == kept
     hyps = (ck / "test.hyp").read_text().splitlines()
     assert len(hyps) == 4 and (ck / "generate-test.txt").read_text().count("\nH-") == 4
     assert (ck / "test.ref").read_text() == (work / "raw" / "test.ref").read_text()
-    saved = (ck / "test.rouge.txt").read_text()
-    assert rouge_report_lines(saved) == rouge_report_lines(out) != []  # printed == kept
+    decoded = json.loads((ck / "test.decode.json").read_text())
+    assert decoded["command"][-6:] == ["--post-process", "sentencepiece", "--max-len-b", "15",
+                                       "--num-workers", "0"]
     assert_rescored(saved, work / "raw" / "test.ref", ck / "test.hyp", "<q>")
     # the run folder as fairseq-hier-report reads it, no --reference: ROUGE of the kept report
     # (the -e '<q>' split aside, the same files), the training curve from train.log
@@ -111,15 +136,6 @@ def test_recipe_end_to_end(tmp_path):
 # Scoring: references and hypotheses normalised alike, <unk> as hiersumm writes it, empty
 # hypotheses scored 0, and the oracle check (gold targets fed back as hypotheses score ~100).
 
-def load_postprocess():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("wikisum_postprocess", RECIPE / "postprocess.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_reference_splits_sentences_of_both_published_forms():
     from fairseq_hier.preparation.wikisum import Converter
 
@@ -133,11 +149,12 @@ def test_reference_splits_sentences_of_both_published_forms():
     assert Converter.reference(" <t> </t> ") == ""
 
 
-def test_postprocess_writes_unk_as_hiersumm_does():
-    post = load_postprocess()
-    assert post.hypothesis("the river <unk> was built .<Q> caf<unk> is here .\n") == \
+def test_hiersumm_protocol_writes_unk_as_hiersumm_does():
+    from fairseq_hier.runs.protocols import hiersumm_hypothesis
+
+    assert hiersumm_hypothesis("the river <unk> was built .<Q> caf<unk> is here .\n") == \
         "the river UNK was built . <q> cafUNK is here ."
-    assert post.hypothesis("\n") == ""
+    assert hiersumm_hypothesis("\n") == ""
 
 
 ORACLE_TEST_SIZE = 30
@@ -173,22 +190,25 @@ def write_oracle_shards(folder, model_path):
     return folder / "WIKI"
 
 
-def generate_log(raw, empty=()):
-    """fairseq-generate's output for hypotheses equal to the gold targets: test.tgt mapped
+def gold_hypotheses(raw, empty=()):
+    """Hypotheses equal to the gold targets, as fairseq-generate prints them: test.tgt mapped
     through the data-bin dictionary (the model's <unk> piece -> fairseq's <unk>) and printed
-    with --post-process sentencepiece, in a shuffled batch order."""
+    with --post-process sentencepiece, in example order (SUBSET.hyp.raw)."""
     from fairseq.data import Dictionary
 
     d = Dictionary.load(str(raw / "dict.txt"))
-    lines = []
-    targets = (raw / "test.tgt").read_text(encoding="utf-8").splitlines()
-    for i in random.Random(3).sample(range(len(targets)), len(targets)):
-        tokens = d.encode_line(targets[i], add_if_not_exist=False, append_eos=False)
-        text = "" if i in empty else d.string(tokens, "sentencepiece")
-        lines += [f"S-{i}\tsource", f"T-{i}\t{targets[i]}", f"H-{i}\t-0.25\t{text}",
-                  f"D-{i}\t-0.25\t{text}", f"P-{i}\t-0.1 -0.4"]
-    lines.append("Generate test with beam=5: BLEU4 = 100.00")  # the closing line of a whole log
-    return "\n".join(lines) + "\n"
+    hyps = []
+    for i, target in enumerate((raw / "test.tgt").read_text(encoding="utf-8").splitlines()):
+        tokens = d.encode_line(target, add_if_not_exist=False, append_eos=False)
+        hyps.append("" if i in empty else d.string(tokens, "sentencepiece"))
+    return hyps
+
+
+def to_raw(*args):
+    proc = subprocess.run([str(BIN / "fairseq-hier-to-raw"), "--format", "wikisum",
+                           *map(str, args)], text=True, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT)
+    return proc
 
 
 def test_oracle_gold_targets_score_100(tmp_path):
@@ -197,35 +217,33 @@ def test_oracle_gold_targets_score_100(tmp_path):
     model = spm_model(tmp_path)
     prefix = write_oracle_shards(tmp_path / "data", model)
     raw = tmp_path / "raw"
-    proc = subprocess.run([str(BIN / "fairseq-hier-wikisum-to-raw"), "--data-prefix", str(prefix),
-                           "--spm", str(model), "--out-dir", str(raw), "--splits", "test"],
-                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = to_raw("--input-prefix", prefix, "--spm", model, "--output-dir", raw, "--splits", "test")
     assert proc.returncode == 0, proc.stdout
     refs = (raw / "test.ref").read_text(encoding="utf-8").splitlines()
     assert len(refs) == ORACLE_TEST_SIZE
     assert [r.count(" <q> ") for r in refs] == [1 + k % 2 for k in range(ORACLE_TEST_SIZE)]
     assert "<unk>" in (raw / "test.tgt").read_text(encoding="utf-8").splitlines()[1].split()
 
-    log = tmp_path / "generate.log"
-    log.write_text(generate_log(raw), encoding="utf-8")
-    out = run("score.sh", raw / "test.ref", log, tmp_path / "oracle")
-    hyps = (tmp_path / "oracle" / "test.hyp").read_text(encoding="utf-8").splitlines()
-    assert (tmp_path / "oracle" / "test.ref").read_text() == (raw / "test.ref").read_text()
+    oracle_dir = decoded_folder(tmp_path / "oracle", gold_hypotheses(raw), raw / "test.ref")
+    out = run_cli("fairseq-hier-score", oracle_dir, "--protocol", "hiersumm").stdout
+    hyps = (oracle_dir / "test.hyp").read_text(encoding="utf-8").splitlines()
+    assert (oracle_dir / "test.ref").read_text() == (raw / "test.ref").read_text()
     assert hyps[1].startswith("the river UNK was built in the north in 1850 . <q> ")
     assert "no sentence break" not in out and "contain markup" not in out  # nothing cut/unsplit
-    oracle = parse_report(out)
+    saved = (oracle_dir / "test.rouge.txt").read_text()
+    oracle = parse_report(saved)
+    assert printed_f1(out) == report_f1(saved)
     for key in ("rouge-1", "rouge-2", "rouge-l"):
         assert oracle[key]["f"] >= 0.995, (key, oracle[key])
-    saved = (tmp_path / "oracle" / "test.rouge.txt").read_text()
-    assert_rescored(saved, raw / "test.ref", tmp_path / "oracle" / "test.hyp", "<q>")
-    assert parse_report(saved) == oracle and parse_rouge_score(saved)["rougeLsum"] >= 0.995
-    # table.sh: ROUGE-1.5.5's F [interval], then rouge-score's F1, both x100, of every run folder
+    assert_rescored(saved, raw / "test.ref", oracle_dir / "test.hyp", "<q>")
+    assert parse_rouge_score(saved)["rougeLsum"] >= 0.995
+    # table.py: ROUGE-1.5.5's F [interval], then rouge-score's F1, both x100, of every run folder
     # WORK/checkpoints/RUN holding test.rouge.txt (an unscored one is left out)
     (tmp_path / "tables" / "checkpoints" / "oracle").mkdir(parents=True)
     (tmp_path / "tables" / "checkpoints" / "unscored").mkdir()
     (tmp_path / "tables" / "checkpoints" / "oracle" / "test.rouge.txt").write_text(saved)
-    table = subprocess.run(["bash", str(RECIPE / "table.sh"), str(tmp_path / "tables")], text=True,
-                           capture_output=True, check=True).stdout.splitlines()
+    table = subprocess.run([sys.executable, str(RECIPE / "table.py"), str(tmp_path / "tables")],
+                           text=True, capture_output=True, check=True).stdout.splitlines()
     assert table[1].split("|")[1].split() == ["rouge1", "rouge2", "rougeL", "rougeLsum"]
     official, other = table[2].split("|")
     assert len(table) == 3
@@ -233,14 +251,14 @@ def test_oracle_gold_targets_score_100(tmp_path):
     assert other.split() == [f"{100 * v:.2f}" for v in parse_rouge_score(saved).values()]
 
     # an empty hypothesis counts 0 (dropping it would keep the oracle's score)
-    log.write_text(generate_log(raw, empty={0}), encoding="utf-8")
-    out = run("score.sh", raw / "test.ref", log, tmp_path / "empty")
-    hyps = (tmp_path / "empty" / "test.hyp").read_text(encoding="utf-8").splitlines()
+    empty_dir = decoded_folder(tmp_path / "empty", gold_hypotheses(raw, empty={0}),
+                               raw / "test.ref")
+    run_cli("fairseq-hier-score", empty_dir, "--protocol", "hiersumm")
+    hyps = (empty_dir / "test.hyp").read_text(encoding="utf-8").splitlines()
     assert len(hyps) == ORACLE_TEST_SIZE and hyps[0] == ""
-    assert "1 empty summary(ies) scored 0 on every metric (-zs), first at line 1" in out
-    scores = parse_report(out)
-    assert_rescored((tmp_path / "empty" / "test.rouge.txt").read_text(), raw / "test.ref",
-                    tmp_path / "empty" / "test.hyp", "<q>")
+    saved = (empty_dir / "test.rouge.txt").read_text()
+    scores = parse_report(saved)
+    assert_rescored(saved, raw / "test.ref", empty_dir / "test.hyp", "<q>")
     for key in ("rouge-1", "rouge-2", "rouge-l"):  # example 0 scored 1 in the oracle
         assert scores[key]["f"] == pytest.approx(oracle[key]["f"] - 1 / ORACLE_TEST_SIZE,
                                                  abs=0.004), key
@@ -265,9 +283,8 @@ def test_converter_reports_every_malformed_record(tmp_path):
     torch.save([], shards[1])
     shards[2].write_bytes(b"this is not a torch file")
     out_dir = tmp_path / "raw"
-    proc = subprocess.run([str(BIN / "fairseq-hier-wikisum-to-raw"), "--data-prefix", str(prefix),
-                           "--spm", str(model), "--out-dir", str(out_dir), "--splits", "test"],
-                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = to_raw("--input-prefix", prefix, "--spm", model, "--output-dir", out_dir,
+                  "--splits", "test")
     out = proc.stdout
     assert proc.returncode == 1 and "Traceback" not in out
     import sentencepiece as spm
@@ -293,7 +310,7 @@ def test_converter_reports_every_malformed_record(tmp_path):
     for line, want in zip(errors, expected):
         assert line.startswith(want), (line, want)
     assert out.strip().splitlines()[-1] == (
-        f"fairseq-hier-wikisum-to-raw: error: 9 malformed shard(s)/record(s) in the test split "
+        f"fairseq-hier-to-raw: error: 9 malformed shard(s)/record(s) in the test split "
         f"of {prefix} (listed above); no test files written")
     assert sorted(os.listdir(out_dir)) == []  # nothing half-written
 
@@ -314,41 +331,33 @@ def test_converter_accepts_tensor_ids(tmp_path):
         assert (out / f"test.{ext}").read_text() == (out / f"valid.{ext}").read_text()
 
 
-def test_hypotheses_in_example_order_with_one_line_errors(tmp_path, capsys):
-    from fairseq_hier.cli import hypotheses
+def test_hypotheses_in_example_order_with_one_line_errors(tmp_path):
+    """The decode step's reading of a fairseq-generate log (read_hypotheses): example order, and
+    one line naming the log and line when an id is beyond the references, missing or doubled."""
+    from fairseq_hier.analysis.generate_log import read_hypotheses
+    from fairseq_hier.errors import HierError
 
     footer = "Generate test with beam=5: BLEU4 = 0.00"  # the closing line of a whole log
 
-    def run_hyps(lines, *args):
+    def run_hyps(lines, expected=None):
         log = tmp_path / "generate.log"
         log.write_text("".join(line + "\n" for line in [*lines, footer]), encoding="utf-8")
-        out = tmp_path / "hyps"
-        if out.exists():
-            out.unlink()
         try:
-            if hypotheses.cli_main([str(log), "-o", str(out), *args]) != 0:
-                assert not out.exists()
-                return capsys.readouterr().err.rstrip("\n"), log
-        except SystemExit as e:
-            return str(e.code), log
-        return out.read_text(encoding="utf-8"), log
+            return read_hypotheses(str(log), expected), log
+        except HierError as e:
+            return str(e), log
 
-    text, _ = run_hyps(["S-1\tx", "H-1\t-0.2\tb c", "H-0\t-0.1\ta", "H-2\t-0.3\t"], "--expected", "3")
-    assert text == "a\nb c\n\n"  # example order; the empty hypothesis kept
-    err, log = run_hyps(["H-0\t-0.1\ta", "H-3\t-0.3\td"], "--expected", "2")
-    assert err == (f"fairseq-hier-hypotheses: error: {log} line 2: hypothesis for example 3, "
-                   f"but --expected 2 allows ids 0..1; is this the log of another split?")
-    err, log = run_hyps(["H-0\t-0.1\ta", "H-2\t-0.3\td"], "--expected", "3")
-    assert err == (f"fairseq-hier-hypotheses: error: {log}: 1 of 3 examples have no hypothesis "
-                   f"(first ids: [1]); was a batch dropped or filtered?")
+    hyps, _ = run_hyps(["S-1\tx", "H-1\t-0.2\tb c", "H-0\t-0.1\ta", "H-2\t-0.3\t"], 3)
+    assert hyps == ["a", "b c", ""]  # example order; the empty hypothesis kept
+    err, log = run_hyps(["H-0\t-0.1\ta", "H-3\t-0.3\td"], 2)
+    assert err.startswith(f"{log} line 2: hypothesis for example 3, but ")
+    err, log = run_hyps(["H-0\t-0.1\ta", "H-2\t-0.3\td"], 3)
+    assert err == (f"{log}: 1 of 3 examples have no hypothesis (first ids: [1]); was a batch "
+                   f"dropped or filtered?")
     err, log = run_hyps(["H-0\t-0.1\ta", "H-0\t-0.3\tb"])
-    assert err == (f"fairseq-hier-hypotheses: error: {log} line 2: a second hypothesis for "
-                   f"example 0 (first at line 1; use --nbest 1)")
+    assert err == f"{log} line 2: a second hypothesis for example 0 (first at line 1; use --nbest 1)"
     err, log = run_hyps(["no hypothesis here"])
-    assert err.startswith(f"fairseq-hier-hypotheses: error: {log} holds no hypothesis line")
-    err, _ = run_hyps([], "--expected", "0")
-    assert err == "2" and capsys.readouterr().err == (
-        "fairseq-hier-hypotheses: error: argument --expected: must be >= 1, got 0\n")
+    assert err.startswith(f"{log} holds no hypothesis line")
 
 
 def test_converter_rejects_a_separator_outside_the_model(tmp_path):
@@ -369,9 +378,8 @@ def test_title_in_every_paragraph_as_the_shards_have_it(tmp_path):
     model = spm_model(tmp_path)
     prefix = write_shards(tmp_path / "data", model, {"train": [4], "valid": [2], "test": [2]})
     out = tmp_path / "raw"
-    proc = subprocess.run([str(BIN / "fairseq-hier-wikisum-to-raw"), "--data-prefix", prefix,
-                           "--spm", model, "--out-dir", out, "--title-placement", "every"],
-                          text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = to_raw("--input-prefix", prefix, "--spm", model, "--output-dir", out,
+                  "--title-placement", "every")
     assert proc.returncode == 0, proc.stdout
     assert "paragraphs keeping the shards' title prefix" in proc.stdout
     shard = torch.load(f"{prefix}.train.0.pt")

@@ -72,7 +72,7 @@ def split(tmp_path_factory):
 
 def doc_bleu(folder, *systems, extra=(), check=True):
     return run_cli("fairseq-hier-doc-bleu", *systems, "--chunks", folder / "test.chunks",
-                   "--ref", folder / "test.en", "--tgt-lang", "en", *extra, check=check)
+                   "--reference", folder / "test.en", "--tgt-lang", "en", *extra, check=check)
 
 
 def test_tokenised_outputs_equal_the_sacrebleu_command_with_tokenize_none(split):
@@ -212,7 +212,7 @@ def write_text_split(folder, ref_docs, hyp_docs, name="online"):
 
 
 def doc_bleu_text(folder, *systems, extra=(), check=True):
-    return run_cli("fairseq-hier-doc-bleu", "--text", *systems, "--ref", folder / "test.en",
+    return run_cli("fairseq-hier-doc-bleu", "--text", *systems, "--reference", folder / "test.en",
                    "--tgt-lang", "en", *extra, check=check)
 
 
@@ -248,7 +248,7 @@ def test_plain_text_outputs_are_checked_in_one_line(tmp_path):
     assert proc.returncode == 2 and proc.stdout.strip().splitlines()[-1] == (
         "fairseq-hier-doc-bleu: error: --chunks applies to fairseq-generate logs, not to --text "
         "outputs (scored as given)")
-    proc = run_cli("fairseq-hier-doc-bleu", f"online={hyp}", "--ref", tmp_path / "test.en",
+    proc = run_cli("fairseq-hier-doc-bleu", f"online={hyp}", "--reference", tmp_path / "test.en",
                    "--tgt-lang", "en", check=False)
     assert proc.returncode == 2 and proc.stdout.strip().splitlines()[-1] == (
         "fairseq-hier-doc-bleu: error: give --chunks (the chunk map of fairseq-generate logs) or "

@@ -3,9 +3,14 @@
 import logging
 
 from fairseq_hier.baselines.lead import lead
-from fairseq_hier.cli.lead import cli_main
+from fairseq_hier.cli import baseline
 
 SOURCE = "my title <P> one two three <P> four five"
+
+
+def cli_main(argv):
+    """``fairseq-hier-baseline lead ARGV`` in-process: its exit status."""
+    return baseline.cli_main(["lead", *argv])
 
 
 def test_lead_takes_exactly_k_tokens_title_first():
@@ -41,6 +46,6 @@ def test_cli_line_count_mismatch(tmp_path, capsys):
     assert cli_main(["--source", str(src), "--reference", str(ref), "--output",
                      str(tmp_path / "out")]) == 1
     assert capsys.readouterr().err == (
-        f"fairseq-hier-lead: error: line counts differ: {src} has 2 lines, {ref} has 1 lines "
+        f"fairseq-hier-baseline lead: error: line counts differ: {src} has 2 lines, {ref} has 1 lines "
         f"(one example per line is expected)\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["test.src", "test.tgt"]

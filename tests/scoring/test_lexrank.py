@@ -9,7 +9,7 @@ import pytest
 
 from conftest import run_cli
 from fairseq_hier.baselines.lexrank import lexrank, lexrank_scores, rank_paragraphs
-from fairseq_hier.cli.lexrank import cli_main
+from fairseq_hier.cli import baseline
 from fairseq_hier.data.paragraphs import text_paragraphs
 from fairseq_hier.text.tfidf import cosine_matrix
 
@@ -18,6 +18,11 @@ from fairseq_hier.text.tfidf import cosine_matrix
 HAND = "<P> alpha beta <P> alpha <P> beta"
 R = 1 / math.sqrt(2)
 HAND_SIMILARITY = [[1, R, R], [R, 1, 0], [R, 0, 1]]
+
+
+def cli_main(argv):
+    """``fairseq-hier-baseline lexrank ARGV`` in-process: its exit status."""
+    return baseline.cli_main(["lexrank", *argv])
 
 
 def test_hand_similarity_matrix():
@@ -96,20 +101,22 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     src.write_text("t <P> a\nt <P> b\n", encoding="utf-8")
     ref.write_text("a b c\n", encoding="utf-8")
     out = tmp_path / "lexrank.hyp"
-    proc = run_cli("fairseq-hier-lexrank", "--source", src, "--reference", ref, "--output", out,
+    proc = run_cli("fairseq-hier-baseline", "lexrank", "--source", src, "--reference", ref,
+                   "--output", out,
                    check=False)
     assert proc.returncode == 1 and not out.exists()
-    assert proc.stdout == (f"fairseq-hier-lexrank: error: line counts differ: {src} has 2 lines, "
+    assert proc.stdout == (f"fairseq-hier-baseline lexrank: error: line counts differ: {src} has "
+                           f"2 lines, "
                            f"{ref} has 1 lines (one example per line is expected)\n")
     ref.write_text("a\nb\n", encoding="utf-8")
     src.write_text("t <P> a\nonly a title\n", encoding="utf-8")
     args = ["--source", str(src), "--reference", str(ref), "--output", str(out)]
     assert cli_main(args) == 1
     assert capsys.readouterr().err == (
-        f"fairseq-hier-lexrank: error: {src}:2: no paragraph (expected 'title <P> paragraph 1 "
+        f"fairseq-hier-baseline lexrank: error: {src}:2: no paragraph (expected 'title <P> paragraph 1 "
         f"<P> ...' with at least one non-empty paragraph)\n")
     with pytest.raises(SystemExit) as e:
         cli_main(args + ["--damping", "0"])
     assert e.value.code == 2 and capsys.readouterr().err == (
-        "fairseq-hier-lexrank: error: argument --damping: must be > 0 and <= 1, got 0.0\n")
+        "fairseq-hier-baseline lexrank: error: argument --damping: must be > 0 and <= 1, got 0.0\n")
     assert not out.exists()

@@ -1,8 +1,8 @@
 """Bad inputs of the scoring commands refused in one line, before any work, with nothing written:
 ``fairseq-hier-doc-bleu`` (a reference in another language, sides tokenised differently, output
-folders, system names), ``fairseq-hier-report`` (``--output-dir``), ``fairseq-hier-run-json``
-(architecture, task, RUN_DIR, ``--inherit``) and what ``fairseq-hier-lead`` says of empty lines.
-Inputs are written here, in the layouts the recipes use."""
+folders, system names), ``fairseq-hier-report`` (``--output-dir``), ``fairseq-hier-record run``
+(architecture, task, RUN_DIR, ``--inherit``) and what ``fairseq-hier-baseline lead`` says of
+empty lines. Inputs are written here, in the layouts the recipes use."""
 
 import json
 import os
@@ -49,7 +49,8 @@ def split(tmp_path_factory):
 
 
 def doc_bleu(root, *args, ref="test.de", check=False):
-    return run_cli(DOC_BLEU, *args, "--chunks", root / "test.chunks", "--ref", root / "raw" / ref,
+    return run_cli(DOC_BLEU, *args, "--chunks", root / "test.chunks", "--reference",
+                   root / "raw" / ref,
                    "--tgt-lang", "de", "--bootstrap", "0", check=check)
 
 
@@ -92,7 +93,7 @@ def test_output_folders_are_checked_before_anything_is_read(split, tmp_path):
     blocker = tmp_path / "taken"
     blocker.write_text("a file\n")
     # the chunk map is missing too: the output folder is what is checked first
-    proc = run_cli(DOC_BLEU, f"sys={log}", "--chunks", tmp_path / "missing.chunks", "--ref",
+    proc = run_cli(DOC_BLEU, f"sys={log}", "--chunks", tmp_path / "missing.chunks", "--reference",
                    split / "raw" / "test.de", "--tgt-lang", "de", "--output-dir", blocker,
                    check=False)
     assert proc.returncode == 1
@@ -105,7 +106,7 @@ def test_output_folders_are_checked_before_anything_is_read(split, tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     (run / "test.ref").write_text((split / "raw" / "test.de").read_text())
-    proc = run_cli(DOC_BLEU, f"sys={log}", "--chunks", split / "test.chunks", "--ref",
+    proc = run_cli(DOC_BLEU, f"sys={log}", "--chunks", split / "test.chunks", "--reference",
                    run / "test.ref", "--docids", split / "raw" / "test.docids", "--tgt-lang",
                    "de", "--run-dir", run, check=False)
     assert one_line(proc, DOC_BLEU) == (f"--run-dir {run}: {run / 'test.ref'} is also an input "
@@ -152,12 +153,12 @@ def test_report_checks_its_output_dir_before_any_score(tmp_path):
                                      "pht/test.ref", "report"]
 
 
-RUN_JSON = "fairseq-hier-run-json"
+RUN_JSON = "fairseq-hier-record run"
 
 
 def test_run_json_refuses_unknown_names_and_folders_that_are_no_run(tmp_path):
     def run_json(*args):
-        return run_cli(RUN_JSON, *args, "--metric", "rouge", check=False)
+        return run_cli(*RUN_JSON.split(), *args, "--metric", "rouge", check=False)
 
     proc = run_json(tmp_path / "a", "--name", "a", "--arch", "phtt", "--task",
                     "hierarchical_summarization")
@@ -192,7 +193,8 @@ def test_lead_names_the_empty_lines(tmp_path):
     src, ref, out = tmp_path / "test.src", tmp_path / "test.tgt", tmp_path / "lead.hyp"
     src.write_text("t <P> a b c\n\n  <P>  \nt2 <P> x y\n")
     ref.write_text("r1 r2\nr3\nr4\n\n")
-    proc = run_cli("fairseq-hier-lead", "--source", src, "--reference", ref, "--output", out)
+    proc = run_cli("fairseq-hier-baseline", "lead", "--source", src, "--reference", ref,
+                   "--output", out)
     assert out.read_text() == "t a\n\n\n\n"
     warnings = [line.split(" | ", 3)[3] for line in proc.stdout.splitlines() if "WARNING" in line]
     assert warnings == [f"{src}: 2 empty line(s) (no token besides <P>): lines 2, 3; their Lead "

@@ -66,7 +66,7 @@ def test_cli_report_layout_and_averages(tmp_path, capsys):
 def test_identical_files_score_one(tmp_path, capsys):
     lines = ["the first summary . it has two sentences .", "another one , with a comma ."]
     path = write(tmp_path / "same", lines)
-    code, out, _ = run_rouge(capsys, path, path, "-s", tmp_path / "saved")
+    code, out, _ = run_rouge(capsys, path, path, "-o", tmp_path / "saved")
     s = rouge.parse_report(out)
     assert code == 0 and set(s) == {"rouge-1", "rouge-2", "rouge-l"}
     assert all(s[k][m] == 1.0 for k in s for m in "rpf")
@@ -186,7 +186,7 @@ def test_line_count_mismatch_names_both_files(tmp_path, capsys):
 
 def test_unwritable_saveto_is_one_line_error(tmp_path, capsys):
     refs = write(tmp_path / "refs", ["a b ."])
-    code, out, err = run_rouge(capsys, refs, refs, "--fallback", "-s", tmp_path)  # a folder
+    code, out, err = run_rouge(capsys, refs, refs, "--fallback", "-o", tmp_path)  # a folder
     assert code == 1 and out == ""  # refused before scoring
     assert err == f"fairseq-hier-rouge: error: output {tmp_path} is a folder (a file path is expected)\n"
 

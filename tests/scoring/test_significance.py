@@ -252,7 +252,7 @@ def files(tmp_path_factory):
 def test_cli_rouge(files, capsys):
     out_json = files / "rouge.json"
     assert cli_main(["rouge", str(files / "ref"), f"A={files / 'a'}", f"B={files / 'b'}",
-                     "--fallback", "--samples", "200", "--json", str(out_json)]) == 0
+                     "--fallback", "--samples", "200", "-o", str(out_json)]) == 0
     out, err = capsys.readouterr()
     assert "NOT OFFICIAL ROUGE-1.5.5" in err  # rouge's loud fallback banner
     lines = out.strip().splitlines()
@@ -315,7 +315,7 @@ def test_cli_errors(files, capsys, argv, message):
     paths = {name: files / name for name in ("ref", "a", "b", "short", "empty")}
     assert cli_main([x.format(**paths) for x in argv]) == 1
     err = capsys.readouterr().err.strip()
-    assert err.startswith("fairseq-hier-significance: error: ")
+    assert err.startswith(f"fairseq-hier-significance {argv[0]}: error: ")
     assert message.format(**paths) in err and "\n" not in err
 
 
@@ -403,12 +403,12 @@ def test_cli_rouge_sets(files, tmp_path, capsys):
                             f"{100 * s['f']:.2f} [{100 * s['f_low']:.2f}, {100 * s['f_high']:.2f}]"]
     assert cli_main(["bleu", str(files / "ref"), f"A={files / 'a'}", f"S={folder}"]) == 1
     assert capsys.readouterr().err.strip() == (
-        "fairseq-hier-significance: error: system 'S' is a set of hypothesis files: sets are "
+        "fairseq-hier-significance bleu: error: system 'S' is a set of hypothesis files: sets are "
         "scored on rouge only")
     (tmp_path / "none").mkdir()
     assert cli_main(["rouge", str(files / "ref"), f"S={tmp_path / 'none'}"]) == 1
     assert capsys.readouterr().err.strip() == (
-        f"fairseq-hier-significance: error: system 'S': directory {tmp_path / 'none'} holds no "
+        f"fairseq-hier-significance rouge: error: system 'S': directory {tmp_path / 'none'} holds no "
         f"*.hyp file")
     assert cli_main(["rouge", str(files / "ref"), f"S={files / 'a'},{files / 'short'}"]) == 1
     err = capsys.readouterr().err.strip()

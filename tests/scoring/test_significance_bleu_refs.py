@@ -90,5 +90,6 @@ def test_a_reference_of_another_line_count_is_one_error_line(files, capsys):
             f"Y={files['y']}"]
     assert cli_main(argv) == 1
     err = capsys.readouterr().err.strip()
-    assert err == (f"fairseq-hier-significance: error: line counts differ: {files['ref_a']} has "
+    assert err == (f"fairseq-hier-significance bleu: error: line counts differ: {files['ref_a']} "
+                   f"has "
                    f"40 lines, {files['short']} has 37 lines (one example per line is expected)")

@@ -30,7 +30,7 @@ def failed_line(proc):
 
 def test_numpy_arrays_of_graph(corpus, tmp_path):
     with small_disk(tmp_path / "disk") as disk:
-        proc = run_cli("fairseq-hier-graph", "--source", corpus / "src", "--kind", "tfidf",
+        proc = run_cli("fairseq-hier-graph", "-i", corpus / "src", "--kind", "tfidf",
                        "--output-prefix", disk / "train.graph.tfidf", "--no-progress-bar",
                        check=False)
         prefix = disk / "train.graph.tfidf"
@@ -42,22 +42,23 @@ def test_numpy_arrays_of_graph(corpus, tmp_path):
 
 def test_text_file_of_rank_labels(corpus, tmp_path):
     with small_disk(tmp_path / "disk", "4k") as disk:
-        proc = run_cli("fairseq-hier-rank-labels", "--source", corpus / "src", "--target",
+        proc = run_cli("fairseq-hier-rank", "labels", "--source", corpus / "src", "--target",
                        corpus / "tgt", "--output", disk / "train.labels", "--no-progress-bar",
                        check=False)
-        assert failed_line(proc) == (f"fairseq-hier-rank-labels: error: No space left on device "
+        assert failed_line(proc) == (f"fairseq-hier-rank labels: error: No space left on device "
                                      f"({disk / 'train.labels'})")
         assert os.listdir(disk) == []
 
 
 def test_matplotlib_figure_of_heatmap(corpus, tmp_path):
     with small_disk(tmp_path / "disk", "4k") as disk:
-        proc = run_cli("fairseq-hier-heatmap", corpus / "gen.out", "--id", "0", "--out",
+        proc = run_cli("fairseq-hier-analyse", "heatmap", corpus / "gen.out", "--id", "0", "-o",
                        disk / "example.png", check=False)
-        assert failed_line(proc) == (f"fairseq-hier-heatmap: error: No space left on device "
+        assert failed_line(proc) == (f"fairseq-hier-analyse heatmap: error: No space left on "
+                                     f"device "
                                      f"({disk / 'example.png'})")
         assert os.listdir(disk) == []
-    proc = run_cli("fairseq-hier-heatmap", corpus / "gen.out", "--id", "0", "--out",
+    proc = run_cli("fairseq-hier-analyse", "heatmap", corpus / "gen.out", "--id", "0", "-o",
                    tmp_path / "example.png")  # the same figure fits on a real disk
     assert (tmp_path / "example.png").stat().st_size > 4096
 

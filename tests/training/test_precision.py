@@ -297,8 +297,8 @@ def runs(raw_corpus, data_bin, tmp_path_factory):
     data_jobs = []
     for split in ("train", "valid", "test"):
         write_chain_conllu(raw_corpus / f"{split}.src", root / f"{split}.conllu")
-        job(f"parse-{split}", "fairseq-hier-deps", [
-            "--conllu", root / f"{split}.conllu", "--source", raw_corpus / f"{split}.src",
+        job(f"parse-{split}", "fairseq-hier-parse", [
+            "project", "--conllu", root / f"{split}.conllu", "--source", raw_corpus / f"{split}.src",
             "--subword", "none", "--output-prefix", bins["parsed_bin"] / f"{split}.parse.chain"])
         data_jobs.append(f"parse-{split}")
     hat_raw = root / "hat-raw"

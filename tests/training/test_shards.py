@@ -61,10 +61,10 @@ def test_the_rule_and_its_bounds():
                                        ("1/0", "expected K/N with 0 <= K < N, got '1/0'"),
                                        ("x", "expected K/N (shard K of N, 0 <= K < N), got 'x'")])
 def test_bad_shard_values_are_one_line(corpus, tmp_path, value, why):
-    proc = run_cli("fairseq-hier-jsonl-to-raw", "--train", corpus / "train.jsonl",
+    proc = run_cli("fairseq-hier-to-raw", "--format", "jsonl", "--train", corpus / "train.jsonl",
                    "--output-dir", tmp_path, "--shard", value, check=False)
     assert proc.returncode == 2
-    assert proc.stdout == f"fairseq-hier-jsonl-to-raw: error: argument --shard: {why}\n"
+    assert proc.stdout == f"fairseq-hier-to-raw: error: argument --shard: {why}\n"
 
 
 def test_sentence_bos_shards_concatenate_to_the_whole(corpus, tmp_path):
@@ -92,17 +92,18 @@ def hierarchical(corpus, tmp_path_factory):
     """jsonl-to-raw whole and in two shards; tf-idf graphs of the whole and of each shard's raw
     source (the shard step run without --shard), and of shard 1 cut from the whole source."""
     out = tmp_path_factory.mktemp("hier")
-    run_cli("fairseq-hier-jsonl-to-raw", "--input-dir", corpus, "--splits", "train,valid",
+    run_cli("fairseq-hier-to-raw", "--format", "jsonl", "--input-dir", corpus, "--splits",
+            "train,valid",
             "--output-dir", out / "whole")
     for k, s in enumerate(SHARDS):
-        run_cli("fairseq-hier-jsonl-to-raw", "--train", corpus / "train.jsonl",
+        run_cli("fairseq-hier-to-raw", "--format", "jsonl", "--train", corpus / "train.jsonl",
                 "--output-dir", out / f"shard{k}", "--shard", s)
     for name in ("whole", "shard0", "shard1"):
-        run_cli("fairseq-hier-graph", "--source", out / name / "train.src", "--kind", "tfidf",
+        run_cli("fairseq-hier-graph", "-i", out / name / "train.src", "--kind", "tfidf",
                 "--output-prefix", out / name / "train.graph.tfidf", "--no-progress-bar")
-    run_cli("fairseq-hier-graph", "--source", out / "whole" / "valid.src", "--kind", "tfidf",
+    run_cli("fairseq-hier-graph", "-i", out / "whole" / "valid.src", "--kind", "tfidf",
             "--output-prefix", out / "whole" / "valid.graph.tfidf", "--no-progress-bar")
-    run_cli("fairseq-hier-graph", "--source", out / "whole" / "train.src", "--kind", "tfidf",
+    run_cli("fairseq-hier-graph", "-i", out / "whole" / "train.src", "--kind", "tfidf",
             "--output-prefix", out / "cut1", "--shard", "1/2", "--no-progress-bar")
     return out
 
@@ -125,7 +126,7 @@ def test_raw_and_graph_shards_concatenate_to_the_whole(hierarchical):
 
 def test_a_shard_is_not_cut_twice_and_shards_do_not_mix(hierarchical, tmp_path):
     out = hierarchical
-    again = run_cli("fairseq-hier-graph", "--source", out / "shard0" / "train.src", "--kind",
+    again = run_cli("fairseq-hier-graph", "-i", out / "shard0" / "train.src", "--kind",
                     "tfidf", "--output-prefix", tmp_path / "g", "--shard", "0/2", check=False)
     assert again.returncode == 1
     line = again.stdout.splitlines()[-1]
@@ -133,15 +134,15 @@ def test_a_shard_is_not_cut_twice_and_shards_do_not_mix(hierarchical, tmp_path):
                            f"already shard 0/2 (examples 0-2 of 7 of "), line
     assert line.endswith(f"train.jsonl) ({out}/shard0/train.src.shard); run this step without "
                          f"--shard to process it whole"), line
-    mixed = run_cli("fairseq-hier-rank-labels", "--source", out / "shard0" / "train.src",
+    mixed = run_cli("fairseq-hier-rank", "labels", "--source", out / "shard0" / "train.src",
                     "--target", out / "shard1" / "train.tgt", "--output", tmp_path / "l",
                     check=False)
     assert mixed.returncode == 1 and "error: inputs of different shards: " in mixed.stdout
     # run whole, a shard's output carries its marker on
-    run_cli("fairseq-hier-rank-labels", "--source", out / "shard1" / "train.src", "--target",
+    run_cli("fairseq-hier-rank", "labels", "--source", out / "shard1" / "train.src", "--target",
             out / "shard1" / "train.tgt", "--output", tmp_path / "labels")
     assert marker(tmp_path / "labels") == marker(out / "shard1" / "train.src")
-    empty = run_cli("fairseq-hier-rank-labels", "--source", out / "whole" / "valid.src",
+    empty = run_cli("fairseq-hier-rank", "labels", "--source", out / "whole" / "valid.src",
                     "--target", out / "whole" / "valid.tgt", "--output", tmp_path / "l",
                     "--shard", "0/4", check=False)
     assert empty.stdout.splitlines()[-1].endswith(

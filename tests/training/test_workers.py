@@ -53,20 +53,20 @@ def commands(root, out):
     bpe = ["--gpt2-encoder-json", root / "bpe" / "encoder.json",
            "--gpt2-vocab-bpe", root / "bpe" / "vocab.bpe"]
     table = {
-        "rank-labels": (["fairseq-hier-rank-labels", "--source", root / "src", "--target",
-                         root / "tgt", "--output", out / "train.labels"], ["train.labels"]),
-        "graph": (["fairseq-hier-graph", "--source", root / "src", "--kind", "tfidf",
+        "rank-labels": (["fairseq-hier-rank", "labels", "--source", root / "src", "--target",
+                         root / "tgt", "-o", out / "train.labels"], ["train.labels"]),
+        "graph": (["fairseq-hier-graph", "-i", root / "src", "--kind", "tfidf",
                    "--output-prefix", out / "train.graph.tfidf"],
                   ["train.graph.tfidf.values.npy", "train.graph.tfidf.sizes.npy"]),
-        "rank-eval": (["fairseq-hier-rank-eval", "--source", root / "src", "--target",
+        "rank-eval": (["fairseq-hier-rank", "eval", "--source", root / "src", "--target",
                        root / "tgt"], []),
         "sentence-bos": (["fairseq-hier-sentence-bos", "--format", "source_target", "--input",
                           root / "bos", "--output-prefix", out / "train", *bpe],
                          ["train.source", "train.target"]),
-        "tokenize en": (["fairseq-hier-doc-tokenize", "--input", root / "doc", "--output",
-                         out / "tok", "--src-lang", "en", "--tgt-lang", "de"],
+        "tokenize en": (["fairseq-hier-doc", "tokenize", "--input-prefix", root / "doc",
+                         "--output-prefix", out / "tok", "--src-lang", "en", "--tgt-lang", "de"],
                         ["tok.en", "tok.de", "tok.docids"]),
-        "parse": (["fairseq-hier-parse", "--input", root / "parse.src", "--output-prefix",
+        "parse": (["fairseq-hier-parse", "spacy", "--input", root / "parse.src", "--output-prefix",
                    out / "parsed"], ["parsed.conllu", "parsed.tok"]),
     }
     return {step: ([str(BIN / argv[0]), *map(str, argv[1:]), "--workers", "2",
@@ -148,7 +148,8 @@ def test_a_worker_killed_mid_run_ends_the_command_with_one_line(inputs, tmp_path
     assert time.monotonic() - killed < 30
     assert proc.returncode == 1, out[-3000:]
     assert "Traceback" not in out, out[-3000:]
-    prog = os.path.basename(argv[0])
+    prog = os.path.basename(argv[0])  # a family's subcommand names itself: "PROG SUB"
+    prog += f" {argv[1]}" if not argv[1].startswith("-") else ""
     assert printed(out) == [
         f"{prog}: error: {step}: worker process {victim} was killed by SIGKILL (out of memory? "
         f"the kernel log, dmesg, says); stopped without writing the output"]
@@ -180,7 +181,7 @@ def test_sigterm_to_the_process_group_never_hangs(inputs, tmp_path):
             assert attempt % 2 == 0 and out == "", (attempt, out[-3000:])
         else:
             assert proc.returncode == 143, (attempt, out[-3000:])
-            assert printed(out) == ["fairseq-hier-rank-labels: interrupted"], (attempt, out)
+            assert printed(out) == ["fairseq-hier-rank labels: interrupted"], (attempt, out)
             handled += 1
         assert not (tmp_path / "out").exists() or os.listdir(tmp_path / "out") == []
         deadline = time.monotonic() + 10
