@@ -44,7 +44,7 @@ SMALL_MODEL = cli_args(SMALL)  # the table of architectures' small end-to-end mo
 LONGEST_FILES = ("test_hat_recipes.py", "test_wikisum_recipe.py", "test_gpu_check.py",
                  "test_five_best.py", "test_distributed.py", "test_doc_mt.py",
                  "test_own_data_recipe.py", "test_parsingsum_e2e.py", "test_precision.py",
-                 "test_safe_loading.py", "test_own_data_mt.py", "test_workers.py",
+                 "test_safe_loading.py", "test_own_data_mt.py", "test_run_folder.py", "test_workers.py",
                  "test_report.py", "test_attention_alignment.py", "test_command_failures.py",
                  "test_reliability_recipes.py", "test_startup.py", "test_reliability_commands.py",
                  "test_reliability_scoring.py", "test_mds_decode_recipe.py", "test_shards.py",

@@ -172,7 +172,13 @@ def run_subcommand(args):
 
 
 def command_parser(prog: str, doc: str) -> argparse.ArgumentParser:
-    return CommandParser(prog=prog, description=doc.split("\n\n")[0],
+    """A command's parser, described by its module docstring's first paragraph (without its
+    leading ````fairseq-hier NAME``: `` and the reST quotes)."""
+    text = doc.split("\n\n")[0]
+    if text.startswith("``") and "``: " in text:
+        text = text.split("``: ", 1)[1]
+        text = text[:1].upper() + text[1:]
+    return CommandParser(prog=prog, description=text.replace("``", ""),
                          formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
