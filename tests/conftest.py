@@ -44,11 +44,12 @@ SMALL_MODEL = cli_args(SMALL)  # the table of architectures' small end-to-end mo
 LONGEST_FILES = ("test_hat_recipes.py", "test_wikisum_recipe.py", "test_gpu_check.py",
                  "test_five_best.py", "test_distributed.py", "test_doc_mt.py",
                  "test_own_data_recipe.py", "test_parsingsum_e2e.py", "test_precision.py",
-                 "test_safe_loading.py", "test_own_data_mt.py", "test_run_folder.py", "test_workers.py",
-                 "test_report.py", "test_attention_alignment.py", "test_command_failures.py",
-                 "test_reliability_recipes.py", "test_startup.py", "test_reliability_commands.py",
-                 "test_reliability_scoring.py", "test_mds_decode_recipe.py", "test_shards.py",
-                 "test_interactive.py", "test_hf_bart.py")
+                 "test_safe_loading.py", "test_own_data_mt.py", "test_run_folder.py",
+                 "test_workers.py", "test_report.py", "test_attention_alignment.py",
+                 "test_command_failures.py", "test_reliability_recipes.py", "test_startup.py",
+                 "test_reliability_commands.py", "test_reliability_scoring.py",
+                 "test_mds_decode_recipe.py", "test_shards.py", "test_interactive.py",
+                 "test_hf_bart.py")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -68,13 +69,15 @@ def free_port() -> int:
 
 
 # The commands that import torch and fairseq before they do anything (~4 s each here): run_cli
-# sends them to this test process's warm server (tests/support/cli_forkserver.py: a fork of one process
-# that imported them once runs the command's entry point with its arguments, working directory
-# and environment). fairseq's own commands go there only with --user-dir (the server has this
-# plugin registered, as --user-dir would) or when they take no plugin (fairseq-preprocess).
+# sends them to this test process's warm server (tests/support/cli_forkserver.py: a fork of one
+# process that imported them once runs the command's entry point with its arguments, working
+# directory and environment). fairseq's own commands go there only with --user-dir (the server
+# has this plugin registered, as --user-dir would) or when they take no plugin
+# (fairseq-preprocess).
 WARM_COMMANDS = ("fairseq-train", "fairseq-generate", "fairseq-validate", "fairseq-preprocess",
                  "fairseq-hier-record", "fairseq-hier-summarize", "fairseq-hier-extract-attention",
-                 "fairseq-hier-rank", "fairseq-hier-decode")
+                 "fairseq-hier-rank", "fairseq-hier-decode", "fairseq-hier-score",
+                 "fairseq-hier-rouge", "fairseq-hier-ptb-tokenize")
 
 
 def warm(name, args) -> bool:

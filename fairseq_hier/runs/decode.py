@@ -106,7 +106,8 @@ def check_paths(request: DecodeRequest) -> None:
         raise HierError(f"--data {request.data}: has no split {request.subset!r} (no "
                         f"{request.subset}.*.idx; fairseq-preprocess writes it)")
     if not os.path.isfile(request.checkpoint_path):
-        where = "" if request.checkpoint else " (the default: train the run first, or give --checkpoint)"
+        where = ("" if request.checkpoint
+                 else " (the default: train the run first, or give --checkpoint)")
         raise HierError(f"checkpoint {request.checkpoint_path} not found{where}")
     for option, path in (("--references", request.references),
                          ("--multi-references", request.multi_references)):

@@ -292,7 +292,8 @@ def test_score_of_a_bleu_run_is_doc_bleu_run_dir(tmp_path):
     (run / "run.json").write_text(json.dumps({"name": "hat", "arch": "hat_mt", "task":
                                               "document_translation", "metric": "bleu"}))
     run_cli("fairseq-hier-doc-bleu", run / "generate-test.txt", "--chunks", data / "test.chunks",
-            "--reference", data / "test.en", "--tgt-lang", "en", "--run-dir", run, "--subset", "test")
+            "--reference", data / "test.en", "--tgt-lang", "en", "--run-dir", run,
+            "--subset", "test")
     by_hand = {name: (run / name).read_bytes() for name in ("test.docs", "test.ref",
                                                            "test.bleu.txt")}
     for name in by_hand:

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from conftest import BIN, run_cli, train_recorded_pht
@@ -97,21 +98,33 @@ def test_score_is_rouge_by_hand(decoded, trained, tmp_path):
     assert re.search(r"ROUGE-1 +\d+\.\d\d \[\d+\.\d\d, \d+\.\d\d\]", proc.stdout)
 
 
-def test_relative_paths_score_from_another_folder(decoded, trained, tmp_path):
+def in_process(capsys, name, *args):
+    """A command run in this process (its checks need no fairseq-generate run): rc, stderr."""
+    from fairseq_hier.cli import decode, score
+
+    rc = {"decode": decode, "score": score}[name].cli_main([str(a) for a in args])
+    return SimpleNamespace(returncode=rc, stderr=capsys.readouterr().err)
+
+
+def test_relative_paths_score_from_another_folder(decoded, trained, tmp_path, capsys,
+                                                  monkeypatch):
     """A decoding made with relative paths is scored the same from any working folder."""
+    monkeypatch.setenv("PATH", os.pathsep.join([str(BIN), os.environ["PATH"]]))
     data, ck, refs = trained
     run = tmp_path / "runs" / "rel"
     run.mkdir(parents=True)
     (run / "generate-test.txt").write_bytes((decoded[0] / "generate-test.txt").read_bytes())
     here = os.getcwd()
     os.chdir(refs.parent)
-    try:
-        hier("decode", os.path.relpath(run), "--data", os.path.relpath(data), "--references",
-             refs.name, "--checkpoint", ck / "checkpoint_best.pt", "--task-args", TASK_ARGS)
+    try:  # the log is there: decode reads it again, in this process
+        rc = in_process(capsys, "decode", os.path.relpath(run), "--data", os.path.relpath(data),
+                        "--references", refs.name, "--checkpoint", ck / "checkpoint_best.pt",
+                        "--task-args", TASK_ARGS).returncode
     finally:
         os.chdir(here)
+    assert rc == 0
     assert json.loads((run / "test.decode.json").read_text())["references"] == refs.name
-    hier("score", run)  # from the test's folder, not the one decode ran in
+    assert in_process(capsys, "score", run).returncode == 0  # from another folder
     if not (decoded[0] / "test.rouge.txt").is_file():
         hier("score", decoded[0])
     assert (run / "test.ref").read_bytes() == refs.read_bytes()
@@ -143,23 +156,24 @@ def one_line(proc, prog="fairseq-hier-decode"):
     return lines[-1]
 
 
-def test_bad_inputs_of_decode(trained, tmp_path):
+def test_bad_inputs_of_decode(trained, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", os.pathsep.join([str(BIN), os.environ["PATH"]]))
     data, ck, refs = trained
     run = tmp_path / "run"
-    line = one_line(hier("decode", *decode_args(trained, run, "--subset", "nosuch"), check=False))
+    line = one_line(in_process(capsys, "decode", *decode_args(trained, run, "--subset", "nosuch")))
     assert f"--data {data}: has no split 'nosuch' (no nosuch.*.idx" in line
-    line = one_line(hier("decode", run, "--data", data, "--references", refs, check=False))
+    line = one_line(in_process(capsys, "decode", run, "--data", data, "--references", refs))
     assert f"checkpoint {run / 'checkpoint_best.pt'} not found" in line
     short = tmp_path / "short.tgt"
     short.write_text("one line .\n")
     args = decode_args(trained, run)
     args[args.index(refs)] = short
-    line = one_line(hier("decode", *args, check=False))
+    line = one_line(in_process(capsys, "decode", *args))
     assert f"--references {short}: has 1 lines, split 'test' of {data} has 8 examples" in line
-    line = one_line(hier("decode", *decode_args(trained, run, "--", "--no-such-option"),
-                         check=False))
+    line = one_line(in_process(capsys, "decode", *decode_args(trained, run, "--",
+                                                              "--no-such-option")))
     assert "the fairseq-generate arguments after --: unknown option(s) --no-such-option" in line
-    line = one_line(hier("score", run, check=False), "fairseq-hier-score")
+    line = one_line(in_process(capsys, "score", run), "fairseq-hier-score")
     assert "test.decode.json not found" in line or "no such folder" in line
     assert not run.exists() or not list(run.iterdir())
 
