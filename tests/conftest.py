@@ -76,8 +76,7 @@ def free_port() -> int:
 # (fairseq-preprocess).
 WARM_COMMANDS = ("fairseq-train", "fairseq-generate", "fairseq-validate", "fairseq-preprocess",
                  "fairseq-hier-record", "fairseq-hier-summarize", "fairseq-hier-extract-attention",
-                 "fairseq-hier-rank", "fairseq-hier-decode", "fairseq-hier-score",
-                 "fairseq-hier-rouge", "fairseq-hier-ptb-tokenize")
+                 "fairseq-hier-rank", "fairseq-hier-decode")
 
 
 def warm(name, args) -> bool:
