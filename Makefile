@@ -1,15 +1,21 @@
-# fairseq-hier: `make demo` and `make test` on a fresh machine (both run the idempotent install step).
+# fairseq-hier: `make try`, `make demo` and `make test` on a fresh machine (each runs the idempotent
+# install step).
 SHELL := /bin/bash
 # the environment scripts/install.sh installs into: the active virtualenv, else the active conda
 # environment, else ./.venv
 PY := $(or $(VIRTUAL_ENV),$(CONDA_PREFIX),$(CURDIR)/.venv)/bin/python
 
-.PHONY: install demo demo-parsingsum test benchmark report-check gpu-check
+.PHONY: install try demo demo-parsingsum test benchmark report-check gpu-check
 # the fresh-machine path: as root, the install step may also install the one system package it
 # needs (Perl's XML::Parser, apt-get). Into one's own environment: bash scripts/install.sh, which
 # only says what is missing.
 install:
 	FAIRSEQ_HIER_SYSTEM_PACKAGES=1 bash scripts/install.sh
+
+# the first run (examples/own_data/try.sh): a generated JSON-lines set through the own-data recipe,
+# a tiny PHT trained on the CPU, decoded, scored and used on new text, in try_work/
+try: install
+	bash examples/own_data/try.sh
 
 # TIER=hard: the hard tier (examples/demo/run_hard.sh): a corpus no system saturates, two seeds,
 # transformer / pht / vht / liu_ht and vanilla vs attention-aligned beam search compared with
@@ -58,8 +64,8 @@ benchmark: install
 # GPU_CHECK_JOBS steps at once (4 on a GPU). GPU_CHECK_OUT (gpu_check/) gets table.md and
 # gpu_check.json, rewritten as each step starts or ends; GPU_CHECK_BUDGET=SECONDS stops it in
 # time (the steps left "not run", exit 3). GPU_CHECK_DRY_RUN=1: the same on the CPU at the
-# smallest sizes. No install step: on the lent device there is no .venv, and python3 (after
-# `source .gpu-env/setup.sh`) runs it; PY=python3 picks it anywhere.
+# smallest sizes. No install step: it runs with this environment's python where there is one,
+# else with python3 on PATH (a GPU machine's own torch), where the project need only be importable.
 GPU_CHECK_PY = $(if $(wildcard $(PY)),$(PY),python3)
 gpu-check:
 	$(GPU_CHECK_PY) scripts/gpu_check.py

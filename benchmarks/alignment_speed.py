@@ -7,8 +7,8 @@ adds rounds until ``align_time_ratio``'s interval lies on one side of the 1.10 t
 Protocol and the JSON keys: docs/benchmarks.md, section alignment_speed.py.
 
     python benchmarks/alignment_speed.py [--repeats 6] [--until-decided] [--max-repeats 40]
-    python benchmarks/alignment_speed.py --checkpoint demo_work/checkpoints/pht/checkpoint_last.pt \\
-        --predictor demo_work/checkpoints/attention_predictor/checkpoint_best.pt \\
+    python benchmarks/alignment_speed.py --checkpoint demo_work/runs/pht/checkpoint_last.pt \\
+        --predictor demo_work/runs/attention_predictor/checkpoint_best.pt \\
         --data demo_work/data-bin --max-paragraphs 30 --max-paragraph-tokens 100
 """
 

@@ -57,13 +57,14 @@ BENCHMARK_ORDER = ("efficiency", "torchrun", "decoding_speed", "parsing_speed", 
 # most 0.03%) and 0.003% (fp16); fairseq logs losses to 3 decimals. A wrong mask, cast or
 # overflow moves the loss by far more.
 LOSS_RTOL = {"bf16": 0.02, "fp16": 0.005}
-DEVICE_JOBS = 4  # steps at once on the device (docs/gpu.md: what fits one device call)
-DEVICE_BUDGET = 330.0  # seconds of checking by default on the device: one call of 8 minutes with
-# the machine's start (docs/gpu.md, "Time on the device")
+DEVICE_JOBS = 4  # steps at once on the device
+# seconds of checking by default on the device: the matrix and the quicker benchmarks on an H100
+# (docs/gpu.md, "How long it takes"); GPU_CHECK_BUDGET=none runs every step
+DEVICE_BUDGET = 330.0
 STOP_GRACE_S = 5  # a step stopped (timeout, budget, signal) gets SIGTERM, then SIGKILL after this
 
-# module:function of each command (what its console script calls): on the lent device the
-# project is not installed, only importable, so commands are found by module, never by script
+# module:function of each command (what its console script calls): on a GPU machine the project
+# may be importable without being installed, so commands are found by module, never by script
 ENTRIES = {
     "fairseq-preprocess": "fairseq_cli.preprocess:cli_main",
     "fairseq-train": "fairseq_cli.train:cli_main",
@@ -157,8 +158,8 @@ def parse_args(argv=None):
     p.add_argument("--budget", default=env_default("GPU_CHECK_BUDGET", None),
                    help="seconds from the start after which no step starts and the running ones "
                         "are stopped; the steps left are reported 'not run', or none "
-                        f"(GPU_CHECK_BUDGET; default {DEVICE_BUDGET:g} on the device: one device "
-                        f"call of 8 minutes, docs/gpu.md; none in the dry run)")
+                        f"(GPU_CHECK_BUDGET; default {DEVICE_BUDGET:g} on the device: the matrix "
+                        f"and the quicker benchmarks, docs/gpu.md; none in the dry run)")
     p.add_argument("--step-timeout", default=env_default("GPU_CHECK_STEP_TIMEOUT", "900"),
                    help="seconds after which a step is stopped and failed "
                         "(GPU_CHECK_STEP_TIMEOUT; default 900)")

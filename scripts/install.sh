@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 CONSTRAINTS="$ROOT/scripts/constraints.txt"
 
-STAMP_VERSION=15  # bump when scripts/constraints.txt or pyproject.toml's console scripts change
+STAMP_VERSION=16  # bump when scripts/constraints.txt or pyproject.toml's console scripts change
 
 check_python() {  # accept Python 3.11-3.13, warn unless 3.11
   local version
@@ -90,9 +90,10 @@ if [[ ! -f "$STAMP" ]]; then
   # ROUGE; no nltk data is needed), matplotlib (sentence-attention heatmaps)
   "${PIP[@]}" pysbd nltk matplotlib
   # Hugging Face BART directories (--finetune-from-model DIR): safetensors reads model.safetensors
-  # (no transformers needed); tokenizers, Hugging Face's own tokenizer, is the tests' reference for
-  # the fairseq tokenizer files derived from vocab.json / merges.txt
-  "${PIP[@]}" safetensors tokenizers
+  # (no transformers needed); tokenizers, Hugging Face's own tokenizer, and transformers' BART are
+  # the tests' references for the fairseq tokenizer files derived from vocab.json / merges.txt and
+  # for the folders fairseq-hier bart convert writes
+  "${PIP[@]}" safetensors tokenizers transformers
   # Document translation (004 Sec. 4.2): sacremoses (Moses normalise/tokenise/detokenise), jieba
   # (Chinese), fastBPE (the paper's BPE: its Python module applies codes; it needs Cython at
   # build time, hence --no-build-isolation). fastBPE's wheel has no learner: the `fastbpe`

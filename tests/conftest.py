@@ -28,6 +28,8 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from cli_forkserver import gateway, run_jobs, stop_server  # noqa: E402
 
+from fairseq_hier.pretrained.bart import TINY_BART, width_flags, write_random  # noqa: E402
+from fairseq_hier.pretrained.gpt2_bpe import vocabulary, write_fairseq_files  # noqa: E402
 from fairseq_hier.recipes.architectures import SMALL, cli_args  # noqa: E402
 from fairseq_hier.recipes.architectures import TINY_HAT as ARCHITECTURE_TINY_HAT  # noqa: E402
 
@@ -43,13 +45,13 @@ SMALL_MODEL = cli_args(SMALL)  # the table of architectures' small end-to-end mo
 # --no-loadscope-reorder; by default it orders them by their number of tests).
 LONGEST_FILES = ("test_hat_recipes.py", "test_wikisum_recipe.py", "test_gpu_check.py",
                  "test_five_best.py", "test_distributed.py", "test_doc_mt.py",
-                 "test_own_data_recipe.py", "test_parsingsum_e2e.py", "test_precision.py",
-                 "test_safe_loading.py", "test_own_data_mt.py", "test_run_folder.py",
-                 "test_workers.py", "test_report.py", "test_attention_alignment.py",
-                 "test_command_failures.py", "test_reliability_recipes.py", "test_startup.py",
-                 "test_reliability_commands.py", "test_reliability_scoring.py",
-                 "test_mds_decode_recipe.py", "test_shards.py", "test_interactive.py",
-                 "test_hf_bart.py")
+                 "test_front_door.py", "test_own_data_recipe.py", "test_parsingsum_e2e.py",
+                 "test_precision.py", "test_safe_loading.py", "test_own_data_mt.py",
+                 "test_hf_bart.py", "test_run_folder.py", "test_workers.py", "test_report.py",
+                 "test_attention_alignment.py", "test_command_failures.py",
+                 "test_reliability_recipes.py", "test_startup.py", "test_reliability_commands.py",
+                 "test_reliability_scoring.py", "test_mds_decode_recipe.py", "test_shards.py",
+                 "test_interactive.py", "test_bart_tools.py")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -76,7 +78,7 @@ def free_port() -> int:
 # (fairseq-preprocess).
 WARM_COMMANDS = ("fairseq-train", "fairseq-generate", "fairseq-validate", "fairseq-preprocess",
                  "fairseq-hier-record", "fairseq-hier-summarize", "fairseq-hier-extract-attention",
-                 "fairseq-hier-rank", "fairseq-hier-decode")
+                 "fairseq-hier-rank", "fairseq-hier-decode", "fairseq-hier-bart")
 
 
 def warm(name, args) -> bool:
@@ -238,84 +240,38 @@ WORDS = ("the", "a", "model", "reads", "long", "papers", "and", "writes", "short
          "every", "sentence", "has", "its", "own", "marker", "we", "study", "meetings", "about",
          "design", "remote", "control", "price", "team", "agrees", "on", "colour", "budget",
          "results", "show", "gains", "in", "tests", "with", "new", "data")
-TINY_BART = dict(encoder_layers=2, decoder_layers=2, encoder_embed_dim=16, decoder_embed_dim=16,
-                 encoder_ffn_embed_dim=32, decoder_ffn_embed_dim=32, encoder_attention_heads=4,
-                 decoder_attention_heads=4, max_source_positions=32, max_target_positions=32)
+
+
+def tiny_words(words=WORDS):
+    """``words`` as the byte symbols of the tiny BPE: each with its leading space ('Ġ') and
+    without."""
+    return [prefix + word for word in words for prefix in ("Ġ", "")]
 
 
 def write_tiny_gpt2_bpe(folder: Path, words=WORDS):
-    """encoder.json / vocab.bpe in GPT-2's real layout: the 256 byte symbols (GPT-2's
-    bytes_to_unicode), plus merges that build each word of ``words`` (with and without its
-    leading space, 'Ġ') left to right; BART's dict.txt over those ids (``<id> <count>`` lines)."""
-    import json
-
-    from fairseq.data.encoders.gpt2_bpe_utils import bytes_to_unicode
-
-    byte_chars = bytes_to_unicode()
-    encoder = {byte_chars[b]: i for i, b in enumerate(sorted(byte_chars))}
-    merges = []
-    for word in words:
-        for prefix in ("Ġ", ""):
-            symbols = ([prefix] if prefix else []) + list(word)
-            left = symbols[0]
-            for right in symbols[1:]:
-                if (left, right) not in merges:
-                    merges.append((left, right))
-                    encoder.setdefault(left + right, len(encoder))
-                left += right
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "encoder.json").write_text(json.dumps(encoder))
-    (folder / "vocab.bpe").write_text("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges))
-    ids = sorted(encoder.values())
-    (folder / "dict.txt").write_text("".join(f"{i} {1000 - n}\n" for n, i in enumerate(ids)))
-    return folder
-
-
-def write_tiny_bart(folder: Path, dims=TINY_BART, seed=1):
-    """A randomly initialised BART in fairseq's real layout: fairseq's own ``bart_base`` at tiny
-    dims over ``folder/dict.txt`` plus ``<mask>`` (added by BART's denoising task, so the tables
-    have one row more than dict.txt, as bart.large's), saved as fairseq saves checkpoints
-    (``{"args", "model", ...}`` through ``torch_persistent_save``) to ``folder/model.pt``."""
-    import argparse
-
-    import torch
-    from fairseq import checkpoint_utils, options
-    from fairseq.data import Dictionary
-    from fairseq.models import ARCH_CONFIG_REGISTRY, ARCH_MODEL_REGISTRY
-
-    d = Dictionary.load(str(folder / "dict.txt"))
-    d.add_symbol("<mask>")
-    flags = [f"--{k.replace('_', '-')}={v}" for k, v in dims.items()]
-    args = options.parse_args_and_arch(options.get_training_parser(), [
-        str(folder), "--task", "translation", "--arch", "bart_base", *flags])
-    torch.manual_seed(seed)
-    margs = argparse.Namespace(task="translation", **dims)
-    ARCH_CONFIG_REGISTRY["bart_base"](margs)
-    task = argparse.Namespace(source_dictionary=d, target_dictionary=d)
-    bart = ARCH_MODEL_REGISTRY["bart_base"].build_model(margs, task)
-    state = {"args": args, "model": bart.state_dict(), "extra_state": {"epoch": 1},
-             "optimizer_history": [{"criterion_name": "CrossEntropyCriterion",
-                                    "optimizer_name": "FairseqAdam",
-                                    "lr_scheduler_state": {"best": None}, "num_updates": 500000}]}
-    checkpoint_utils.torch_persistent_save(state, str(folder / "model.pt"))
+    """encoder.json / vocab.bpe in GPT-2's real layout: the 256 byte symbols, plus merges that
+    build each word of ``words`` (with and without its leading space) left to right; BART's
+    dict.txt over those ids (fairseq_hier.pretrained.gpt2_bpe, as ``fairseq-hier bart random``)."""
+    write_fairseq_files(str(folder), vocabulary(tiny_words(words), max_merges=None))
     return folder
 
 
 @pytest.fixture(scope="session")
 def tiny_bart_dir(tmp_path_factory):
-    """BART_DIR of the HAT recipes: dict.txt, encoder.json, vocab.bpe and model.pt, all tiny."""
+    """BART_DIR of the HAT recipes: dict.txt, encoder.json, vocab.bpe and model.pt, all tiny:
+    ``fairseq-hier bart random --size tiny`` over the BPE of :func:`write_tiny_gpt2_bpe`."""
     import fairseq_hier
 
     fairseq_hier.register()
-    folder = write_tiny_gpt2_bpe(tmp_path_factory.mktemp("bart"))
-    return write_tiny_bart(folder)
+    folder = tmp_path_factory.mktemp("bart")
+    write_random(str(folder), layout="fairseq", size="tiny", words=tiny_words(), max_merges=None,
+                 seed=1)
+    return folder
 
 
 def tiny_bart_flags(**overrides):
     """fairseq-train flags giving a model the tiny BART's widths."""
-    dims = {k: v for k, v in TINY_BART.items() if not k.startswith("max_")}
-    dims.update(overrides)
-    return [f"--{k.replace('_', '-')}={v}" for k, v in dims.items()]
+    return width_flags({**TINY_BART, **overrides})
 
 
 # ------------------------------------------------------------- tiny models built in-process

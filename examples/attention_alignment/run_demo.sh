@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Attention alignment on the demo corpus (README.md, "The demo"): labels, the predictor, then
-# PHT decoded with each strategy of 001 Table 2 into WORK/alignment/NAME, and their table.
+# PHT decoded with each strategy of 001 Table 2 into the run folder WORK/runs/pht_NAME, and their
+# table in WORK/alignment.
 # Reuses examples/demo/run_demo.sh's PHT (runs it first if missing). env: WORK STRATEGIES SEED
 set -euo pipefail
 source "$(dirname "$0")/../common/env.sh"
 START=$SECONDS
 WORK=${WORK:-$ROOT/demo_work}
 STRATEGIES=${STRATEGIES:-vanilla strcov extprob attalign attalign_live attalign_top5}
-PHT="$WORK/checkpoints/pht/checkpoint_last.pt"
+PHT="$WORK/runs/pht/checkpoint_last.pt"
 LABELS="$WORK/attention_labels"
-PRED="$WORK/checkpoints/attention_predictor"
+PRED="$WORK/runs/attention_predictor"
 OUT="$WORK/alignment"
 [[ -f "$PHT" ]] || WORK="$WORK" bash examples/demo/run_demo.sh
 mkdir -p "$OUT"
@@ -52,11 +53,12 @@ declare -A LABEL=([vanilla]=vanilla [attalign]=attAlign [strcov]=strCov [extprob
                   [attalign_live]=attAlign,live [attalign_top5]=attAlign,top-5)
 SYSTEMS=()
 for NAME in $STRATEGIES; do
-  SYSTEMS+=("${LABEL[$NAME]}=$OUT/$NAME/test.hyp")
-  [[ -f "$OUT/$NAME/test.rouge.txt" ]] && continue
+  RUN="$WORK/runs/pht_$NAME"
+  SYSTEMS+=("${LABEL[$NAME]}=$RUN/test.hyp")
+  [[ -f "$RUN/test.rouge.txt" ]] && continue
   echo "== decoding: $NAME"
   # shellcheck disable=SC2086
-  bash examples/common/decode.sh "$OUT/$NAME" "--protocol plain" --data "$WORK/data-bin" \
+  bash examples/common/decode.sh "$RUN" "--protocol plain" --data "$WORK/data-bin" \
     --references "$WORK/raw/test.tgt" --checkpoint "$PHT" --name "pht+${LABEL[$NAME]}" --arch pht \
     --task-args="--max-paragraphs 30 --max-paragraph-tokens 100 --max-source-positions 1024" \
     --generation="${RULES[*]}" --batch-size 50 -- --num-workers 0 ${STRATEGY[$NAME]} \

@@ -9,7 +9,7 @@ FORMAT=$1; WORK=$2; BPE=$3
 declare -A INPUT=([train]=$4 [valid]=$5 [test]=$6)
 MAX_SOURCE=${MAX_SOURCE:-1024}; SPEAKERS=${SPEAKERS:-0}; WORKERS=${WORKERS:-$(nproc)}
 if [[ -f "$BPE/config.json" && -f "$BPE/vocab.json" ]]; then  # Hugging Face's layout
-  [[ -f "$WORK/bart_files/dict.txt" ]] || fairseq-hier-bart-files "$BPE" --output-dir "$WORK/bart_files"
+  [[ -f "$WORK/bart_files/dict.txt" ]] || fairseq-hier-bart files "$BPE" --output-dir "$WORK/bart_files"
   BPE="$WORK/bart_files"
 fi
 for f in dict.txt encoder.json vocab.bpe; do

@@ -13,7 +13,7 @@ for chunks in "$WORK"/data-bin/test*.chunks; do
   name=$(cat "$WORK/raw/$split.name" 2> /dev/null || echo "$split")
   logs=()
   for kind in ${SYSTEMS:-plain hat}; do
-    run="$WORK/checkpoints/$kind"
+    run="$WORK/runs/$kind"
     [[ -f "$run/checkpoint_best.pt" ]] || { echo "doc_mt_decode.sh: $run/checkpoint_best.pt not found (train $kind first)" >&2; exit 1; }
     t0=$SECONDS
     SUBSET=$split bash "$(dirname "$0")/decode.sh" "$run" "--tgt-lang $TGT" --data "$WORK/data-bin" \

@@ -7,7 +7,8 @@
 multi-news: the title as a one-sentence first document, documents joined by ``|||||`` (run_
 parsingsum.sh); shuffle: each example's paragraphs shuffled, the title first, one random stream
 per example, the "original order" of a crawl (run_ranker.sh); clusters: the first N examples as
-``{"title", "documents"}`` for ``fairseq-hier-summarize`` (run_demo.sh).
+JSON lines of your own data (docs/data-formats.md#your-own-data-the-json-lines-schema) for
+``fairseq-hier-summarize`` (run_demo.sh).
 """
 
 import argparse

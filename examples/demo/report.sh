@@ -8,10 +8,10 @@ ARCHS=${ARCHS:-transformer pht vht liu_ht}
 [[ -f "$WORK/raw/test.tgt" ]] || { echo "report.sh: $WORK/raw/test.tgt not found: run examples/demo/run_demo.sh first" >&2; exit 1; }
 RUNS=()
 for ARCH in $ARCHS; do
-  [[ -f "$WORK/checkpoints/$ARCH/test.hyp" ]] && RUNS+=("$WORK/checkpoints/$ARCH")
+  [[ -f "$WORK/runs/$ARCH/test.hyp" ]] && RUNS+=("$WORK/runs/$ARCH")
 done
 for PAIR in lead=Lead frequent=most-frequent first=first-stated; do
-  FILE=${PAIR%%=*} NAME=${PAIR#*=} RUN="$WORK/baselines/${PAIR#*=}"
+  FILE=${PAIR%%=*} NAME=${PAIR#*=} RUN="$WORK/runs/${PAIR#*=}"
   [[ -f "$WORK/$FILE.hyp" ]] || continue
   fairseq-hier-record run "$RUN" --name "$NAME" --arch "$FILE" \
     --task hierarchical_summarization --metric rouge > /dev/null
@@ -20,7 +20,7 @@ for PAIR in lead=Lead frequent=most-frequent first=first-stated; do
   RUNS+=("$RUN")
 done
 for NAME in strcov extprob attalign attalign_live attalign_top5; do
-  [[ -f "$WORK/alignment/$NAME/test.hyp" ]] && RUNS+=("$WORK/alignment/$NAME")
+  [[ -f "$WORK/runs/pht_$NAME/test.hyp" ]] && RUNS+=("$WORK/runs/pht_$NAME")
 done
 echo "== report: ${#RUNS[@]} systems, significance against ${ARCHS%% *}"
 fairseq-hier-report "${RUNS[@]}" --title "fairseq-hier demo" --baseline "${ARCHS%% *}" \

@@ -30,7 +30,7 @@ MODEL=(--encoder-layers 2 --decoder-layers 2 --encoder-embed-dim 128 --decoder-e
        --decoder-attention-heads 4 --dropout 0 --attention-dropout 0 --activation-dropout 0)
 TASK="--max-paragraphs 30 --max-paragraph-tokens 100 --max-source-positions 1024"
 for ARCH in $ARCHS; do
-  CK="$WORK/checkpoints/$ARCH"
+  CK="$WORK/runs/$ARCH"
   fairseq-hier-record run "$CK" --name "$ARCH" --arch "$ARCH" \
     --task hierarchical_summarization --metric rouge > /dev/null
   if [[ ! -f "$CK/checkpoint_last.pt" ]] || ! grep -q "done training" "$CK/train.log" 2>/dev/null; then
@@ -72,7 +72,7 @@ fairseq-hier-demo facts baseline frequent --facts "$RAW/test.facts.jsonl" \
 fairseq-hier-demo facts baseline first --facts "$RAW/test.facts.jsonl" \
   --source "$RAW/test.src" -o "$WORK/first.hyp"
 SYSTEMS=(Lead="$WORK/lead.hyp" most-frequent="$WORK/frequent.hyp" first-stated="$WORK/first.hyp")
-for ARCH in $ARCHS; do SYSTEMS+=("$ARCH=$WORK/checkpoints/$ARCH/test.hyp"); done
+for ARCH in $ARCHS; do SYSTEMS+=("$ARCH=$WORK/runs/$ARCH/test.hyp"); done
 echo
 echo "== $(wc -l < "$RAW/test.tgt") test examples: fact accuracy (ground truth of the corpus generator) and ROUGE-1.5.5 F1, x100 [95% interval]"
 python examples/demo/score_table.py --facts "$RAW/test.facts.jsonl" "$RAW/test.tgt" "${SYSTEMS[@]}" \
@@ -91,7 +91,7 @@ if [[ ! -f "$WORK/efficiency.json" ]]; then
 fi
 # the first checkpoint as a summarizer of raw documents: 5 test examples written back as raw
 # clusters must give fairseq-generate's summaries
-SUMMARIZE=$WORK/checkpoints/${ARCHS%% *}
+SUMMARIZE=$WORK/runs/${ARCHS%% *}
 echo "== fairseq-hier-summarize ${ARCHS%% *} on 5 raw test clusters"
 python examples/demo/layouts.py clusters "$RAW/test.src" "$WORK/raw_clusters.jsonl" --count 5
 fairseq-hier-summarize "$SUMMARIZE" "$WORK/raw_clusters.jsonl" --cpu --checkpoint-file \
@@ -100,5 +100,5 @@ fairseq-hier-summarize "$SUMMARIZE" "$WORK/raw_clusters.jsonl" --cpu --checkpoin
 SAME=$(paste -d '\t' "$WORK/raw_clusters.summaries" <(head -5 "$SUMMARIZE/test.hyp") \
   | awk -F '\t' '$1 == $2' | wc -l)
 echo "   $SAME of 5 equal to fairseq-generate's; first: $(head -1 "$WORK/raw_clusters.summaries")"
-for ARCH in $ARCHS; do cp "$WORK/efficiency.json" "$WORK/checkpoints/$ARCH/efficiency.json"; done
+for ARCH in $ARCHS; do cp "$WORK/efficiency.json" "$WORK/runs/$ARCH/efficiency.json"; done
 echo "== demo part 1 took $((SECONDS - START)) s (the report: bash examples/demo/report.sh, which make demo runs last)"

@@ -21,8 +21,8 @@ done
 echo
 echo "=== hard tier over seeds $SEEDS: mean over seeds [95% interval], per seed, and orderings"
 fairseq-hier-demo facts seeds "${DIRS[@]}" \
-  transformer=checkpoints/transformer pht=checkpoints/pht vht=checkpoints/vht \
-  liu_ht=checkpoints/liu_ht pht+vanilla=alignment/vanilla pht+attAlign=alignment/attalign \
+  transformer=runs/transformer pht=runs/pht vht=runs/vht \
+  liu_ht=runs/liu_ht pht+vanilla=runs/pht_vanilla pht+attAlign=runs/pht_attalign \
   --compare transformer,pht,vht,liu_ht --compare pht+vanilla,pht+attAlign \
   -o "$WORK/seeds.json" | tee "$WORK/seeds.txt"
 for SEED in $SEEDS; do

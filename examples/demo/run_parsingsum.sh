@@ -33,10 +33,10 @@ for SYSTEM in transformer parsingsum_ft liu_ht parsingsum_ht; do
     bash "$RECIPE" train "$SYSTEM" "${SMALL[@]}" "${SHAPE[@]}" > "$WORK/train_$SYSTEM.out" 2>&1 \
     || { tail -20 "$WORK/train_$SYSTEM.out" >&2; exit 1; }
   echo "trained $SYSTEM in $((SECONDS - T0)) s"
-  CHECKPOINT="$WORK/checkpoints/$SYSTEM/checkpoint_last.pt" bash "$RECIPE" decode "$SYSTEM" \
+  CHECKPOINT="$WORK/runs/$SYSTEM/checkpoint_last.pt" bash "$RECIPE" decode "$SYSTEM" \
     > "$WORK/decode_$SYSTEM.out" 2>&1 || { tail -20 "$WORK/decode_$SYSTEM.out" >&2; exit 1; }
 done
 bash "$RECIPE" table
-fairseq-hier-report "$WORK"/checkpoints/* --title "ParsingSum demo" --baseline transformer \
+fairseq-hier-report "$WORK"/runs/* --title "ParsingSum demo" --baseline transformer \
   --output-dir "$WORK/report" 2> "$WORK/report.log" || { tail -3 "$WORK/report.log" >&2; exit 1; }
 echo "demo done in $((SECONDS - START)) s"

@@ -5,7 +5,7 @@ set -euo pipefail
 source "$(dirname "$0")/../common/env.sh"
 WORK=${WORK:-$ROOT/demo_work}
 SEED=${SEED:-1}
-RAW="$WORK/raw"; R="$WORK/ranker"; CK="$WORK/ranker/checkpoints"
+RAW="$WORK/raw"; R="$WORK/ranker"; CK="$WORK/runs/paragraph_ranker"
 [[ -f "$RAW/test.src" ]] || { echo "run_ranker.sh: $RAW/test.src not found: run examples/demo/run_demo.sh first" >&2; exit 1; }
 mkdir -p "$R/raw"
 START=$SECONDS

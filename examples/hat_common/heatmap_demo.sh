@@ -17,20 +17,22 @@ fi
 SETTINGS=(hat_transformer_iwslt_zh_en --dataset heatmap_demo)
 TEXT=$(fairseq-hier-settings "${SETTINGS[@]}" --stage paper-decode)
 mapfile -t GENERATION <<< "$TEXT"
-if [[ ! -f "$WORK/ckpt/checkpoint_best.pt" ]]; then
+RUN="$WORK/runs/hat"  # the run folder: checkpoints, train.log
+if [[ ! -f "$RUN/checkpoint_best.pt" ]]; then
   TEXT=$(fairseq-hier-settings "${SETTINGS[@]}" --stage paper-train)
   mapfile -t OPTIMISATION <<< "$TEXT"
+  mkdir -p "$RUN"
   fairseq-train "$WORK/bin" --user-dir "$USER_DIR" --task hat_summarization --source-lang source \
     --target-lang target --arch hat_transformer_iwslt_zh_en --encoder-layers 2 --decoder-layers 2 \
     --encoder-embed-dim 64 --decoder-embed-dim 64 --encoder-ffn-embed-dim 128 \
     --decoder-ffn-embed-dim 128 --encoder-attention-heads 4 --decoder-attention-heads 4 \
     --share-all-embeddings "${OPTIMISATION[@]}" --batch-size 32 --seed 1 \
-    --save-dir "$WORK/ckpt" --no-epoch-checkpoints --log-format simple --log-interval 500 \
-    --num-workers 0
+    --save-dir "$RUN" --no-epoch-checkpoints --log-format simple --log-interval 500 \
+    --num-workers 0 2>&1 | tee -a "$RUN/train.log"
 fi
 for layer in 0 1; do
   fairseq-generate "$WORK/bin" --user-dir "$USER_DIR" --task hat_summarization \
-    --source-lang source --target-lang target --path "$WORK/ckpt/checkpoint_best.pt" \
+    --source-lang source --target-lang target --path "$RUN/checkpoint_best.pt" \
     --gen-subset test "${GENERATION[@]}" --batch-size 20 --print-sentence-attention \
     --sentence-attention-layer "$layer" > "$WORK/attention-layer$layer.log"
   fairseq-hier-analyse heatmap "$WORK/attention-layer$layer.log" --id 0 -o "$WORK/heatmap-layer$layer.png"

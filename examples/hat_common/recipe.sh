@@ -17,7 +17,7 @@ esac
 WORK=$1; FROM=$2; KIND=$3; shift 3
 case "$KIND" in hat) ARCH=${ARCH:-hat_bart_large};; plain) ARCH=${ARCH:-long_bart_large};;
   *) fail "the model kind must be hat or plain, got '$KIND'";; esac
-RUN="$WORK/checkpoints/$KIND"
+RUN="$WORK/runs/$KIND"
 if [[ "$STEP" == decode ]]; then
   BPE=$FROM; [[ -f "$FROM/config.json" ]] && BPE="$WORK/bart_files"
   source "$ROOT/examples/common/paper_decoding.sh"

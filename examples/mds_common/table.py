@@ -1,4 +1,4 @@
-"""ParsingSum recipes, step 8: one table of the run folders WORK/checkpoints/RUN/, next to 003's
+"""ParsingSum recipes, step 8: one table of the run folders WORK/runs/RUN/, next to 003's
 numbers (ROUGE-1.5.5 F1 x 100; 95% bootstrap interval of ROUGE-1 in brackets).
 
     python examples/mds_common/table.py WORK [--subset test] [--paper multi_news|wcep]
@@ -43,7 +43,7 @@ def main(argv=None):
     p.add_argument("--subset", default="test", help="decoded split (default test)")
     p.add_argument("--paper", choices=sorted(PAPER), help="add 003's numbers for this dataset")
     args = p.parse_args(argv)
-    folder = os.path.join(args.work, "checkpoints")
+    folder = os.path.join(args.work, "runs")
     runs = [r for r in (os.listdir(folder) if os.path.isdir(folder) else [])
             if os.path.isdir(os.path.join(folder, r))]
     runs.sort(key=lambda r: (ORDER.index(r) if r in ORDER else 9, r))

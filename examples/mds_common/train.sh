@@ -9,7 +9,7 @@ SYSTEM=$1; shift
 : "${WORK:?set WORK to the output folder of the recipe}"
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RUN=${RUN:-$SYSTEM}
-SAVE="$WORK/checkpoints/$RUN"
+SAVE="$WORK/runs/$RUN"
 if [[ -f "$SAVE/done" ]]; then echo "train.sh: $SAVE/done exists, skipping"; exit 0; fi
 source "$ROOT/examples/mds_common/systems.sh"
 system "$SYSTEM"

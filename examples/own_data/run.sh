@@ -15,7 +15,7 @@ if [[ $# -eq 0 ]]; then sed -n '3,6p' "$0" >&2; exit 2; fi
 STAGE=$1; shift
 [[ " $STAGES " == *" $STAGE "* ]] || fail "unknown stage '$STAGE' (one of: $STAGES)"
 : "${WORK:?set WORK to the output folder}"
-export PARAGRAPHS=${PARAGRAPHS:-documents} RANK=${RANK:-none} VOCAB=${VOCAB:-32000} \
+export PARAGRAPHS=${PARAGRAPHS:-documents} RANK=${RANK:-none} VOCAB=${VOCAB:-32000} SPM_TYPE=${SPM_TYPE:-unigram} \
   SUBSET=${SUBSET:-test} WORKERS=${WORKERS:-$(nproc)}
 SPLITS=(train valid test)
 python "$HERE/stage.py"  # the variables, checked before any stage does work (stage.py)
@@ -127,7 +127,7 @@ case "$STAGE" in
     [[ $# -ge 2 ]] || fail "decode-mt takes SRC TGT, got $# argument(s)"
     bash "$COMMON/doc_mt_decode.sh" "$WORK/mt" "$@" ;;
   report-mt)
-    if [[ $# -eq 0 ]]; then set -- "$WORK"/mt/checkpoints/*/; fi
+    if [[ $# -eq 0 ]]; then set -- "$WORK"/mt/runs/*/; fi
     fairseq-hier-report "$@" --subset "$SUBSET" --output-dir "$WORK/mt/report" ;;
   prepare)
     [[ $# -eq 1 ]] || fail "prepare takes one ARCH, got $# argument(s)"

@@ -16,7 +16,8 @@ from fairseq_hier.cli.settings import get_parser
 from fairseq_hier.recipes.settings import facts, shell_assignments
 
 SPLITS = ("train", "valid", "test")
-CHOICES = {"PARAGRAPHS": ("documents", "blocks", "lines"), "RANK": ("none", "tfidf", "ranker")}
+CHOICES = {"PARAGRAPHS": ("documents", "blocks", "lines"), "RANK": ("none", "tfidf", "ranker"),
+           "SPM_TYPE": ("unigram", "bpe")}
 
 
 def fail(message: str):

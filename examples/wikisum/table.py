@@ -4,7 +4,7 @@ of the report; ``-`` when it has none): a different scorer, not comparable with 
 
     python examples/wikisum/table.py WORK_DIR [RUN ...] [--subset test]
 
-Reads WORK_DIR/checkpoints/RUN/SUBSET.rouge.txt (default: every run folder that has one).
+Reads WORK_DIR/runs/RUN/SUBSET.rouge.txt (default: every run folder that has one).
 """
 
 import argparse
@@ -27,10 +27,10 @@ def row(name: str, text: str) -> str:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("work", help="the recipe's WORK_DIR")
-    parser.add_argument("runs", nargs="*", help="run folders of WORK_DIR/checkpoints (default: all scored)")
+    parser.add_argument("runs", nargs="*", help="run folders of WORK_DIR/runs (default: all scored)")
     parser.add_argument("--subset", default="test")
     args = parser.parse_args(argv)
-    folder = os.path.join(args.work, "checkpoints")
+    folder = os.path.join(args.work, "runs")
     name = f"{args.subset}.rouge.txt"
     runs = args.runs or sorted(r for r in (os.listdir(folder) if os.path.isdir(folder) else [])
                                if os.path.isfile(os.path.join(folder, r, name)))

@@ -29,6 +29,7 @@ ALIASES: Dict[str, Tuple[str, ...]] = {
     "doc-extract": ("doc", "extract"),
     "doc-tokenize": ("doc", "tokenize"),
     "doc-chunk": ("doc", "chunk"),
+    "bart-files": ("bart", "files"),
     "deps": ("parse", "project"),
     "rank-labels": ("rank", "labels"),
     "rank-eval": ("rank", "eval"),

@@ -14,11 +14,11 @@ import argparse
 import json
 import os
 import sys
-from typing import List, Optional, Tuple
+from typing import Tuple
 
 from fairseq_hier.analysis import efficiency as eff
-from fairseq_hier.cli.common import (count, family_parser, positive_int, ranged, renamed,
-                                     run_command, run_subcommand, split_option, subcommand)
+from fairseq_hier.cli.common import (count, family_commands, positive_int, ranged, renamed,
+                                     run_subcommand, split_option, subcommand)
 from fairseq_hier.errors import HierError, shell_words
 from fairseq_hier.io import atomic_outputs
 from fairseq_hier.report import attention_heatmap
@@ -30,7 +30,7 @@ ARCHS = eff.TABLE_ARCHS  # the rows --archs may name
 EFFICIENCY_EPILOG = """    fairseq-hier analyse efficiency --archs transformer pht vht liu_ht --tokens 1600 \\
         --memory-budget-gib 11 --layers 3 --embed-dim 256 --output efficiency.json [--cpu]
     fairseq-hier analyse efficiency --archs transformer pht vht --data demo_work/data-bin \\
-        --output demo_work/checkpoints/pht/efficiency.json     # valid time on a real split
+        --output demo_work/runs/pht/efficiency.json     # valid time on a real split
 
 Every column, the rows and the JSON schema are described in :mod:`fairseq_hier.analysis.efficiency`.
 On CUDA (the default when present) the max batch is searched with real out-of-memory under a
@@ -232,19 +232,9 @@ def _add_efficiency(sub) -> None:
     p.checks.append(_check_efficiency)
 
 
-def get_parser() -> argparse.ArgumentParser:
-    parser, sub = family_parser(PROG, __doc__)
-    _add_attention_cosine(sub)
-    _add_heatmap(sub)
-    _add_efficiency(sub)
-    return parser
-
-
+get_parser, cli_main = family_commands(
+    PROG, __doc__, (_add_attention_cosine, _add_heatmap, _add_efficiency))
 run = run_subcommand
-
-
-def cli_main(argv: Optional[List[str]] = None) -> int:
-    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

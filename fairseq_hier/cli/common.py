@@ -7,7 +7,7 @@ import argparse
 import logging
 import math
 import sys
-from typing import Callable
+from typing import Callable, List, Optional, Sequence
 
 from fairseq_hier.data.shards import parse_shard
 from fairseq_hier.errors import HierError, check_range, run_main, shell_words
@@ -169,6 +169,23 @@ def subcommand(sub, name: str, run: Callable, summary: str,
 def run_subcommand(args):
     """A family's :func:`run`: the chosen subcommand's."""
     return args.run(args)
+
+
+def family_commands(prog: str, doc: str, adders: Sequence[Callable],
+                    default: str = None) -> tuple:
+    """A family module's ``get_parser`` and ``cli_main``: its :func:`family_parser` with the
+    subcommands that each of ``adders`` adds (``adder(sub)``), run by :func:`run_subcommand`."""
+
+    def get_parser() -> argparse.ArgumentParser:
+        parser, sub = family_parser(prog, doc, default)
+        for add in adders:
+            add(sub)
+        return parser
+
+    def cli_main(argv: Optional[List[str]] = None) -> int:
+        return run_command(prog, run_subcommand, get_parser().parse_args(argv))
+
+    return get_parser, cli_main
 
 
 def command_parser(prog: str, doc: str) -> argparse.ArgumentParser:

@@ -14,10 +14,9 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional
 
-from fairseq_hier.cli.common import (count, family_parser, positive_int, ranged, renamed,
-                                     renamed_positional, run_command, run_subcommand, subcommand)
+from fairseq_hier.cli.common import (count, family_commands, positive_int, ranged, renamed,
+                                     renamed_positional, run_subcommand, subcommand)
 from fairseq_hier.demo import translation_corpus
 from fairseq_hier.demo.corpus import ATTRIBUTES, MAX_VALUES, NAMES, PHRASES, write_corpus
 from fairseq_hier.demo.facts import score_files, write_baseline
@@ -28,15 +27,16 @@ PROG = "fairseq-hier-demo"
 
 
 def corpus(args) -> None:
-    """The summarisation demo's corpus: OUTPUT_DIR/{train,valid,test}.{src,tgt,facts.jsonl}."""
+    """The summarisation demo's corpus: OUTPUT_DIR/{train,valid,test}.{src,tgt,facts.jsonl}, or
+    {train,valid,test}.{jsonl,facts.jsonl} with --format jsonl."""
     # the library reads the generator's options by attribute name, the folder as out_dir
     stats_of, vocab = write_corpus(argparse.Namespace(**vars(args), out_dir=args.output_dir))
     for split, stats in stats_of:
         print(f"[{split}] {stats['examples']} examples, {stats['paragraphs']:.1f} paragraphs, "
               f"{stats['src_tokens']:.1f} source / {stats['tgt_tokens']:.1f} target tokens on "
               f"average")
-    print(f"wrote {args.output_dir}/{{train,valid,test}}.{{src,tgt,facts.jsonl}}; "
-          f"vocabulary {vocab} words")
+    files = "src,tgt,facts.jsonl" if args.format == "raw" else "jsonl,facts.jsonl"
+    print(f"wrote {args.output_dir}/{{train,valid,test}}.{{{files}}}; vocabulary {vocab} words")
 
 
 def doc_corpus(args) -> None:
@@ -92,9 +92,13 @@ def _check_baseline(parser: argparse.ArgumentParser, args) -> None:
 def _add_corpus(sub) -> None:
     p = subcommand(sub, "corpus", corpus, "the summarisation demo's multi-document corpus, with "
                    "the ground truth of every summary's facts",
-                   "Writes OUTPUT_DIR/{train,valid,test}.{src,tgt,facts.jsonl} together or not "
-                   "at all, and prints each split's sizes.")
+                   "Writes OUTPUT_DIR/{train,valid,test}.{src,tgt,facts.jsonl} (or, --format "
+                   "jsonl, {train,valid,test}.{jsonl,facts.jsonl}) together or not at all, and "
+                   "prints each split's sizes.")
     p.add_argument("--output-dir", required=True, help="folder for the corpus")
+    p.add_argument("--format", choices=("raw", "jsonl"), default="raw",
+                   help="raw: our raw format (SPLIT.src/.tgt); jsonl: JSON lines of your own "
+                        "data's schema (docs/data-formats.md), the paragraphs as documents")
     renamed(p, "--output-dir", "--out-dir")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--train", type=count, default=6000, help="number of training examples")
@@ -177,19 +181,8 @@ def _add_facts(sub) -> None:
     renamed(seeds, "--output", "--json")
 
 
-def get_parser() -> argparse.ArgumentParser:
-    parser, sub = family_parser(PROG, __doc__)
-    _add_corpus(sub)
-    _add_doc_corpus(sub)
-    _add_facts(sub)
-    return parser
-
-
+get_parser, cli_main = family_commands(PROG, __doc__, (_add_corpus, _add_doc_corpus, _add_facts))
 run = run_subcommand
-
-
-def cli_main(argv: Optional[List[str]] = None) -> int:
-    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

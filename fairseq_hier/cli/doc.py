@@ -16,11 +16,9 @@ calls and ``fairseq_hier.cli.common``; nothing imports it.
 
 import argparse
 import sys
-from typing import List, Optional
 
-from fairseq_hier.cli.common import (add_shard_argument, add_split_arguments, family_parser,
-                                     positive_int, ranged, renamed, run_command, run_subcommand,
-                                     subcommand)
+from fairseq_hier.cli.common import (add_shard_argument, add_split_arguments, family_commands,
+                                     positive_int, ranged, renamed, run_subcommand, subcommand)
 from fairseq_hier.preparation.doc_chunk import chunk_split
 from fairseq_hier.preparation.doc_extract import (INPUT_KINDS, Input, extract_dataset,
                                                   extract_split)
@@ -200,19 +198,8 @@ def _add_chunk(sub) -> None:
     add_shard_argument(p)
 
 
-def get_parser() -> argparse.ArgumentParser:
-    parser, sub = family_parser(PROG, __doc__)
-    _add_extract(sub)
-    _add_tokenize(sub)
-    _add_chunk(sub)
-    return parser
-
-
+get_parser, cli_main = family_commands(PROG, __doc__, (_add_extract, _add_tokenize, _add_chunk))
 run = run_subcommand
-
-
-def cli_main(argv: Optional[List[str]] = None) -> int:
-    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 and chrF (paper 004 Sec. 4.2 and Table 7: each chunk translated separately, the translated chunks
 concatenated to score the entire document).
 
-    fairseq-hier doc-bleu plain=work/checkpoints/plain/generate-test.txt \\
-        hat=work/checkpoints/hat/generate-test.txt --chunks work/data-bin/test.chunks \\
+    fairseq-hier doc-bleu plain=work/runs/plain/generate-test.txt \\
+        hat=work/runs/hat/generate-test.txt --chunks work/data-bin/test.chunks \\
         --reference work/raw/test.de --tgt-lang de --output-dir work/decode
 
 Specification: docs/commands.md, section doc-bleu. Imports the library packages it calls and

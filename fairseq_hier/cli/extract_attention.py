@@ -1,7 +1,7 @@
 """``fairseq-hier extract-attention``: attention-alignment labels from a trained PHT or VHT (001
 Sec. 4.2.1, step 1 of 3), for ``fairseq-train --task attention_prediction``.
 
-    fairseq-hier extract-attention data-bin --path checkpoints/pht/checkpoint_best.pt \\
+    fairseq-hier extract-attention data-bin --path runs/pht/checkpoint_best.pt \\
         --output-dir labels --splits train valid
 
 The label eta (Eq. 14-16) and the predictor's input Phi (Eq. 6), in the format of

@@ -16,6 +16,7 @@ import ast
 import difflib
 import importlib
 import importlib.util
+import os
 import re
 import sys
 from typing import Dict, List, Optional, Tuple
@@ -30,7 +31,7 @@ PROG = "fairseq-hier"
 #: are aliases (:mod:`~.aliases`), run but not listed.
 GROUPS: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = tuple(
     (group, tuple((name, name.replace("-", "_")) for name in names)) for group, names in (
-        ("prepare", ("demo", "to-raw", "doc", "sentence-bos", "bart-files", "parse", "spm",
+        ("prepare", ("demo", "to-raw", "doc", "sentence-bos", "bart", "parse", "spm",
                      "graph", "rank", "record")),
         ("train/decode", ("settings", "extract-attention", "summarize", "baseline", "decode",
                           "score")),
@@ -68,9 +69,11 @@ USAGE = f"""\
 usage: {PROG} COMMAND [ARGS ...]
        {PROG} COMMAND --help
        {PROG} --version
+       {PROG} --user-dir
 
 Hierarchical Transformers for long and multi-document inputs, as a fairseq plugin: the commands
-around fairseq-train and fairseq-generate (which load the models with --user-dir). Each command
+around fairseq-train and fairseq-generate, which load the models with --user-dir (the folder
+that '{PROG} --user-dir' prints). Each command
 is also installed as {PROG}-COMMAND; a command with subcommands lists them with
 {PROG} COMMAND --help.
 """
@@ -102,6 +105,9 @@ def cli_main(argv: Optional[List[str]] = None) -> int:
         return 0 if argv else 2
     if argv[0] == "--version":
         print(f"{PROG} {__version__}")
+        return 0
+    if argv[0] == "--user-dir":  # fairseq's --user-dir: the package's folder
+        print(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         return 0
     if argv[0] in ALIASES and argv[0] not in COMMANDS:
         return run_alias(argv[0], argv[1:])

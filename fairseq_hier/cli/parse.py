@@ -10,12 +10,10 @@ dependency_codes`). Imports the library packages it calls and ``fairseq_hier.cli
 nothing imports it.
 """
 
-import argparse
 import sys
-from typing import List, Optional
 
-from fairseq_hier.cli.common import (add_shard_argument, family_parser, positive_int,
-                                     run_command, run_subcommand, subcommand)
+from fairseq_hier.cli.common import (add_shard_argument, family_commands, positive_int,
+                                     run_subcommand, subcommand)
 from fairseq_hier.preparation.dependencies import SUBWORD_SCHEMES, project_dependencies
 from fairseq_hier.preparation.parse import DEFAULT_MODEL, parse_file
 
@@ -70,18 +68,8 @@ def _add_project(sub) -> None:
     add_shard_argument(p)
 
 
-def get_parser() -> argparse.ArgumentParser:
-    parser, sub = family_parser(PROG, __doc__, default="spacy")
-    _add_spacy(sub)
-    _add_project(sub)
-    return parser
-
-
+get_parser, cli_main = family_commands(PROG, __doc__, (_add_spacy, _add_project), default="spacy")
 run = run_subcommand
-
-
-def cli_main(argv: Optional[List[str]] = None) -> int:
-    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

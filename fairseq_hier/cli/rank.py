@@ -14,10 +14,9 @@ Specification: docs/commands.md, section rank. Imports the library packages it c
 import argparse
 import json
 import sys
-from typing import List, Optional
 
-from fairseq_hier.cli.common import (add_shard_argument, count, family_parser, positive_int,
-                                     renamed, run_command, run_subcommand, subcommand)
+from fairseq_hier.cli.common import (add_shard_argument, count, family_commands, positive_int,
+                                     renamed, run_subcommand, subcommand)
 from fairseq_hier.preparation.rank_labels import write_labels
 from fairseq_hier.ranking.evaluation import evaluate_rankings
 from fairseq_hier.ranking.runtime import rank_file
@@ -82,8 +81,9 @@ def _add_apply(sub) -> None:
     p.add_argument("-o", "--output", required=True,
                    help="ranked raw sources: title <P> best paragraph <P> next ...")
     p.add_argument("--input-format", choices=("raw", "jsonl"), default="raw",
-                   help='raw: title <P> paragraph <P> ... per line; jsonl: the JSON-lines schema '
-                        '({"title"?, "documents": [str, ...]}), paragraphs at line breaks')
+                   help="raw: title <P> paragraph <P> ... per line; jsonl: JSON lines of your "
+                        "own data (docs/data-formats.md#your-own-data-the-json-lines-schema), "
+                        "paragraphs at line breaks")
     p.add_argument("--spm-model", help="jsonl: tokenise into the pieces of this sentencepiece "
                                        "model (default: whitespace tokens)")
     p.add_argument("--keep", type=count, default=0,
@@ -154,19 +154,9 @@ def _add_eval(sub) -> None:
     p.add_argument("--no-progress-bar", action="store_true", help="no tqdm progress bar")
 
 
-def get_parser() -> argparse.ArgumentParser:
-    parser, sub = family_parser(PROG, __doc__, default="apply")
-    _add_apply(sub)
-    _add_labels(sub)
-    _add_eval(sub)
-    return parser
-
-
+get_parser, cli_main = family_commands(
+    PROG, __doc__, (_add_apply, _add_labels, _add_eval), default="apply")
 run = run_subcommand
-
-
-def cli_main(argv: Optional[List[str]] = None) -> int:
-    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -10,12 +10,11 @@ Specification: docs/commands.md, section record. Imports the library packages it
 ``fairseq_hier.cli.common``; nothing imports it.
 """
 
-import argparse
 import json
 import sys
-from typing import List, Optional
+from typing import List
 
-from fairseq_hier.cli.common import family_parser, run_command, run_subcommand, subcommand
+from fairseq_hier.cli.common import (family_commands, run_subcommand, subcommand)
 from fairseq_hier.errors import HierError, shell_words
 from fairseq_hier.inference.pipelines import PIPELINES
 from fairseq_hier.inference.record import checkpoint_arch, recorded_generation, write_record
@@ -134,18 +133,8 @@ def _add_run(sub) -> None:
                    help="name and arch from a trained run's folder (a decoding of its checkpoint)")
 
 
-def get_parser() -> argparse.ArgumentParser:
-    parser, sub = family_parser(PROG, __doc__, default="data")
-    _add_data(sub)
-    _add_run(sub)
-    return parser
-
-
+get_parser, cli_main = family_commands(PROG, __doc__, (_add_data, _add_run), default="data")
 run = run_subcommand
-
-
-def cli_main(argv: Optional[List[str]] = None) -> int:
-    return run_command(PROG, run, get_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

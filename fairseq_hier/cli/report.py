@@ -1,6 +1,6 @@
 """``fairseq-hier report``: one self-contained HTML page (and Markdown) about trained systems.
 
-    fairseq-hier report work/checkpoints/transformer work/checkpoints/pht \\
+    fairseq-hier report work/runs/transformer work/runs/pht \\
         --baseline transformer --output-dir work/report
 
 Specification: docs/commands.md, section report. Imports the library packages it calls and
@@ -50,8 +50,8 @@ def get_parser():
                    help="the scored split: RUN_DIR/SUBSET.hyp, SUBSET.ref, ... (default test)")
     p.add_argument("--reference", default=None,
                    help="score every run against this file instead of each run's own "
-                        "SUBSET.refs.jsonl / SUBSET.ref: one reference per line, or (ROUGE) a "
-                        ".jsonl of one JSON list of references per line")
+                        "SUBSET.refs.jsonl / SUBSET.ref: one reference per line, or (ROUGE) "
+                        "multiple references (docs/data-formats.md#multiple-references)")
     p.add_argument("--metric", choices=METRICS, default=None,
                    help="rouge: RUN_DIR/SUBSET.hyp (or generate-SUBSET.txt's D- lines); bleu: "
                         "document BLEU of RUN_DIR/SUBSET.docs (default: run.json's metric, else "

@@ -40,7 +40,7 @@ def get_parser() -> argparse.ArgumentParser:
                    help="instead of the two files above: a BART directory, fairseq's (its "
                         "encoder.json, vocab.bpe) or Hugging Face's (fairseq's files derived "
                         "from its vocab.json, merges.txt: the ids are its tokenizer's; "
-                        "fairseq-hier-bart-files writes the matching dict.txt)")
+                        "fairseq-hier-bart files writes the matching dict.txt)")
     p.add_argument("--max-source-positions", type=ranged(int, 3), default=1024,
                    help="source tokens incl. every BOS and the EOS (004: 3072 arXiv/PubMed, "
                         "1024 CNN/DM and XSum)")

@@ -1,7 +1,7 @@
 """``fairseq-hier summarize``: summarise raw documents with a trained checkpoint directory, redoing
 the preprocessing its data-bin recorded (:mod:`fairseq_hier.inference.summarizer`).
 
-    fairseq-hier summarize checkpoints/pht clusters/ --output-dir summaries/
+    fairseq-hier summarize runs/pht clusters/ --output-dir summaries/
 
 Specification: docs/commands.md, section summarize. Imports the library packages it calls and
 ``fairseq_hier.cli.common``; nothing imports it.
@@ -38,7 +38,8 @@ def run(args) -> None:
     with OutputSet(output_paths(args, files), inputs=files) as outputs:
         summarizer = HierSummarizer.from_pretrained(
             args.checkpoint, args.checkpoint_file, generation=args.generation, cpu=args.cpu,
-            batch_size=args.batch_size, trust_checkpoint=args.trust_checkpoint)
+            batch_size=args.batch_size, trust_checkpoint=args.trust_checkpoint,
+            pipeline_options={"split_lines": True} if args.split_sentences else None)
         examples = [x for _, xs in inputs for x in xs]
         summaries = iter(summarizer.summarize(examples, progress=not args.no_progress_bar))
         per_file = [[next(summaries) + "\n" for _ in xs] for _, xs in inputs]
@@ -75,6 +76,10 @@ def get_parser():
                    help="load a checkpoint that holds objects beyond weights and options "
                         "(torch.load(weights_only=False): it may run code; only for files you "
                         "trust)")
+    p.add_argument("--split-sentences", action="store_true",
+                   help="a model trained on one sentence a line (HAT on arXiv / PubMed): split "
+                        "every line of the input into sentences with pysbd first, as new text "
+                        "comes in paragraphs (without it a line is one sentence)")
     p.add_argument("--no-progress-bar", action="store_true", help="no progress bars")
     return p
 

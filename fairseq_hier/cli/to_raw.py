@@ -8,7 +8,8 @@ fairseq-hier's raw format (OUTPUT_DIR/{split}.src/.tgt).
     fairseq-hier to-raw --format jsonl --input-dir DATA --output-dir RAW \\
         [--paragraphs documents|blocks|lines] [--max-documents N]
 
-Specification: docs/commands.md, section to-raw (the layouts: docs/data-formats.md). Imports the
+Specification: docs/commands.md, section to-raw (the layouts read and the raw format written:
+docs/data-formats.md#the-formats). Imports the
 library packages it calls and ``fairseq_hier.cli.common``; nothing imports it.
 """
 
@@ -85,8 +86,9 @@ def get_parser() -> argparse.ArgumentParser:
     p = command_parser(PROG, __doc__)
     p.add_argument("--format", required=True, choices=FORMATS,
                    help="the layout read: wikisum (Liu & Lapata's ranked shards, or raw WikiSum "
-                        "with --input-dir), Multi-News or WCEP as published, or jsonl (your own "
-                        "data, docs/data-formats.md)")
+                        "with --input-dir), Multi-News or WCEP as published, or jsonl (JSON "
+                        "lines of your own data: "
+                        "docs/data-formats.md#your-own-data-the-json-lines-schema)")
     renamed(p, "--format", "--dataset")
     p.add_argument("--input-dir", help="folder of the published files (jsonl: {train,valid,test}"
                                        ".jsonl; wikisum: raw WikiSum in our raw format, DIR/SPLIT."

@@ -2,8 +2,8 @@
 Hugging Face BART directory's ``vocab.json`` and ``merges.txt``.
 
 The derived files compose to exactly the Hugging Face map ``text -> id``; what cannot be mapped
-is a one-line error naming the file and the entry. The files and the rules: docs/data-formats.md,
-section fairseq_hier.data.bart_files.
+is a one-line error naming the file and the entry. The files and the rules:
+docs/data-formats.md#bart-tokenizer-files.
 Standard library only: the commands that derive the files start without torch or fairseq.
 """
 
@@ -232,15 +232,23 @@ def derive_from_dir(folder: str) -> BartFiles:
                   read_vocab_size(folder), os.path.join(folder, "config.json"))
 
 
+def texts(files: BartFiles) -> Dict[str, str]:
+    """The content of ``encoder.json``, ``vocab.bpe`` and ``dict.txt``, by file name."""
+    return {  # encoder.json in ASCII escapes: fairseq reads it in any locale
+        "encoder.json": json.dumps(files.encoder),
+        "vocab.bpe": MERGES_HEADER + "\n" + "".join(f"{a} {b}\n" for a, b in files.merges),
+        "dict.txt": "".join(f"{symbol} {0 if symbol.startswith('madeupword') else 1}\n"
+                            for symbol in files.symbols)}
+
+
 def write(files: BartFiles, out_dir: str, inputs: Iterable[str] = ()) -> List[str]:
     """Writes ``encoder.json``, ``vocab.bpe`` and ``dict.txt`` into ``out_dir`` (all or none;
     none may be one of ``inputs``); returns their paths."""
     paths = [os.path.join(out_dir, name) for name in FILES]
-    with atomic_outputs(paths, inputs) as (encoder_json, vocab_bpe, dict_txt):
-        for symbol in files.symbols:
-            dict_txt.write(f"{symbol} {0 if symbol.startswith('madeupword') else 1}\n")
-        json.dump(files.encoder, encoder_json)  # ASCII escapes: fairseq reads it in any locale
-        vocab_bpe.write(MERGES_HEADER + "\n" + "".join(f"{a} {b}\n" for a, b in files.merges))
+    content = texts(files)
+    with atomic_outputs(paths, inputs) as handles:
+        for name, handle in zip(FILES, handles):
+            handle.write(content[name])
     return paths
 
 

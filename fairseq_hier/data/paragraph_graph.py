@@ -4,7 +4,7 @@ replaced by a row of ``G`` (normalised by the row's sum).
 
 :class:`ParagraphGraphs` reads ``PREFIX.{sizes,offsets,values}.npy`` memory-mapped and crops each
 matrix to the kept paragraphs; the writer makes them. The layout and why float16:
-docs/data-formats.md, section fairseq_hier.data.paragraph_graph.
+docs/data-formats.md#paragraph-graphs.
 Imports numpy (torch inside functions).
 """
 

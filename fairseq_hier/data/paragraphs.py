@@ -1,7 +1,7 @@
 """The paragraphs of a source line ``title <P> paragraph_1 <P> paragraph_2 ...``: the title joins
 paragraph 0, empty paragraphs are dropped, each example keeps its first ``max_paragraphs``
 paragraphs of ``max_paragraph_tokens`` tokens, and a line without paragraph is an error (the
-rules: docs/data-formats.md, section fairseq_hier.data.paragraphs).
+rules: docs/data-formats.md#our-raw-format).
 
 :func:`segment` applies them to binarized lines, vectorised over many examples (the dataset, once
 over the split and again per example); raw text lines are split once, by :func:`separated`, then

@@ -3,8 +3,8 @@ assets, and what a task keeps of it in every checkpoint.
 
 :func:`read_record` checks the layout of ``DATA_BIN/hier_preprocess.json``, :func:`generation_for`
 picks an architecture's decoding options, :func:`keep_in_task_state` and :func:`restore` carry
-the record in checkpoints. The layout and its rules: docs/data-formats.md, section
-fairseq_hier.data.preprocessing_record. Standard library only; it never
+the record in checkpoints. The layout and its rules:
+docs/data-formats.md#the-preprocessing-record. Standard library only; it never
 imports the pipelines (:mod:`fairseq_hier.inference`), which sit above the tasks that import it.
 """
 

@@ -1,8 +1,8 @@
 """Examples of Liu & Lapata's paragraph ranker (002 Sec. 3.1): a title, paragraphs, one label each.
 
 The raw source ``title <P> paragraph <P> paragraph ...``, its segmentation rules
-(:func:`segment_ranking`) and the ``{split}.labels`` file: docs/data-formats.md, section
-fairseq_hier.data.ranking_dataset. Legend and batch keys: the
+(:func:`segment_ranking`; docs/data-formats.md#our-raw-format) and the ``{split}.labels`` file
+(docs/data-formats.md#paragraph-ranker-labels-and-scores). Legend and batch keys: the
 comment below. Imports ``data``, ``io``, ``errors``; numpy, torch.
 """
 # Legend: B batch, P paragraphs (the most of any example of the batch), L tokens per paragraph,

@@ -2,8 +2,8 @@
 the speaker segments that ride with them (paper 004; written by :mod:`.sentence_bos`).
 
 :func:`check_sentences` checks a whole split before training against ``{split}.sentences`` and
-``{split}.segments``; the sidecar files and the checks: docs/data-formats.md, section
-fairseq_hier.data.sentence_dataset. Batch keys: the comment below.
+``{split}.segments``; the sidecar files and the checks: docs/data-formats.md#sentence-bos-files.
+Batch keys: the comment below.
 Imports ``data``, ``io``, ``errors``; numpy, torch, fairseq.
 """
 # Batch keys added by :class:`SentenceSegmentsDataset` to fairseq's ``LanguagePairDataset`` batch:

@@ -1,8 +1,8 @@
 """Shards of a preparation step: ``--shard K/N`` cuts a split into N contiguous blocks of its
 examples, so that a cluster's job array (Slurm or similar) prepares a corpus on N machines.
 
-The cut and the shard markers (``FILE.shard``) beside every sharded output: docs/data-formats.md,
-section fairseq_hier.data.shards.
+The cut and the shard markers (``FILE.shard``) beside every sharded output:
+docs/data-formats.md#shards-preparation-split-across-machines.
 Standard library only.
 """
 

@@ -3,8 +3,8 @@ with the ground truth of every summary's facts.
 
 Writes ``{train,valid,test}.src`` / ``.tgt`` and ``{split}.facts.jsonl`` (run by
 ``fairseq-hier-demo corpus``). How examples, distractors and the ranking noise are made, the
-baselines' expected scores and the facts file: docs/data-formats.md, section
-fairseq_hier.demo.corpus. Imports ``fairseq_hier.io``.
+baselines' expected scores and the facts file: docs/data-formats.md#the-demo-corpus. Imports
+``fairseq_hier.io``.
 """
 
 import json
@@ -206,19 +206,26 @@ def make_example(rng: random.Random, options) -> Tuple[str, str, dict]:
 
 
 SPLITS = ("train", "valid", "test")
-SUFFIXES = ("src", "tgt", "facts.jsonl")
+SUFFIXES = {"raw": ("src", "tgt", "facts.jsonl"), "jsonl": ("jsonl", "facts.jsonl")}
 
 
-def write_split(files, n: int, rng: random.Random, options) -> Dict[str, float]:
-    """Write ``n`` examples to the open ``(src, tgt, facts.jsonl)`` files; return the statistics."""
+def write_split(files, n: int, rng: random.Random, options, split: str = "train"
+                ) -> Dict[str, float]:
+    """Write ``n`` examples to the open files of ``options.format`` (``raw``: ``(src, tgt,
+    facts.jsonl)``; ``jsonl``: ``(jsonl, facts.jsonl)``, the JSON lines of your own data with the
+    paragraphs as documents); return the statistics."""
     stats = {"examples": n, "paragraphs": 0, "src_tokens": 0, "tgt_tokens": 0}
     vocab = set()
-    fs, ft, ff = files
-    for _ in range(n):
+    for i in range(n):
         src, tgt, truth = make_example(rng, options)
-        fs.write(src + "\n")
-        ft.write(tgt + "\n")
-        ff.write(json.dumps(truth, sort_keys=True) + "\n")
+        if getattr(options, "format", "raw") == "jsonl":
+            title, *paragraphs = src.split(f" {SEP} ")
+            files[0].write(json.dumps({"id": f"{split}-{i}", "title": title,
+                                       "documents": paragraphs, "summary": tgt}) + "\n")
+        else:
+            files[0].write(src + "\n")
+            files[1].write(tgt + "\n")
+        files[-1].write(json.dumps(truth, sort_keys=True) + "\n")
         stats["paragraphs"] += src.count(SEP)
         stats["src_tokens"] += len(src.split()) - src.count(SEP)
         stats["tgt_tokens"] += len(tgt.split())
@@ -230,21 +237,22 @@ def write_split(files, n: int, rng: random.Random, options) -> Dict[str, float]:
     return stats
 
 
-
 def write_corpus(options) -> Tuple[List[Tuple[str, Dict[str, float]]], int]:
-    """Write the nine files ``OUT/{train,valid,test}.{src,tgt,facts.jsonl}`` together (or none),
-    ``options`` holding ``out_dir``, ``seed``, the split sizes ``train``, ``valid``, ``test`` and
-    the generator's options (``fairseq-hier-demo corpus``'s, by attribute name); returns each
-    split's statistics and the vocabulary size."""
+    """Write the files ``OUT/{train,valid,test}.{src,tgt,facts.jsonl}`` (``options.format`` raw)
+    or ``OUT/{train,valid,test}.{jsonl,facts.jsonl}`` (jsonl) together (or none), ``options``
+    holding ``out_dir``, ``seed``, the split sizes ``train``, ``valid``, ``test`` and the
+    generator's options (``fairseq-hier-demo corpus``'s, by attribute name); returns each split's
+    statistics and the vocabulary size. Both formats hold the same examples for the same seed."""
+    suffixes = SUFFIXES[getattr(options, "format", "raw")]
     prefixes = [os.path.join(options.out_dir, split) for split in SPLITS]
-    paths = [f"{prefix}.{suffix}" for prefix in prefixes for suffix in SUFFIXES]
+    paths = [f"{prefix}.{suffix}" for prefix in prefixes for suffix in suffixes]
     vocab = set()
     stats_of = []
-    with atomic_outputs(paths) as handles:  # the nine files are written together or not at all
+    with atomic_outputs(paths) as handles:  # the files are written together or not at all
         for k, split in enumerate(SPLITS):
             rng = random.Random(f"fairseq-hier-demo-{options.seed}-{split}")  # one stream per split
-            files = handles[3 * k: 3 * k + 3]
-            stats = write_split(files, getattr(options, split), rng, options)
+            files = handles[len(suffixes) * k: len(suffixes) * (k + 1)]
+            stats = write_split(files, getattr(options, split), rng, options, split)
             vocab |= stats["vocab"]
             stats_of.append((split, stats))
     return stats_of, len(vocab)

@@ -1,7 +1,7 @@
 """The raw inputs of the summarizer read from files: ``.jsonl`` files of examples (the
-JSON-lines schema of :mod:`fairseq_hier.readers.own_data`, read by its reader) and cluster files
-whose documents are separated by ``|||||`` lines, directories of them read in name order
-(``fairseq-hier-summarize`` documents the formats and errors).
+JSON-lines schema, read by :mod:`fairseq_hier.readers.own_data`) and cluster files, directories
+of them read in name order. The formats: docs/data-formats.md#your-own-data-the-json-lines-schema
+and docs/data-formats.md#cluster-files.
 """
 
 import collections

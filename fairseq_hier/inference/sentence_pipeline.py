@@ -15,8 +15,8 @@ from typing import List
 from ..data.bart_files import check_gpt2_files
 from ..readers.own_data import document_sentences
 from ..readers.qmsum import load_filler_words, meeting_turns
-from ..readers.records import (MAX_SPAN_WORDS, Record, article_fields, collapse, split_long_spans,
-                               split_t_tagged)
+from ..readers.records import (MAX_SPAN_WORDS, Record, article_fields, collapse,
+                               pysbd_sentences, split_long_spans, split_t_tagged)
 from ..preparation.sentence_bos import FORMATS, SentenceBOSEncoder
 from ..readers.samsum import parse_dialogue
 from .pipeline_base import InputError, Pipeline, RawExample, RecordError, register_pipeline
@@ -48,6 +48,9 @@ class SentenceBOSPipeline(Pipeline):
                              "published lowercased)"),
         "filler_words": (False, "qmsum: drop the words of the asset filler_words.txt "
                                 "(fairseq-hier-sentence-bos --filler-words)"),
+        "split_lines": (False, "cohan / presumm: split every line into sentences with pysbd "
+                               "(new text written in paragraphs; fairseq-hier summarize "
+                               "--split-sentences), instead of reading a line as one sentence"),
     }
     ASSETS = ("encoder.json", "vocab.bpe")
 
@@ -60,9 +63,13 @@ class SentenceBOSPipeline(Pipeline):
         if isinstance(n, bool) or not isinstance(n, int) or n < 3:
             raise _record_error(where, f"option max_source_positions must be an integer >= 3, "
                                        f"got {n!r}")
-        for key in ("lowercase", "filler_words"):
+        for key in ("lowercase", "filler_words", "split_lines"):
             if not isinstance(options[key], bool):
                 raise _record_error(where, f"option {key} must be true or false")
+        if options["split_lines"] and options["format"] not in ("cohan", "presumm"):
+            raise _record_error(where, f"option split_lines applies to a model trained on one "
+                                       f"sentence a line (format cohan or presumm), not format "
+                                       f"{options['format']}")
         if options["filler_words"] and options["format"] != "qmsum":
             raise _record_error(where, "option filler_words applies to format qmsum only")
 
@@ -107,6 +114,8 @@ class SentenceBOSPipeline(Pipeline):
         if fmt in ("cohan", "presumm"):
             lines = (collapse(line) for line in _LINE_END.split(text))
             sentences, tagged = split_t_tagged(line for line in lines if line)
+            if self.options["split_lines"]:  # paragraphs of new text: pysbd's sentences
+                sentences = [s for line in sentences for s in pysbd_sentences(line)]
             # a line of more than MAX_SPAN_WORDS words is a one-line article: pysbd splits it
             sentences = split_long_spans(sentences, MAX_SPAN_WORDS, stats)
             stats["t_tagged_sources"] += int(tagged)

@@ -2,7 +2,7 @@
 style of fairseq's hub interfaces (``BARTHubInterface``).
 
     from fairseq_hier.inference import HierSummarizer
-    summarizer = HierSummarizer.from_pretrained("checkpoints/pht")       # checkpoint_best.pt
+    summarizer = HierSummarizer.from_pretrained("runs/pht")       # checkpoint_best.pt
     summarizer.summarize([["first document ...", "second document ..."]])
 
 What it does in order (record, task and generator, per-example pipeline), safe loading and
@@ -70,7 +70,8 @@ def _check_texts(texts, where: str, what: str) -> None:
 
 def as_example(x: Example, where: str) -> RawExample:
     """A summarize() input -> RawExample: a string (one document), a list of strings (the
-    documents of one example), a dict ``{"documents": [...], "title": str}``, or a RawExample.
+    documents of one example), a dict of the JSON-lines schema (docs/data-formats.md
+    #your-own-data-the-json-lines-schema), or a RawExample.
     Anything else is an InputError naming the example, the item and what it is."""
     if isinstance(x, RawExample):
         return x
@@ -237,6 +238,20 @@ def parse_checked(task: str, argv: List[str], origin: dict, where: str):
     return args
 
 
+def check_lengths(generation, positions: int, where: str) -> None:
+    """The decoding lengths that fairseq's generator would refuse with an assertion on the first
+    batch: ``--min-len`` above the model's ``positions - 1`` target steps, or (``--max-len-a 0``)
+    above ``--max-len-b``."""
+    min_len, a, b = generation.min_len, generation.max_len_a, generation.max_len_b
+    if min_len > positions - 1:
+        raise HierError(f"{where}: --min-len {min_len} is more than the model's {positions - 1} "
+                        f"target steps (its --max-target-positions {positions}); give a smaller "
+                        f"--min-len (generation)")
+    if not generation.match_source_len and a == 0 and min_len > b:
+        raise HierError(f"{where}: --min-len {min_len} is more than --max-len-b {b}; give a "
+                        f"smaller --min-len or a larger --max-len-b (generation)")
+
+
 class HierSummarizer:
     """See the module docstring."""
 
@@ -258,23 +273,26 @@ class HierSummarizer:
     def from_pretrained(cls, checkpoint_dir: str, checkpoint_file: Optional[str] = None,
                         generation: Union[str, Sequence[str], None] = None, cpu: bool = False,
                         batch_size: Optional[int] = None, trust_checkpoint: bool = False,
-                        **kwargs) -> "HierSummarizer":
+                        pipeline_options: Optional[dict] = None, **kwargs) -> "HierSummarizer":
         """Load a checkpoint (see the module docstring). ``generation``: fairseq-generate
         options over the record's (a string or a list); keyword arguments are more of them
         (``beam=3`` is ``--beam 3``, ``no_repeat_ngram_size=0``, ``fp16=True``): an unknown one,
         or a value out of range, raises :class:`~fairseq_hier.errors.HierError` naming it.
         ``batch_size``: examples per batch (an integer >= 1; default 8), checked before anything
         is loaded. ``trust_checkpoint=True`` loads a checkpoint that holds globals outside the
-        safe loader's allow list (it may run code: only for files you trust)."""
+        safe loader's allow list (it may run code: only for files you trust).
+        ``pipeline_options``: options of the record's pipeline over the recorded ones (e.g.
+        ``{"split_lines": True}``), checked as the record's are."""
         check_arguments(checkpoint_dir, checkpoint_file, generation, batch_size,
                         "HierSummarizer.from_pretrained")  # before anything is loaded
         with trusting(trust_checkpoint):
             return cls._from_pretrained(checkpoint_dir, checkpoint_file, generation, cpu,
-                                        batch_size, trust_checkpoint, kwargs)
+                                        batch_size, trust_checkpoint, kwargs,
+                                        pipeline_options or {})
 
     @classmethod
     def _from_pretrained(cls, checkpoint_dir, checkpoint_file, generation, cpu, batch_size,
-                         trust_checkpoint, kwargs) -> "HierSummarizer":
+                         trust_checkpoint, kwargs, pipeline_options) -> "HierSummarizer":
         import fairseq_hier
 
         fairseq_hier.register()
@@ -295,13 +313,15 @@ class HierSummarizer:
         check_summarizable(state, path)
         workdir = tempfile.TemporaryDirectory(prefix="hier_summarizer_")
         try:
-            return cls._build(path, state, workdir, extra, origin, trust_checkpoint)
+            return cls._build(path, state, workdir, extra, origin, trust_checkpoint,
+                              pipeline_options)
         except BaseException:  # nothing of a failed load stays on disk
             workdir.cleanup()
             raise
 
     @classmethod
-    def _build(cls, path, state, workdir, extra, origin, trust_checkpoint) -> "HierSummarizer":
+    def _build(cls, path, state, workdir, extra, origin, trust_checkpoint,
+               pipeline_options) -> "HierSummarizer":
         """The summarizer of the checkpoint ``path`` (its ``state`` read), its record restored
         into ``workdir``, with the caller's options ``extra`` (``origin``: flag -> keyword)."""
         import fairseq_hier
@@ -354,7 +374,17 @@ class HierSummarizer:
                 model.cuda()
             model.prepare_for_inference_(cfg)
         generator = task.build_generator(models, cfg.generation)
-        pipeline = PIPELINES[record["pipeline"]](record["options"], assets)
+        check_lengths(cfg.generation, min(m.max_decoder_positions() for m in models), where)
+        pipeline_class = PIPELINES[record["pipeline"]]
+        if pipeline_options:  # the caller's over the record's, checked as the record's are
+            unknown = sorted(set(pipeline_options) - set(pipeline_class.OPTIONS))
+            if unknown:
+                raise HierError(f"{where}: pipeline {record['pipeline']} of {path} has no "
+                                f"option {', '.join(unknown)}")
+            record = dict(record, options={**record["options"], **pipeline_options})
+            pipeline_class.check_options(pipeline_class.resolve_options(record["options"]),
+                                         f"{where}: {path}")
+        pipeline = pipeline_class(record["options"], assets)
         if cfg.dataset.batch_size is None and cfg.dataset.max_tokens is None:
             cfg.dataset.batch_size = 8
         logger.info(f"{path}: task {record['task']}, pipeline {record['pipeline']}, generation "

@@ -124,7 +124,7 @@ def check_config(config: dict, args, num_embeddings: int, path: str) -> None:
     elif num_embeddings not in (vocab_size, vocab_size - 1):
         problems.append(f"vocab_size is {vocab_size}, the model's dictionary has {num_embeddings} "
                         f"symbols (expected {vocab_size}, or {vocab_size - 1} without <mask>: "
-                        f"fairseq-hier-bart-files derives dict.txt from this directory)")
+                        f"fairseq-hier-bart files derives dict.txt from this directory)")
     if problems:
         arch = getattr(args, "arch", "the model")
         raise HierError(f"{path} does not fit --arch {arch}: {'; '.join(problems)}")

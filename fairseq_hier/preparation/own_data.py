@@ -1,8 +1,6 @@
-"""Your own data (the JSON-lines schema of :mod:`fairseq_hier.readers.own_data`) converted to
-fairseq-hier's hierarchical raw format, one split at a time: ``RAW/{split}.src`` (``title <P>
-paragraph 1 <P> paragraph 2 ...``), ``.tgt`` (the first summary), ``.ids`` and, where an example
-has several summaries, ``.refs.jsonl`` (``fairseq-hier-to-raw --format jsonl`` documents the
-files, counts and errors).
+"""Your own data (the JSON-lines schema, read by :mod:`fairseq_hier.readers.own_data`) converted
+to fairseq-hier's hierarchical raw format, one split at a time. The files written, the counts
+and the errors: docs/data-formats.md#what-each-command-writes.
 """
 
 import collections

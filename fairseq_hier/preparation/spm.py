@@ -76,8 +76,11 @@ def train_model(inputs: Sequence[str], model_prefix: str, vocab_size: int,
             os.replace(prefix + ext, tmp)
     sp = spm.SentencePieceProcessor(model_file=outputs[0])
     size = sp.get_piece_size()
-    note = (f" (fewer than --vocab-size {vocab_size}: the corpus has no more pieces)"
-            if size < vocab_size else "")
+    note = ""
+    if size < vocab_size and model_type == "unigram":  # unigram prunes hard on a small corpus
+        note = f" (fewer than --vocab-size {vocab_size}; --model-type bpe keeps more)"
+    elif size < vocab_size:
+        note = f" (fewer than --vocab-size {vocab_size}: the corpus has no more pieces)"
     logger.info(f"wrote {model_prefix}.model and .vocab: {size} pieces{note}")
 
 

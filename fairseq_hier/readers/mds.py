@@ -2,7 +2,7 @@
 their publishers ship them -> examples of our raw format (``<P> document 1 <P> document 2 ...``
 and one summary per line), for ParsingSum (paper 003 Sec. 3.2) and any model of
 ``--task hierarchical_summarization``. The layouts and the policies (what is cleaned, dropped
-and counted) are in docs/data-formats.md, section "Multi-News and WCEP".
+and counted) are in docs/data-formats.md#multi-news-and-wcep.
 
 Imports the standard library and the shared parts of this package (:mod:`.lines`,
 :mod:`.records`, :mod:`.markup`).

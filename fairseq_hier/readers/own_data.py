@@ -1,12 +1,12 @@
 """Your own data: the JSON-lines schema that training and inference share (one example per
-line, ``{"id"?, "title"?, "documents": [...], "summary"?: str | [str, ...]}``), its one reader,
-and the one function that turns documents into paragraphs (and the one into sentences).
+line), its one reader, and the one function that turns documents into paragraphs (and the one
+into sentences).
 
 Read by ``fairseq-hier-to-raw --format jsonl`` (:mod:`fairseq_hier.preparation.own_data`),
 ``fairseq-hier-sentence-bos --format jsonl`` (:func:`read_sentence_records`) and
 ``fairseq-hier-summarize`` (:mod:`fairseq_hier.inference.inputs`), so a checkpoint sees at
-inference what the converter wrote for training. The schema and its errors are in
-docs/data-formats.md, section "Your own data: the JSON-lines schema". Imports the standard
+inference what the converter wrote for training. The schema and its errors:
+docs/data-formats.md#your-own-data-the-json-lines-schema. Imports the standard
 library and the shared parts of this package (:mod:`.lines`, :mod:`.records`, :mod:`.mds`).
 """
 

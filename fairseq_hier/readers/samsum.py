@@ -1,5 +1,5 @@
-"""SAMSum, ``{train,val,test}.json``: one JSON list of ``{"id", "summary", "dialogue"}``, the
-dialogue ``Speaker: utterance`` lines (docs/data-formats.md, section "SAMSum"). Imports the
+"""SAMSum, ``{train,val,test}.json``: one JSON list of dialogues with their summaries, a
+dialogue as ``Speaker: utterance`` lines (docs/data-formats.md#samsum). Imports the
 standard library and the shared parts of this package (:mod:`.lines`, :mod:`.records`).
 """
 

@@ -1,11 +1,11 @@
 """One RUN_DIR (one trained system) as the report reads it, with its optional files checked.
 
-    run = load_run("work/checkpoints/pht", subset="test")
+    run = load_run("work/runs/pht", subset="test")
     run.name, run.arch, run.metric, run.hypotheses(), run.reference_file("rouge"), run.efficiency
 
 :func:`load_run`, :func:`load_references`, :func:`write_run_json`. The RUN_DIR's files
 (``run.json``, hypotheses, references, score reports, ``efficiency.json``, ``attention.json``)
-and their checks: docs/data-formats.md, section fairseq_hier.report.inputs. Imports
+and their checks: docs/data-formats.md#the-run-folder. Imports
 ``analysis.generate_log``, ``io``, ``errors``.
 """
 
@@ -230,8 +230,8 @@ def load_runs(paths: List[str], subset: str = DEFAULT_SUBSET) -> List[Run]:
 
 def write_run_json(run_dir: str, name: str, arch: str, task: str, metric: str,
                    check_names: Optional[Callable[[str, str], None]] = None) -> str:
-    """Write ``RUN_DIR/run.json`` (``{"name", "arch", "task", "metric"}``, the schema
-    :func:`load_run` reads) through the one writer (:func:`fairseq_hier.io.write_text`), once
+    """Write ``RUN_DIR/run.json`` (docs/data-formats.md#the-run-folder, as :func:`load_run`
+    reads it) through the one writer (:func:`fairseq_hier.io.write_text`), once
     the fields, RUN_DIR and ``check_names(arch, task)`` (which raises for a name fairseq does
     not know) have passed; returns its path. The recipes call it as ``fairseq-hier-record run``."""
     if metric not in METRICS:

@@ -1,7 +1,7 @@
 """fairseq-train's log -> training and validation curves.
 
     from fairseq_hier.report.logs import read_train_log
-    log = read_train_log("checkpoints/pht/train.log")
+    log = read_train_log("runs/pht/train.log")
     log.series("train_inner", "loss")        # [(num_updates, loss), ...]
 
 Which records are read (``--log-format simple`` or ``json``), what is skipped and the errors:

@@ -524,16 +524,24 @@ def fallback_text(summary: str, eos: str) -> str:
     return "\n".join(s.split("<")[0] for s in split_sentences(summary, eos))
 
 
+def rouge_score_scorer(keys: Sequence[str], stemming: bool):
+    """``rouge_score.rouge_scorer.RougeScorer(keys, use_stemmer=stemming)`` with its default
+    tokenizer given explicitly: the same scores, without the "Using default tokenizer" log line
+    that every scorer built without one prints."""
+    from rouge_score import rouge_scorer, tokenizers  # lazy: it loads nltk (`rouge --help` light)
+
+    return rouge_scorer.RougeScorer(list(keys), use_stemmer=stemming,
+                                    tokenizer=tokenizers.DefaultTokenizer(stemming))
+
+
 def run_fallback(pairs: Sequence[Pair], eos: str = ".", rouge_n: int = DEFAULT_ROUGE_N,
                  rouge_l: bool = True, stemming: bool = True) -> str:
     """ROUGE-1..n and summary-level ROUGE-L (rougeLsum) of ``rouge-score``, in ROUGE-1.5.5's
     report layout (macro averages, bootstrap intervals). Sentences are cut at ``<`` as ROUGE
     reads them (:func:`fallback_text`); several references: rouge-score's ``score_multi`` (the
     best reference per metric, where ROUGE-1.5.5 pools them)."""
-    from rouge_score import rouge_scorer  # lazy: it loads nltk; `rouge --help` stays light
-
     keys = [f"rouge{n}" for n in range(1, rouge_n + 1)] + (["rougeLsum"] if rouge_l else [])
-    scorer = rouge_scorer.RougeScorer(keys, use_stemmer=stemming)
+    scorer = rouge_score_scorer(keys, stemming)
     scores = [scorer.score_multi([fallback_text(r, eos) for r in refs], fallback_text(hyp, eos))
               for _, refs, hyp in pairs]
     lines = []
@@ -565,9 +573,7 @@ def rouge_score_per_document(pairs: Sequence[Pair], eos: str = ".",
     """rouge-score's F1 (0..1) of every pair for :data:`ROUGE_SCORE_KEYS`: ``RougeScorer(keys,
     use_stemmer=stemming).score_multi(references, summary)`` on :func:`rouge_score_text` (one
     reference: its ``score``)."""
-    from rouge_score import rouge_scorer  # lazy: it loads nltk; `rouge --help` stays light
-
-    scorer = rouge_scorer.RougeScorer(list(ROUGE_SCORE_KEYS), use_stemmer=stemming)
+    scorer = rouge_score_scorer(ROUGE_SCORE_KEYS, stemming)
     scores = [scorer.score_multi([rouge_score_text(r, eos) for r in refs],
                                  rouge_score_text(hyp, eos)) for _, refs, hyp in pairs]
     return {key: [s[key].fmeasure for s in scores] for key in ROUGE_SCORE_KEYS}

@@ -107,10 +107,8 @@ def fallback_per_document(pairs, eos: str, stemming: bool) -> Dict[str, List[flo
     (:func:`fairseq_hier.scoring.rouge.run_fallback`) reads the summaries: its sentence split, each
     sentence cut at its first ``<`` (:func:`fairseq_hier.scoring.rouge.fallback_text`); several
     references per summary: the best per metric (rouge-score's ``score_multi``)."""
-    from rouge_score import rouge_scorer  # lazy: it loads nltk
-
     keys = {"rouge-1": "rouge1", "rouge-2": "rouge2", "rouge-l": "rougeLsum"}
-    scorer = rouge_scorer.RougeScorer(list(keys.values()), use_stemmer=stemming)
+    scorer = rouge.rouge_score_scorer(keys.values(), stemming)
     scores = [scorer.score_multi([rouge.fallback_text(r, eos) for r in refs],
                                  rouge.fallback_text(hyp, eos))
               for _, refs, hyp in pairs]

@@ -122,6 +122,8 @@ def report(tmp_path_factory):
     proc = run_cli("fairseq-hier-report", root / "base", root / "good", root / "hat",
                    root / "empty", "--reference", root / "ref.txt", "--heatmaps", "2",
                    "--title", "test report", "--output-dir", out)
+    # rouge-score's scorers are built with their tokenizer given: no absl line per scorer
+    assert "Using default tokenizer" not in proc.stdout, proc.stdout[-2000:]
     return root, (out / "report.html").read_text(), (out / "report.md").read_text(), proc.stdout
 
 
@@ -468,13 +470,13 @@ def test_run_json_written_by_the_recipes_and_inherited_by_a_second_decoding(tmp_
     from fairseq_hier.errors import HierError
     from fairseq_hier.report.inputs import inherit_run_json, load_run, write_run_json
 
-    trained = tmp_path / "checkpoints" / "liu_ht"
+    trained = tmp_path / "runs" / "liu_ht"
     write_run_json(str(trained), "liu_ht", "liu_ht", "hierarchical_summarization", "rouge")
     run = load_run(str(trained))
     assert (run.name, run.arch, run.task, run.metric) == (
         "liu_ht", "liu_ht", "hierarchical_summarization", "rouge")
     # the same checkpoint decoded into a run folder of its own: its name, the trained run's arch
-    second = tmp_path / "checkpoints" / "liu_ht_3000"
+    second = tmp_path / "runs" / "liu_ht_3000"
     inherit_run_json(str(second), str(trained), "other_task", "rouge")
     assert json.loads((second / "run.json").read_text()) == {
         "name": "liu_ht_3000", "arch": "liu_ht", "task": "hierarchical_summarization",

@@ -18,8 +18,9 @@ from fairseq_hier.cli.common import CommandParser
 
 #: the output options of the vocabulary (docs/commands.md); every other one is an old spelling
 OUTPUT_OPTIONS = {"-o", "--output", "--output-dir", "--output-prefix"}
-#: what names an output in an option string or a positional's name
-WRITES = re.compile(r"out|dest|save", re.IGNORECASE)
+#: what names an output in an option string or a positional's name ("out" opening a word:
+#: --output, --scores-out, OUT_DIR, not --layout)
+WRITES = re.compile(r"(?<![a-z])out|dest|save", re.IGNORECASE)
 NOT_COMMANDS = {"main", "common", "aliases"}
 
 

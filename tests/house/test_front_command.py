@@ -91,6 +91,8 @@ def test_help_lists_every_console_script_in_its_group_with_its_summary():
     bare = run_cli("fairseq-hier", check=False)
     assert bare.returncode == 2 and bare.stdout == proc.stdout
     assert run_cli("fairseq-hier", "--version").stdout == f"fairseq-hier {__version__}\n"
+    # the folder for fairseq's --user-dir: the package that registers the plugin
+    assert run_cli("fairseq-hier", "--user-dir").stdout == f"{ROOT / 'fairseq_hier'}\n"
 
 
 def test_a_command_gives_the_same_output_as_its_alias(tmp_path):

@@ -48,6 +48,7 @@ ALLOWED = {
     "inference": {"analysis", "data", "errors", "generation", "io", "preparation", "ranking",
                   "readers", "safe_loading", "scoring", "text"},
     "report": {"analysis", "data", "errors", "io", "readers", "scoring"},
+    "pretrained": {"data", "errors", "io", "models", "safe_loading"},
     "runs": {"analysis", "errors", "inference", "io", "preparation", "readers", "recipes",
              "report", "scoring"},
 }

@@ -20,6 +20,7 @@ its own; three more cases call our commands' ``cli_main`` in this process (:func
 import argparse
 import errno
 import importlib
+import json
 import os
 import random
 import re
@@ -398,16 +399,33 @@ def summarizer(files):
 EXAMPLES = [["w1 w2 w3\n\nw4 w5", "w7 w8 w9"], {"title": "w3", "documents": ["w1 w1 w2"]}]
 
 
-def test_the_documented_example_runs_as_written(files):
+def test_the_documented_example_runs_as_written(files, tmp_path, monkeypatch):
     """The Python block of the inference page (docs/inference.md), with its checkpoint directory
-    pointed at ours."""
+    pointed at ours, run where its new.jsonl holds two examples."""
+    (tmp_path / "new.jsonl").write_text(
+        json.dumps({"title": "w1", "documents": ["w2 w3 w4", "w5 w6"]}) + "\n"
+        + json.dumps({"documents": ["w3 w4 w5"]}) + "\n")
+    monkeypatch.chdir(tmp_path)
     page = (ROOT / "docs" / "inference.md").read_text()
     block = next(b for b in re.findall(r"```python\n(.*?)```", page, re.S)
                  if "HierSummarizer.from_pretrained" in b and "summarize(" in b)
     assert re.search(r"\.summarize\(.*beam=3\)", block, re.S)
     namespace = {}
-    exec(block.replace('"checkpoints/pht"', repr(str(files["pht"]))), namespace)  # noqa: S102
+    exec(block.replace('"runs/pht"', repr(str(files["pht"]))), namespace)  # noqa: S102
+    assert len(namespace["examples"]) == 2
     assert isinstance(namespace["summarizer"].summarize(EXAMPLES, beam=3), list)
+
+
+def test_pipeline_options_are_checked_against_the_record(files):
+    """``pipeline_options`` (summarize --split-sentences) that the checkpoint's pipeline does not
+    have: one line naming the pipeline and the option."""
+    from fairseq_hier.errors import HierError
+    from fairseq_hier.inference import HierSummarizer
+
+    with pytest.raises(HierError, match=r"pipeline paragraphs of .*checkpoint_\w+\.pt has no "
+                                        r"option split_lines$"):
+        HierSummarizer.from_pretrained(str(files["pht"]), cpu=True,
+                                       pipeline_options={"split_lines": True})
 
 
 def test_decoding_options_per_call(files, summarizer):
@@ -476,3 +494,18 @@ def test_record_files_stay_in_their_folder(files, tmp_path):
     assert str(e.value) == (f"checkpoint {path}: its preprocessing record holds the file "
                             f"{name!r}, a path outside the record's folder")
     assert not escaped.exists()
+
+
+def test_decoding_lengths_fairseq_would_assert_on_are_one_line(files):
+    """--min-len above --max-len-b (with --max-len-a 0) or above the model's target positions:
+    fairseq's generator asserts on the first batch; the summarizer says so when loading."""
+    from fairseq_hier.errors import HierError
+    from fairseq_hier.inference import HierSummarizer
+
+    with pytest.raises(HierError, match=r"--min-len 9 is more than --max-len-b 6; give a smaller "
+                                        r"--min-len or a larger --max-len-b \(generation\)$"):
+        HierSummarizer.from_pretrained(str(files["pht"]), cpu=True, min_len=9, max_len_a=0,
+                                       max_len_b=6)
+    with pytest.raises(HierError, match=r"--min-len 100000 is more than the model's \d+ target "
+                                        r"steps \(its --max-target-positions \d+\)"):
+        HierSummarizer.from_pretrained(str(files["pht"]), cpu=True, min_len=100000, max_len_a=1)

@@ -16,10 +16,10 @@ import pytest
 import torch
 from fairseq import checkpoint_utils
 from fairseq.data import Dictionary
-from fairseq.data.encoders.gpt2_bpe import GPT2BPE, GPT2BPEConfig
 from fairseq.data.encoders.gpt2_bpe_utils import bytes_to_unicode
 
 import fairseq_hier
+from bart_ids import TEXTS, fairseq_ids, hf_tokenizer
 from conftest import (ROOT, TINY_BART, WORDS, bos_source, build_model, left_pad, run_cli,
                       run_recipe, tiny_bart_flags)
 from fairseq_hier.data import bart_files
@@ -33,19 +33,6 @@ ENCODER_LAYER = ["self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "se
 DECODER_LAYER = ENCODER_LAYER + ["encoder_attn.q_proj", "encoder_attn.k_proj",
                                  "encoder_attn.v_proj", "encoder_attn.out_proj",
                                  "encoder_attn_layer_norm"]
-TEXTS = [
-    "the model reads long papers and writes short notes",
-    "Every sentence has its own marker. We study meetings about design!",
-    "  leading spaces, trailing spaces  ",
-    "Café naïve résumé — 東京 and Zürich; emoji 😀👍 at the end",
-    "line one\nline two\n\nline four\r\nwindows",
-    "tabs\tand\t\tmore\ttabs, numbers 3.14159 and 2024-01-01",
-    "quotes 'single' \"double\" it's we've they'll I'm (brackets) [x] {y} <tag>",
-    "ALL CAPS and MiXeD cAsE, punctuation?!... --- ;;",
-    "",
-    " ",
-    "a",
-]
 
 
 # ---------------------------------------------------------- the tiny BART in Hugging Face's layout
@@ -133,26 +120,6 @@ def hf_dirs(tiny_bart_dir, bart_state, tmp_path_factory):
 
 
 # ---------------------------------------------------------------------------- tokenizer files
-def fairseq_ids(folder: Path, text: str):
-    """fairseq's GPT-2 BPE + Dictionary over folder's encoder.json / vocab.bpe / dict.txt."""
-    bpe = GPT2BPE(GPT2BPEConfig(gpt2_encoder_json=str(folder / "encoder.json"),
-                                gpt2_vocab_bpe=str(folder / "vocab.bpe")))
-    d = Dictionary.load(str(folder / "dict.txt"))
-    return d.encode_line(bpe.encode(text), add_if_not_exist=False, append_eos=False).tolist()
-
-
-def hf_tokenizer(folder: Path):
-    """Hugging Face's byte-level BPE over vocab.json / merges.txt, as BartTokenizer encodes text
-    (GPT-2's pre-tokenizer, no prefix space), without the <s> ... </s> it adds around it."""
-    from tokenizers import Tokenizer
-    from tokenizers.models import BPE
-    from tokenizers.pre_tokenizers import ByteLevel
-
-    tokenizer = Tokenizer(BPE.from_file(str(folder / "vocab.json"), str(folder / "merges.txt")))
-    tokenizer.pre_tokenizer = ByteLevel(add_prefix_space=False)
-    return tokenizer
-
-
 def test_byte_table_is_gpt2s():
     assert bart_files.bytes_to_unicode() == bytes_to_unicode()
 
@@ -204,7 +171,7 @@ def test_derived_files_match_tokenizers_on_a_learnt_shuffled_vocabulary(tmp_path
     hf = tmp_path / "hf"
     hf.mkdir()
     vocab = learned_hf_vocabulary(hf)
-    out = run_cli("fairseq-hier-bart-files", hf, "--output-dir", tmp_path / "files").stdout
+    out = run_cli("fairseq-hier-bart", "files", hf, "--output-dir", tmp_path / "files").stdout
     assert "3 rows without a token" in out, out
     files = tmp_path / "files"
     d = Dictionary.load(str(files / "dict.txt"))
@@ -229,7 +196,7 @@ def test_the_command_starts_without_torch_or_fairseq(hf_dirs, tmp_path):
     code = ("import atexit, json, runpy, sys\n"
             "atexit.register(lambda: print(json.dumps(sorted(m for m in ('torch', 'fairseq') "
             "if m in sys.modules))))\n"
-            f"sys.argv = [{str(Path(sys.executable).parent / 'fairseq-hier-bart-files')!r}, "
+            f"sys.argv = [{str(Path(sys.executable).parent / 'fairseq-hier-bart')!r}, 'files', "
             f"{str(hf_dirs['bin'])!r}, '--output-dir', {str(tmp_path)!r}]\n"
             "runpy.run_path(sys.argv[0], run_name='__main__')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -288,11 +255,11 @@ def test_a_config_vocab_size_that_disagrees_names_config_json(tmp_path, extra, w
     rows = len(vocab)
     (folder / "config.json").write_text(json.dumps({"model_type": "bart",
                                                     "vocab_size": rows + extra}))
-    proc = run_cli("fairseq-hier-bart-files", folder, "--output-dir", tmp_path / "files",
+    proc = run_cli("fairseq-hier-bart", "files", folder, "--output-dir", tmp_path / "files",
                    check=False)
     assert proc.returncode == 1 and "Traceback" not in proc.stdout
     assert proc.stdout.strip().splitlines() == [
-        f"fairseq-hier-bart-files: error: {folder / 'config.json'}: vocab_size is {rows + extra}, "
+        f"fairseq-hier-bart files: error: {folder / 'config.json'}: vocab_size is {rows + extra}, "
         f"which does not fit {folder / 'vocab.json'}: " + why.format(last=rows - 1, rows=rows)]
     assert not (tmp_path / "files").exists()
 
@@ -590,7 +557,7 @@ def test_the_recipe_fine_tunes_from_the_hf_directory(prepared, trained, hf_dirs,
             "'decoder.embed_positions.weight 34 -> 66 rows']; missing: none; unused: none") in log
     assert f"Loaded checkpoint {hf_dir} (epoch 1 @ 0 updates)" in log
     trained = checkpoint_utils.load_checkpoint_to_cpu(
-        str(work / "checkpoints" / "hat" / "checkpoint_last.pt"))["model"]
+        str(work / "runs" / "hat" / "checkpoint_last.pt"))["model"]
     model = build_model("hat_bart_base", Dictionary.load(str(tiny_bart_dir / "dict.txt")), **DIMS)
     model.load_state_dict(dict(bart_state))
     loaded = model.state_dict()
@@ -613,7 +580,7 @@ def test_the_recipe_decodes_with_the_derived_files(prepared, trained, hf_dirs, t
     out = run_recipe(EXAMPLES / "hat_arxiv" / "recipe.sh", "decode", work, hf_dirs["deduped"],
                      "hat",
                      env=dict(BEAM="2", MIN_LEN="1", MAX_LEN="10", BATCH="4", MAX_SOURCE="64"))
-    run = work / "checkpoints" / "hat"  # the run folder
+    run = work / "runs" / "hat"  # the run folder
     assert f"{run / 'test.rouge.txt'} (protocol ptb): ROUGE-1.5.5 F1" in out, out[-2000:]
     assert "1 ROUGE-1 Average_F" in (run / "test.rouge.txt").read_text()
     assert len((run / "test.hyp").read_text().splitlines()) == 4

@@ -201,7 +201,7 @@ def test_document_bleu_equals_sacrebleu_called_directly(wmt):
     assert summary["documents"] == 3 and summary["baseline"] == "plain"
     assert summary["signature"].startswith("nrefs:1|bs:1000|seed:12345|case:mixed|eff:no|tok:13a")
     for kind in ("plain", "hat"):
-        rebuilt = independent_documents(work / "checkpoints" / kind / "generate-test.txt",
+        rebuilt = independent_documents(work / "runs" / kind / "generate-test.txt",
                                         work / "data-bin" / "test.chunks", "de")
         assert list(rebuilt) == docids
         docs = [rebuilt[d] for d in docids]
@@ -221,13 +221,13 @@ def test_document_bleu_equals_sacrebleu_called_directly(wmt):
 
 
 def test_each_system_has_its_run_directory(wmt):
-    """WORK/checkpoints/KIND: run.json, the generate log, the documents and references as scored
+    """WORK/runs/KIND: run.json, the generate log, the documents and references as scored
     and that system's doc-bleu output, with the scores of the side-by-side table."""
     work = wmt["work"]
     table = doc_bleu_summary((work / "decode" / "test.bleu").read_text())
     refs = [" ".join(d) for d in read_sentence_blocks(str(work / "raw" / "test.de"))]
     for kind, arch in (("plain", "transformer_wmt_en_de_big"), ("hat", "hat_transformer_wmt_en_de")):
-        run = work / "checkpoints" / kind
+        run = work / "runs" / kind
         assert json.loads((run / "run.json").read_text()) == {
             "name": kind, "arch": arch, "task": "document_translation", "metric": "bleu"}
         assert (run / "test.docs").read_bytes() == (work / "decode" / "test" / f"{kind}.docs").read_bytes()
@@ -246,7 +246,7 @@ def test_the_recipe_trains_both_systems_and_prints_them_side_by_side(wmt):
     assert "transformer_wmt_en_de_big, --max-tokens 400 --update-freq 1, 4 updates" in logs["train"]
     assert "effective batch: 400 tokens x 1 GPU(s) x update-freq 1 = 400 tokens" in logs["train"]
     for kind in ("plain", "hat"):
-        assert (work / "checkpoints" / kind / "checkpoint_best.pt").exists()
+        assert (work / "runs" / kind / "checkpoint_best.pt").exists()
     table = logs["decode"]
     assert "== newstest2020 (en-de), document-level sacreBLEU" in table
     assert re.search(r"^system +doc BLEU +95% CI +doc chrF +delta vs plain \[95% interval\] +p "
@@ -288,7 +288,7 @@ def test_the_task_checks_chunks_against_their_map_before_generating(wmt, tmp_pat
     proc = run_cli("fairseq-generate", bin_dir, "--user-dir", ROOT / "fairseq_hier", "--task",
                    "document_translation", "--source-lang", "en", "--target-lang", "de",
                    "--max-chunk-tokens", MAX_CHUNK, "--path",
-                   wmt["work"] / "checkpoints" / "hat" / "checkpoint_best.pt", check=False)
+                   wmt["work"] / "runs" / "hat" / "checkpoint_best.pt", check=False)
     assert proc.returncode == 1 and "Traceback" not in proc.stdout
     bos = [line.split().count("<s>") for line in (wmt["work"] / "chunks" / "test.en").read_text()
            .splitlines()[k - 1:k + 1]]
@@ -304,7 +304,7 @@ def test_the_task_checks_chunks_against_their_map_before_generating(wmt, tmp_pat
 
 def test_doc_bleu_errors_are_one_line(wmt, tmp_path):
     work = wmt["work"]
-    log = (work / "checkpoints" / "hat" / "generate-test.txt").read_text().splitlines()
+    log = (work / "runs" / "hat" / "generate-test.txt").read_text().splitlines()
     cut = tmp_path / "cut.txt"
     cut.write_text("\n".join(line for line in log if not line.startswith(("H-3\t", "D-3\t"))) + "\n")
     args = ["--chunks", work / "data-bin" / "test.chunks", "--reference", work / "raw" / "test.de",

@@ -297,6 +297,34 @@ def test_sentence_bos_jsonl_and_the_hat_pipeline(tmp_path):
             == (out / "test.source").read_text().splitlines())
 
 
+def test_one_sentence_a_line_models_split_new_text_only_when_asked(tmp_path):
+    """format cohan reads a line as one sentence (as the data was published); split_lines
+    (``fairseq-hier summarize --split-sentences``) splits each line into pysbd's sentences
+    first; the option is refused for a format that splits sentences itself."""
+    from fairseq_hier.inference.pipeline_base import RawExample
+    from fairseq_hier.inference.record import Assets
+    from fairseq_hier.inference.sentence_pipeline import RecordError, SentenceBOSPipeline
+
+    bpe = write_tiny_gpt2_bpe(tmp_path / "bpe")
+    assets = Assets({"encoder.json": str(bpe / "encoder.json"),
+                     "vocab.bpe": str(bpe / "vocab.bpe")})
+    text = "The model reads long papers. It writes notes.\nWe study meetings."
+    as_lines = SentenceBOSPipeline({"format": "cohan"}, assets).record(text, "paper.txt")
+    assert as_lines.sentences == ["The model reads long papers. It writes notes.",
+                                  "We study meetings."]
+    split = SentenceBOSPipeline({"format": "cohan", "split_lines": True}, assets)
+    SentenceBOSPipeline.check_options(split.options, "record.json")
+    assert split.record(text, "paper.txt").sentences == [
+        "The model reads long papers.", "It writes notes.", "We study meetings."]
+    # one BOS per sentence in the encoded line
+    assert split.encode(RawExample([text]))[0].split().count("<s>") == 3
+    with pytest.raises(RecordError, match="option split_lines applies to a model trained on one "
+                                          "sentence a line .format cohan or presumm., not format "
+                                          "source_target"):
+        SentenceBOSPipeline.check_options(SentenceBOSPipeline.resolve_options(
+            {"format": "source_target", "split_lines": True}), "record.json")
+
+
 # ----------------------------------------------------------------------------------------------
 # ROUGE: any number of references per example
 

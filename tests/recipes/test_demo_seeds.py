@@ -85,12 +85,12 @@ def write_seed(root, good_hyps, bad_hyps, cosines=None):
     with open(os.path.join(root, "raw", "test.facts.jsonl"), "w") as f:
         f.write("".join(json.dumps(x) + "\n" for x in FACTS))
     for name, hyps in (("good", good_hyps), ("bad", bad_hyps)):
-        run = os.path.join(root, "checkpoints", name)
+        run = os.path.join(root, "runs", name)
         os.makedirs(run)
         with open(os.path.join(run, "test.hyp"), "w") as f:
             f.write("\n".join(hyps) + "\n")
     if cosines is not None:
-        with open(os.path.join(root, "checkpoints", "good", "attention.json"), "w") as f:
+        with open(os.path.join(root, "runs", "good", "attention.json"), "w") as f:
             json.dump({"per_example": cosines}, f)
 
 
@@ -99,8 +99,8 @@ def test_seeds_command(tmp_path):
     write_seed(s1, REFS, ["kalon is a castle .", "tomer is a castle ."], [0.5, None])
     write_seed(s2, REFS, ["kalon is a harbour .", "tomer is a harbour ."], [0.7, 0.9])
     out = str(tmp_path / "seeds.json")
-    result = run_cli("fairseq-hier-demo", "facts", "seeds", "--seed-dir", s1, "--seed-dir", s2, "good=checkpoints/good",
-                     "bad=checkpoints/bad", "--compare", "good,bad", "-o", out)
+    result = run_cli("fairseq-hier-demo", "facts", "seeds", "--seed-dir", s1, "--seed-dir", s2, "good=runs/good",
+                     "bad=runs/bad", "--compare", "good,bad", "-o", out)
     assert result.returncode == 0, result.stdout
     data = json.load(open(out))
     good, bad = data["systems"]["good"], data["systems"]["bad"]
@@ -126,12 +126,12 @@ def test_seeds_command(tmp_path):
 def test_seeds_command_errors(tmp_path):
     s1 = str(tmp_path / "seed1")
     write_seed(s1, REFS, REFS[:1])
-    result = run_cli("fairseq-hier-demo", "facts", "seeds", "--seed-dir", s1, "good=checkpoints/good",
-                     "bad=checkpoints/bad", check=False)
+    result = run_cli("fairseq-hier-demo", "facts", "seeds", "--seed-dir", s1, "good=runs/good",
+                     "bad=runs/bad", check=False)
     assert result.returncode == 1
     lines = result.stdout.strip().splitlines()
-    assert len(lines) == 1 and "checkpoints/bad/test.hyp" in lines[0], result.stdout
-    result = run_cli("fairseq-hier-demo", "facts", "seeds", "--seed-dir", s1, "good=checkpoints/good", "--compare",
+    assert len(lines) == 1 and "runs/bad/test.hyp" in lines[0], result.stdout
+    result = run_cli("fairseq-hier-demo", "facts", "seeds", "--seed-dir", s1, "good=runs/good", "--compare",
                      "good,nobody", check=False)
     assert result.returncode == 1
     assert result.stdout.strip() == (f"{PROG}: error: --compare names nobody, which is not a "

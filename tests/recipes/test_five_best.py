@@ -26,7 +26,7 @@ def liu_run(tmp_path_factory):
     log = run_env("prepare.sh", {"TITLE_PLACEMENT": "every"}, prefix, model, work)
     assert "paragraphs keeping the shards' title prefix" in log
     assert not (work / "data-bin").exists() and (work / "data-bin-every" / "dict.src.txt").exists()
-    ck = work / "checkpoints" / "liu_ht"
+    ck = work / "runs" / "liu_ht"
     run_env("train_liu_ht.sh", {"UPDATE_FREQ": "1", "GPUS": "1"}, work / "data-bin-every", ck,
             *SMALL_MODEL, "--encoder-layers", "2", "--global-layers", "1", "--global-heads", "2",
             "--max-update", "3", "--max-tokens", "2000", "--warmup-updates", "2",

@@ -14,7 +14,7 @@ checkpoint in fairseq's real layout (conftest):
 The scores each decode step saves in the run folder's test.rouge.txt (and prints) are checked
 against its written (PTB-tokenised) hypotheses and references re-scored
 (tests/support/rouge_oracle.py): ROUGE-1.5.5 with the recipe's flags (-zs), and rouge-score's own
-RougeScorer for the --also-rouge-score block. Each model kind's run folder (WORK/checkpoints/KIND) holds run.json, train.log, the
+RougeScorer for the --also-rouge-score block. Each model kind's run folder (WORK/runs/KIND) holds run.json, train.log, the
 checkpoints and the decoded test set.
 """
 
@@ -149,7 +149,7 @@ def test_arxiv_train_from_bart_and_decode_and_score(arxiv, arxiv_trained, tiny_b
         assert (int(new.group(1)) if new else 0) == (16 + 2 * 10 if kind == "hat" else 0)
         out = run_recipe(EXAMPLES / "hat_arxiv" / "recipe.sh", "decode", work, tiny_bart_dir, kind,
                          env=DECODE)
-        decoded = work / "checkpoints" / kind  # the run folder
+        decoded = work / "runs" / kind  # the run folder
         scored(out, decoded)
         hyps = (decoded / "test.hyp").read_text().splitlines()
         assert len(hyps) == 5 and len((decoded / "test.hyp.raw").read_text().splitlines()) == 5
@@ -164,7 +164,7 @@ def test_arxiv_train_from_bart_and_decode_and_score(arxiv, arxiv_trained, tiny_b
         # every arXiv source of 3072 tokens)
         assert "'max_source_positions': 64" in out, out[-3000:]
     # the scoring step itself: the references scored as hypotheses through the same PTB step
-    ref_tok = work / "checkpoints" / "hat" / "test.ref"
+    ref_tok = work / "runs" / "hat" / "test.ref"
     subprocess.run([str(BIN / "fairseq-hier-ptb-tokenize"), str(work / "bpe" / "test.ref"),
                     "-o", str(work / "oracle.tok")], check=True)
     out = subprocess.run([str(BIN / "fairseq-hier-rouge"), str(ref_tok), str(work / "oracle.tok")],
@@ -212,7 +212,7 @@ def test_samsum_segments_are_speaker_indices_per_turn(samsum):
 def test_samsum_from_the_arxiv_hat_with_segments_decodes_and_draws(samsum, arxiv, arxiv_trained,
                                                                    tiny_bart_dir):
     work = samsum["work"]
-    init = arxiv["work"] / "checkpoints" / "hat" / "checkpoint_best.pt"
+    init = arxiv["work"] / "runs" / "hat" / "checkpoint_best.pt"
     log = run_recipe(EXAMPLES / "hat_samsum" / "recipe.sh", "train", work, init, "hat",
                      *TRAIN_FLAGS, env=TINY_TRAIN)
     # the HAT weights load by name; only the segment embeddings are new (004 Table 5's scheme)
@@ -220,12 +220,12 @@ def test_samsum_from_the_arxiv_hat_with_segments_decodes_and_draws(samsum, arxiv
     assert "--segment-embeddings" not in log or "Traceback" not in log
     out = run_recipe(EXAMPLES / "hat_samsum" / "recipe.sh", "decode", work, tiny_bart_dir, "hat",
                      env=DECODE)
-    decoded = work / "checkpoints" / "hat"
+    decoded = work / "runs" / "hat"
     scored(out, decoded)
     assert_rescored((decoded / "test.rouge.txt").read_text(), decoded / "test.ref",
                     decoded / "test.hyp")
     heat = run_recipe(EXAMPLES / "hat_common" / "heatmap.sh", work, tiny_bart_dir,
-               work / "checkpoints" / "hat" / "checkpoint_best.pt", work / "heatmap",
+               work / "runs" / "hat" / "checkpoint_best.pt", work / "heatmap",
                env=dict(DECODE, SHARDS="2"))
     pngs = list((work / "heatmap").glob("heatmap-*.png"))
     assert len(pngs) == 1 and pngs[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", heat[-2000:]
@@ -327,7 +327,7 @@ def test_icsi_recipe_numbers_speakers_by_appearance_and_decodes(tmp_path, arxiv,
         assert line.split() == [str(order.index(s)) for s in speakers][: int(count)]
     largest = max(int(x) for f in ("train", "valid", "test")
                   for x in (work / "data-bin" / f"{f}.segments").read_text().split())
-    init = arxiv["work"] / "checkpoints" / "hat" / "checkpoint_best.pt"
+    init = arxiv["work"] / "runs" / "hat" / "checkpoint_best.pt"
     # the recipe's own batch rule (no UPDATE_FREQ): BATCH x 8 x 1 GPU meetings per update on
     # any number of GPUs (BATCH 4 here: --update-freq 8 on this 1 GPU, 32 per update)
     log = run_recipe(EXAMPLES / "hat_icsi" / "recipe.sh", "train", work, init, "hat", *TRAIN_FLAGS,
@@ -338,7 +338,7 @@ def test_icsi_recipe_numbers_speakers_by_appearance_and_decodes(tmp_path, arxiv,
     assert f"segment_embeddings={largest + 1}" in log.replace("'", "").replace(": ", "=")
     out = run_recipe(EXAMPLES / "hat_icsi" / "recipe.sh", "decode", work, tiny_bart_dir, "hat",
                      env=DECODE)
-    decoded = work / "checkpoints" / "hat"
+    decoded = work / "runs" / "hat"
     scored(out, decoded)
     assert len((decoded / "test.hyp").read_text().splitlines()) == 3
     assert_rescored((decoded / "test.rouge.txt").read_text(), decoded / "test.ref",

@@ -34,7 +34,7 @@ def test_score_step_scores_equal_the_written_files_rescored(tmp_path):
     work = tmp_path / "work"
     (work / "parsed").mkdir(parents=True)
     (work / "parsed" / "test.tgt.tok").write_text("\n".join(REFS) + "\n")
-    out_dir = work / "checkpoints" / "liu_ht"  # the run folder
+    out_dir = work / "runs" / "liu_ht"  # the run folder
     out_dir.mkdir(parents=True)
     (out_dir / "test.hyp.raw").write_text("\n".join(HYPS) + "\n")
     (out_dir / "test.decode.json").write_text(json.dumps({
@@ -56,9 +56,9 @@ def test_score_step_scores_equal_the_written_files_rescored(tmp_path):
     # the same ROUGE-1/2, a different ROUGE-L: summary-level over sentences vs whole summaries
     assert parse_report(split)["rouge-1"] == parse_report(whole)["rouge-1"]
     assert parse_report(split)["rouge-l"]["f"] != parse_report(whole)["rouge-l"]["f"]
-    # table.py: the run folders of WORK/checkpoints, R-1 from the whole-summary report, R-Lsum
+    # table.py: the run folders of WORK/runs, R-1 from the whole-summary report, R-Lsum
     # from the sentence-split one; a run folder not decoded yet is listed as such
-    (work / "checkpoints" / "transformer").mkdir()
+    (work / "runs" / "transformer").mkdir()
     table = subprocess.run([sys.executable, str(ROOT / "examples" / "mds_common" / "table.py"),
                             str(work)], text=True, capture_output=True, check=True).stdout
     rows = table.splitlines()
@@ -137,7 +137,7 @@ def test_multi_news_defaults_train_and_decode(tmp_path, system):
     run_recipe(ROOT / "examples" / "mds_common" / "decode.sh", system,
                env=dict(env, WORK=str(work)))
     decode = args_of(env, "fairseq-hier-decode")
-    assert decode[0] == str(work / "checkpoints" / system)
+    assert decode[0] == str(work / "runs" / system)
     assert value(decode, "--references") == str(work / "parsed" / "test.tgt.tok")
     assert decode[decode.index("--") + 1:] == ["--post-process", "sentencepiece"]
     assert args_of(env, "fairseq-hier-score")[-2:] == ["--protocol", "parsingsum"]

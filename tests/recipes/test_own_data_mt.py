@@ -50,7 +50,7 @@ def test_document_translation_of_any_pair(tmp_path):
         run_recipe(RUN_SH, "train-mt", "fr", "en", kind, *MT_TINY, env=env)
     run_recipe(RUN_SH, "decode-mt", "fr", "en", env=env)
     for kind in ("plain", "hat"):
-        run = mt / "checkpoints" / kind
+        run = mt / "runs" / kind
         docs = (run / "test.docs").read_text().splitlines()
         assert len(docs) == 3 and len((run / "test.ref").read_text().splitlines()) == 3
         assert "BLEU" in (run / "test.bleu.txt").read_text()

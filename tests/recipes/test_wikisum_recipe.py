@@ -86,7 +86,7 @@ def test_recipe_end_to_end(tmp_path):
     work = tmp_path / "work"
     log = run("prepare.sh", prefix, model, work)
     assert re.search(r"\[train\] 12 examples written from 2 shard\(s\)", log)
-    ck = work / "checkpoints" / "pht"  # the run folder: checkpoints, train.log, decodes, scores
+    ck = work / "runs" / "pht"  # the run folder: checkpoints, train.log, decodes, scores
     train_log = run("train_pht.sh", work / "data-bin", ck, *SMALL_MODEL,
                     "--max-update", "3", "--batch-size", "4", "--warmup-updates", "2",
                     "--save-interval-updates", "3", "--num-workers", "0", "--no-progress-bar")
@@ -238,10 +238,10 @@ def test_oracle_gold_targets_score_100(tmp_path):
     assert_rescored(saved, raw / "test.ref", oracle_dir / "test.hyp", "<q>")
     assert parse_rouge_score(saved)["rougeLsum"] >= 0.995
     # table.py: ROUGE-1.5.5's F [interval], then rouge-score's F1, both x100, of every run folder
-    # WORK/checkpoints/RUN holding test.rouge.txt (an unscored one is left out)
-    (tmp_path / "tables" / "checkpoints" / "oracle").mkdir(parents=True)
-    (tmp_path / "tables" / "checkpoints" / "unscored").mkdir()
-    (tmp_path / "tables" / "checkpoints" / "oracle" / "test.rouge.txt").write_text(saved)
+    # WORK/runs/RUN holding test.rouge.txt (an unscored one is left out)
+    (tmp_path / "tables" / "runs" / "oracle").mkdir(parents=True)
+    (tmp_path / "tables" / "runs" / "unscored").mkdir()
+    (tmp_path / "tables" / "runs" / "oracle" / "test.rouge.txt").write_text(saved)
     table = subprocess.run([sys.executable, str(RECIPE / "table.py"), str(tmp_path / "tables")],
                            text=True, capture_output=True, check=True).stdout.splitlines()
     assert table[1].split("|")[1].split() == ["rouge1", "rouge2", "rougeL", "rougeLsum"]

@@ -286,7 +286,7 @@ def test_score_of_a_bleu_run_is_doc_bleu_run_dir(tmp_path):
     --subset`` byte for byte, and the score printed with its interval."""
     data = tmp_path / "data-bin"
     log = write_doc_split(data)
-    run = tmp_path / "checkpoints" / "hat"
+    run = tmp_path / "runs" / "hat"
     run.mkdir(parents=True)
     shutil.copy(log, run / "generate-test.txt")
     (run / "run.json").write_text(json.dumps({"name": "hat", "arch": "hat_mt", "task":

@@ -74,9 +74,31 @@ def commands(root, out):
 
 
 def start(argv):
-    """The command in a process group of its own (as a shell job, a Slurm step)."""
+    """The command in a process group of its own (as a shell job, a Slurm step), with Python's
+    fault handler on (:func:`communicate` dumps its threads' stacks if it hangs) and Ctrl-C's
+    default action, as a terminal's foreground job has it: a test run started in the background
+    of a non-interactive shell ignores SIGINT, and its children would inherit that."""
     return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+                            start_new_session=True, env=dict(os.environ, PYTHONFAULTHANDLER="1"),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def communicate(proc, timeout=20):
+    """The command's output once it ends; if it has not ended within ``timeout`` seconds, a
+    failure with the stacks of its threads (SIGABRT, which the fault handler prints)."""
+    try:
+        return proc.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        try:
+            out = proc.communicate(timeout=30)[0]
+        except subprocess.TimeoutExpired as e:  # still alive (a core being written)
+            out = (e.output or b"").decode(errors="replace") if isinstance(e.output, bytes) \
+                else e.output or ""
+            os.killpg(proc.pid, signal.SIGKILL)
+        alive = group_alive(proc.pid)
+        raise AssertionError(f"{proc.args[0]} still running after {timeout} s (processes of its "
+                             f"group alive: {alive}); its stacks:\n{out[-8000:]}") from None
 
 
 def children(pid):
@@ -199,7 +221,7 @@ def test_ctrl_c_and_sigterm_end_every_worker(inputs, tmp_path, signum, group):
     wait_for_workers(proc)
     time.sleep(0.3)
     (os.killpg if group else os.kill)(proc.pid, signum)
-    out = proc.communicate(timeout=20)[0]
+    out = communicate(proc)
     assert proc.returncode == 128 + signum, out[-3000:]
     assert printed(out) == ["fairseq-hier-graph: interrupted"], out[-3000:]
     deadline = time.monotonic() + 10

@@ -1,6 +1,6 @@
-"""JSON lines, the document-MT layout of a corpus of one's own: one document per line,
-``{"id"?: ..., "src": [sentences], "tgt": [sentences]}`` aligned sentence by sentence
-(docs/data-formats.md, section "JSON lines: the checks"). Imports the standard library and
+"""JSON lines, the document-MT layout of a corpus of one's own: one document per line, its
+source and target sentences aligned (docs/data-formats.md#document-translation-inputs and
+#json-lines-the-checks). Imports the standard library and
 :mod:`fairseq_hier.readers`.
 """
 
