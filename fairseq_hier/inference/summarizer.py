@@ -238,20 +238,6 @@ def parse_checked(task: str, argv: List[str], origin: dict, where: str):
     return args
 
 
-def check_lengths(generation, positions: int, where: str) -> None:
-    """The decoding lengths that fairseq's generator would refuse with an assertion on the first
-    batch: ``--min-len`` above the model's ``positions - 1`` target steps, or (``--max-len-a 0``)
-    above ``--max-len-b``."""
-    min_len, a, b = generation.min_len, generation.max_len_a, generation.max_len_b
-    if min_len > positions - 1:
-        raise HierError(f"{where}: --min-len {min_len} is more than the model's {positions - 1} "
-                        f"target steps (its --max-target-positions {positions}); give a smaller "
-                        f"--min-len (generation)")
-    if not generation.match_source_len and a == 0 and min_len > b:
-        raise HierError(f"{where}: --min-len {min_len} is more than --max-len-b {b}; give a "
-                        f"smaller --min-len or a larger --max-len-b (generation)")
-
-
 class HierSummarizer:
     """See the module docstring."""
 
@@ -374,7 +360,6 @@ class HierSummarizer:
                 model.cuda()
             model.prepare_for_inference_(cfg)
         generator = task.build_generator(models, cfg.generation)
-        check_lengths(cfg.generation, min(m.max_decoder_positions() for m in models), where)
         pipeline_class = PIPELINES[record["pipeline"]]
         if pipeline_options:  # the caller's over the record's, checked as the record's are
             unknown = sorted(set(pipeline_options) - set(pipeline_class.OPTIONS))

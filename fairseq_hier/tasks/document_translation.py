@@ -84,7 +84,7 @@ class DocumentTranslationTask(HATSummarizationTask):
         before its EOS (004 generates "until we encounter an EOS token"; fairseq-generate's
         defaults, --max-len-a 0 --max-len-b 200, would cut long chunks: fairseq#4470).
         Decoding options out of range are refused first."""
-        check_generation_options(args)
+        check_generation_options(args, models)
         cap = getattr(args, "max_len_a", 0) * self.cfg.max_chunk_tokens + getattr(
             args, "max_len_b", 200)
         if cap < 1.5 * self.cfg.max_chunk_tokens:  # a translation may run longer than its source

@@ -163,7 +163,7 @@ class HATSummarizationTask(TrainingCuts, TranslationTask):
     def build_generator(self, models, args, seq_gen_cls=None, extra_gen_cls_kwargs=None, **kwargs):
         """fairseq's generator, or ours that records the sentence attention (A- lines);
         decoding options out of range are refused first, before any batch."""
-        check_generation_options(args)
+        check_generation_options(args, models)
         if not self.cfg.print_sentence_attention:
             return super().build_generator(models, args, seq_gen_cls, extra_gen_cls_kwargs,
                                            **kwargs)

@@ -377,7 +377,7 @@ class HierarchicalSummarizationTask(TrainingCuts, FairseqTask):
         """fairseq's generator, or ours when any alignment / blocking / length-penalty form /
         coverage option is set; decoding options out of range are refused first, before any
         batch."""
-        check_generation_options(args)
+        check_generation_options(args, models)
 
         ours = alignment_generator_kwargs(self, models, args)
         if ours is None:
